@@ -1,0 +1,78 @@
+// Package auth decides who is calling: inbound authenticators turn a request
+// into a Principal, and outbound credential sources give the bridge its own
+// identity towards upstreams. It knows nothing of A2A or MCP.
+package auth
+
+import (
+	"context"
+	"strings"
+)
+
+// Principal is an authenticated caller.
+type Principal struct {
+	// Subject is the caller's stable identifier (JWT "sub", API key name, "anonymous").
+	Subject string
+	// Issuer is who vouched for Subject (JWT "iss"; "apikey" for API keys; "local" for anonymous).
+	Issuer string
+	// ClientID is the OAuth client the token was issued to ("azp" or "client_id"), if any.
+	ClientID string
+	// Scopes granted to the token.
+	Scopes []string
+	// Groups the subject belongs to (from a configured claim).
+	Groups []string
+	// Claims holds the verified token's raw claims (never the token itself).
+	Claims map[string]any
+	// Method names the authenticator that accepted the caller: "oidc", "jwks", "apikey", "anonymous".
+	Method string
+	// Token is the caller's raw bearer credential, kept only for RFC 8693 token
+	// exchange. It is never logged, never forwarded and never serialised.
+	Token string `json:"-"`
+}
+
+// Key is the owner key under which the principal's tasks are stored: issuer and
+// subject together, so equal subjects from two issuers never share tasks.
+func (p *Principal) Key() string {
+	if p == nil {
+		return ""
+	}
+	return p.Issuer + "|" + p.Subject
+}
+
+// HasScope reports whether the principal was granted scope s.
+func (p *Principal) HasScope(s string) bool {
+	for _, g := range p.Scopes {
+		if g == s {
+			return true
+		}
+	}
+	return false
+}
+
+// String is safe to log: it never includes the token or claims.
+func (p *Principal) String() string {
+	if p == nil {
+		return "<none>"
+	}
+	var b strings.Builder
+	b.WriteString(p.Method)
+	b.WriteString(":")
+	b.WriteString(p.Subject)
+	if p.Issuer != "" {
+		b.WriteString("@")
+		b.WriteString(p.Issuer)
+	}
+	return b.String()
+}
+
+type principalKey struct{}
+
+// WithPrincipal returns ctx carrying p.
+func WithPrincipal(ctx context.Context, p *Principal) context.Context {
+	return context.WithValue(ctx, principalKey{}, p)
+}
+
+// FromContext returns the principal carried by ctx, or nil.
+func FromContext(ctx context.Context) *Principal {
+	p, _ := ctx.Value(principalKey{}).(*Principal)
+	return p
+}
