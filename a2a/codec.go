@@ -1,0 +1,407 @@
+package a2a
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+)
+
+// TaskState is the lifecycle state of a task, carried by its ProtoJSON name.
+// A state this version does not know keeps its wire name and is neither
+// terminal nor successful.
+type TaskState string
+
+// Task states.
+const (
+	TaskStateUnspecified   TaskState = "TASK_STATE_UNSPECIFIED"
+	TaskStateSubmitted     TaskState = "TASK_STATE_SUBMITTED"
+	TaskStateWorking       TaskState = "TASK_STATE_WORKING"
+	TaskStateCompleted     TaskState = "TASK_STATE_COMPLETED"
+	TaskStateFailed        TaskState = "TASK_STATE_FAILED"
+	TaskStateCanceled      TaskState = "TASK_STATE_CANCELED"
+	TaskStateInputRequired TaskState = "TASK_STATE_INPUT_REQUIRED"
+	TaskStateRejected      TaskState = "TASK_STATE_REJECTED"
+	TaskStateAuthRequired  TaskState = "TASK_STATE_AUTH_REQUIRED"
+)
+
+var taskStateByNumber = [...]TaskState{
+	TaskStateUnspecified, TaskStateSubmitted, TaskStateWorking, TaskStateCompleted,
+	TaskStateFailed, TaskStateCanceled, TaskStateInputRequired, TaskStateRejected,
+	TaskStateAuthRequired,
+}
+
+// Known reports whether s is one of the states of A2A 1.0.
+func (s TaskState) Known() bool {
+	for _, k := range taskStateByNumber {
+		if s == k {
+			return true
+		}
+	}
+	return false
+}
+
+// Terminal reports whether no further change can happen to a task in state s.
+func (s TaskState) Terminal() bool {
+	switch s {
+	case TaskStateCompleted, TaskStateFailed, TaskStateCanceled, TaskStateRejected:
+		return true
+	}
+	return false
+}
+
+// Interrupted reports whether the task waits for the client (input or auth).
+func (s TaskState) Interrupted() bool {
+	return s == TaskStateInputRequired || s == TaskStateAuthRequired
+}
+
+// Succeeded reports whether s is COMPLETED. Unknown states never succeed.
+func (s TaskState) Succeeded() bool { return s == TaskStateCompleted }
+
+// UnmarshalJSON accepts the enum name or its number, as ProtoJSON does.
+func (s *TaskState) UnmarshalJSON(b []byte) error {
+	v, err := enumFromJSON(b, func(n int) (string, bool) {
+		if n >= 0 && n < len(taskStateByNumber) {
+			return string(taskStateByNumber[n]), true
+		}
+		return "", false
+	})
+	if err != nil {
+		return fmt.Errorf("a2a: task state: %w", err)
+	}
+	*s = TaskState(v)
+	return nil
+}
+
+// Role says who sent a message.
+type Role string
+
+// Roles.
+const (
+	RoleUnspecified Role = "ROLE_UNSPECIFIED"
+	RoleUser        Role = "ROLE_USER"
+	RoleAgent       Role = "ROLE_AGENT"
+)
+
+// UnmarshalJSON accepts the enum name or its number.
+func (r *Role) UnmarshalJSON(b []byte) error {
+	v, err := enumFromJSON(b, func(n int) (string, bool) {
+		switch n {
+		case 0:
+			return string(RoleUnspecified), true
+		case 1:
+			return string(RoleUser), true
+		case 2:
+			return string(RoleAgent), true
+		}
+		return "", false
+	})
+	if err != nil {
+		return fmt.Errorf("a2a: role: %w", err)
+	}
+	*r = Role(v)
+	return nil
+}
+
+func enumFromJSON(b []byte, byNumber func(int) (string, bool)) (string, error) {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return "", errors.New("empty value")
+	}
+	switch b[0] {
+	case '"':
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return "", err
+		}
+		return s, nil
+	case 'n':
+		if string(b) == "null" {
+			return "", nil
+		}
+	default:
+		n, err := strconv.Atoi(string(b))
+		if err != nil {
+			return "", fmt.Errorf("not an enum name or number: %s", truncate(b, 32))
+		}
+		if v, ok := byNumber(n); ok {
+			return v, nil
+		}
+		return "", fmt.Errorf("unknown enum number %d", n)
+	}
+	return "", fmt.Errorf("not an enum name or number: %s", truncate(b, 32))
+}
+
+func truncate(b []byte, n int) string {
+	if len(b) > n {
+		return string(b[:n]) + "…"
+	}
+	return string(b)
+}
+
+// TextPart returns a text part.
+func TextPart(s string) Part { return Part{Kind: PartText, Text: s} }
+
+// RawPart returns a part carrying bytes with their media type.
+func RawPart(b []byte, mediaType, filename string) Part {
+	return Part{Kind: PartRaw, Raw: b, MediaType: mediaType, Filename: filename}
+}
+
+// URLPart returns a part referring to a file by URL.
+func URLPart(u, mediaType, filename string) Part {
+	return Part{Kind: PartURL, URL: u, MediaType: mediaType, Filename: filename}
+}
+
+// DataPart returns a part carrying v as structured data.
+func DataPart(v any) (Part, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return Part{}, fmt.Errorf("a2a: encode data part: %w", err)
+	}
+	return Part{Kind: PartData, Data: b}, nil
+}
+
+type partWire struct {
+	Text      *string          `json:"text,omitempty"`
+	Raw       *string          `json:"raw,omitempty"`
+	URL       *string          `json:"url,omitempty"`
+	Data      *json.RawMessage `json:"data,omitempty"`
+	Metadata  Metadata         `json:"metadata,omitempty"`
+	Filename  string           `json:"filename,omitempty"`
+	MediaType string           `json:"mediaType,omitempty"`
+}
+
+// MarshalJSON writes the oneof member named by Kind.
+func (p Part) MarshalJSON() ([]byte, error) {
+	w := partWire{Metadata: p.Metadata, Filename: p.Filename, MediaType: p.MediaType}
+	switch p.Kind {
+	case PartText:
+		w.Text = &p.Text
+	case PartRaw:
+		s := base64.StdEncoding.EncodeToString(p.Raw)
+		w.Raw = &s
+	case PartURL:
+		w.URL = &p.URL
+	case PartData:
+		d := p.Data
+		if len(d) == 0 {
+			d = json.RawMessage("null")
+		}
+		w.Data = &d
+	default:
+		return nil, errors.New("a2a: cannot encode a part of unknown kind")
+	}
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON reads a part; exactly one content member may be present.
+// A part with none of the members this version knows gets Kind PartUnknown.
+func (p *Part) UnmarshalJSON(b []byte) error {
+	var w partWire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*p = Part{Metadata: w.Metadata, Filename: w.Filename, MediaType: w.MediaType, Kind: PartUnknown}
+	n := 0
+	if w.Text != nil {
+		n++
+		p.Kind, p.Text = PartText, *w.Text
+	}
+	if w.Raw != nil {
+		n++
+		raw, err := decodeBase64(*w.Raw)
+		if err != nil {
+			return fmt.Errorf("a2a: part raw: %w", err)
+		}
+		p.Kind, p.Raw = PartRaw, raw
+	}
+	if w.URL != nil {
+		n++
+		p.Kind, p.URL = PartURL, *w.URL
+	}
+	if w.Data != nil {
+		n++
+		p.Kind, p.Data = PartData, *w.Data
+	}
+	if n > 1 {
+		return errors.New("a2a: part sets more than one of text, raw, url, data")
+	}
+	return nil
+}
+
+// decodeBase64 accepts standard or URL-safe base64, padded or not.
+func decodeBase64(s string) ([]byte, error) {
+	s = strings.TrimRight(s, "=")
+	if strings.ContainsAny(s, "-_") {
+		return base64.RawURLEncoding.DecodeString(s)
+	}
+	return base64.RawStdEncoding.DecodeString(s)
+}
+
+// knownParts drops parts of unknown kind, logging each.
+func knownParts(parts []Part, where string) []Part {
+	for i := range parts {
+		if parts[i].Kind == PartUnknown {
+			kept := make([]Part, 0, len(parts)-1)
+			for _, p := range parts {
+				if p.Kind != PartUnknown {
+					kept = append(kept, p)
+				} else {
+					slog.Warn("a2a: skipped a part of unknown kind", "in", where)
+				}
+			}
+			return kept
+		}
+	}
+	return parts
+}
+
+// MarshalJSON writes parts as a list even when empty (the field is REQUIRED).
+func (m Message) MarshalJSON() ([]byte, error) {
+	type alias Message
+	a := alias(m)
+	if a.Parts == nil {
+		a.Parts = []Part{}
+	}
+	return json.Marshal(a)
+}
+
+// UnmarshalJSON reads a message, skipping parts of unknown kind.
+func (m *Message) UnmarshalJSON(b []byte) error {
+	type alias Message
+	var a alias
+	if err := json.Unmarshal(b, &a); err != nil {
+		return err
+	}
+	a.Parts = knownParts(a.Parts, "message")
+	*m = Message(a)
+	return nil
+}
+
+// MarshalJSON writes parts as a list even when empty (the field is REQUIRED).
+func (a Artifact) MarshalJSON() ([]byte, error) {
+	type alias Artifact
+	x := alias(a)
+	if x.Parts == nil {
+		x.Parts = []Part{}
+	}
+	return json.Marshal(x)
+}
+
+// UnmarshalJSON reads an artifact, skipping parts of unknown kind.
+func (a *Artifact) UnmarshalJSON(b []byte) error {
+	type alias Artifact
+	var x alias
+	if err := json.Unmarshal(b, &x); err != nil {
+		return err
+	}
+	x.Parts = knownParts(x.Parts, "artifact")
+	*a = Artifact(x)
+	return nil
+}
+
+// MarshalJSON writes the state even when unspecified (the field is REQUIRED).
+func (s TaskStatus) MarshalJSON() ([]byte, error) {
+	type alias TaskStatus
+	a := alias(s)
+	if a.State == "" {
+		a.State = TaskStateUnspecified
+	}
+	return json.Marshal(a)
+}
+
+// MarshalJSON writes tasks as a list even when empty.
+func (r ListTasksResponse) MarshalJSON() ([]byte, error) {
+	type alias ListTasksResponse
+	a := alias(r)
+	if a.Tasks == nil {
+		a.Tasks = []Task{}
+	}
+	return json.Marshal(a)
+}
+
+// MarshalJSON writes REQUIRED lists even when empty.
+func (c AgentCard) MarshalJSON() ([]byte, error) {
+	type alias AgentCard
+	a := alias(c)
+	if a.SupportedInterfaces == nil {
+		a.SupportedInterfaces = []AgentInterface{}
+	}
+	if a.DefaultInputModes == nil {
+		a.DefaultInputModes = []string{}
+	}
+	if a.DefaultOutputModes == nil {
+		a.DefaultOutputModes = []string{}
+	}
+	if a.Skills == nil {
+		a.Skills = []AgentSkill{}
+	}
+	return json.Marshal(a)
+}
+
+// MarshalJSON writes tags even when empty (the field is REQUIRED).
+func (s AgentSkill) MarshalJSON() ([]byte, error) {
+	type alias AgentSkill
+	a := alias(s)
+	if a.Tags == nil {
+		a.Tags = []string{}
+	}
+	return json.Marshal(a)
+}
+
+// Kind names the member set in a stream event: "task", "message",
+// "statusUpdate", "artifactUpdate", or "" for an unknown kind.
+func (r *StreamResponse) Kind() string {
+	switch {
+	case r.Task != nil:
+		return "task"
+	case r.Message != nil:
+		return "message"
+	case r.StatusUpdate != nil:
+		return "statusUpdate"
+	case r.ArtifactUpdate != nil:
+		return "artifactUpdate"
+	}
+	return ""
+}
+
+// UnmarshalJSON reads an event; two members at once is an error.
+func (r *StreamResponse) UnmarshalJSON(b []byte) error {
+	type alias StreamResponse
+	var a alias
+	if err := json.Unmarshal(b, &a); err != nil {
+		return err
+	}
+	n := 0
+	for _, set := range []bool{a.Task != nil, a.Message != nil, a.StatusUpdate != nil, a.ArtifactUpdate != nil} {
+		if set {
+			n++
+		}
+	}
+	if n > 1 {
+		return errors.New("a2a: stream event sets more than one member")
+	}
+	*r = StreamResponse(a)
+	return nil
+}
+
+// UnmarshalJSON reads a response; two members at once is an error.
+func (r *SendMessageResponse) UnmarshalJSON(b []byte) error {
+	type alias SendMessageResponse
+	var a alias
+	if err := json.Unmarshal(b, &a); err != nil {
+		return err
+	}
+	if a.Task != nil && a.Message != nil {
+		return errors.New("a2a: send message response sets both task and message")
+	}
+	*r = SendMessageResponse(a)
+	return nil
+}
+
+// Ptr returns a pointer to v, for optional fields.
+func Ptr[T any](v T) *T { return &v }

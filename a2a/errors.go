@@ -1,0 +1,273 @@
+package a2a
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// ErrorDomain is the ErrorInfo domain of A2A errors.
+const ErrorDomain = "a2a-protocol.org"
+
+// Error is an A2A or JSON-RPC error. It maps to every binding: a JSON-RPC
+// error code, an HTTP status with a google.rpc.Status body, and ErrorInfo.
+type Error struct {
+	// Code is the JSON-RPC error code.
+	Code int
+	// Reason is the ErrorInfo reason (UPPER_SNAKE_CASE), empty for plain JSON-RPC errors.
+	Reason string
+	// Message is safe to show to the caller.
+	Message string
+	// Metadata is ErrorInfo metadata (string values only).
+	Metadata map[string]string
+	// Violations lists invalid fields (google.rpc.BadRequest).
+	Violations []FieldViolation
+	// Status, when set, overrides the HTTP status of the error's kind.
+	Status int
+}
+
+// FieldViolation names one invalid field of a request.
+type FieldViolation struct {
+	Field       string `json:"field"`
+	Description string `json:"description"`
+}
+
+func (e *Error) Error() string {
+	if e.Message == "" {
+		return fmt.Sprintf("a2a: error %d", e.Code)
+	}
+	return "a2a: " + e.Message
+}
+
+// Is matches errors of the same kind (same code), so
+// errors.Is(err, a2a.ErrTaskNotFound) works on any task-not-found error.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code
+}
+
+// With returns a copy of the error kind e with message msg.
+func (e *Error) With(msg string) *Error {
+	c := *e
+	c.Message = msg
+	c.Metadata = nil
+	c.Violations = nil
+	return &c
+}
+
+// Withf is With with formatting.
+func (e *Error) Withf(format string, args ...any) *Error {
+	return e.With(fmt.Sprintf(format, args...))
+}
+
+// WithMeta returns a copy with metadata key k set to v.
+func (e *Error) WithMeta(k, v string) *Error {
+	c := *e
+	c.Metadata = make(map[string]string, len(e.Metadata)+1)
+	for mk, mv := range e.Metadata {
+		c.Metadata[mk] = mv
+	}
+	c.Metadata[k] = v
+	return &c
+}
+
+// Error kinds. Use With/Withf for a specific message; compare with errors.Is.
+var (
+	ErrParse          = &Error{Code: -32700, Message: "request body is not valid JSON"}
+	ErrInvalidRequest = &Error{Code: -32600, Message: "request is not a valid JSON-RPC 2.0 request"}
+	ErrMethodNotFound = &Error{Code: -32601, Message: "method not found"}
+	ErrInvalidParams  = &Error{Code: -32602, Message: "invalid parameters"}
+	ErrInternal       = &Error{Code: -32603, Message: "internal error"}
+
+	ErrTaskNotFound                   = &Error{Code: -32001, Reason: "TASK_NOT_FOUND", Message: "task not found"}
+	ErrTaskNotCancelable              = &Error{Code: -32002, Reason: "TASK_NOT_CANCELABLE", Message: "task cannot be canceled"}
+	ErrPushNotificationNotSupported   = &Error{Code: -32003, Reason: "PUSH_NOTIFICATION_NOT_SUPPORTED", Message: "push notifications are not supported"}
+	ErrUnsupportedOperation           = &Error{Code: -32004, Reason: "UNSUPPORTED_OPERATION", Message: "operation not supported"}
+	ErrContentTypeNotSupported        = &Error{Code: -32005, Reason: "CONTENT_TYPE_NOT_SUPPORTED", Message: "content type not supported"}
+	ErrInvalidAgentResponse           = &Error{Code: -32006, Reason: "INVALID_AGENT_RESPONSE", Message: "invalid agent response"}
+	ErrExtendedAgentCardNotConfigured = &Error{Code: -32007, Reason: "EXTENDED_AGENT_CARD_NOT_CONFIGURED", Message: "extended agent card not configured"}
+	ErrExtensionSupportRequired       = &Error{Code: -32008, Reason: "EXTENSION_SUPPORT_REQUIRED", Message: "extension support required"}
+	ErrVersionNotSupported            = &Error{Code: -32009, Reason: "VERSION_NOT_SUPPORTED", Message: "protocol version not supported"}
+
+	// Errors of the hop chain. A2A assigns no JSON-RPC codes to these; the
+	// bridge uses codes outside the A2A range so they never collide with it.
+	ErrUnauthenticated  = &Error{Code: -31401, Reason: "UNAUTHENTICATED", Message: "authentication required"}
+	ErrPermissionDenied = &Error{Code: -31403, Reason: "PERMISSION_DENIED", Message: "permission denied"}
+	ErrRateLimited      = &Error{Code: -31429, Reason: "RATE_LIMITED", Message: "rate limit exceeded"}
+	ErrUnavailable      = &Error{Code: -31503, Reason: "UNAVAILABLE", Message: "service unavailable"}
+)
+
+// ErrorTable selects the HTTP status mapping of A2A errors.
+type ErrorTable int
+
+const (
+	// ErrorTableV101 is the status table of A2A v1.0.1 (the default).
+	ErrorTableV101 ErrorTable = iota
+	// ErrorTableV100 is the table of A2A v1.0.0, which the conformance kit
+	// still expects (409 for not-cancelable, 415, 502).
+	ErrorTableV100
+)
+
+// HTTPStatus is the HTTP status of the error under table t.
+func (e *Error) HTTPStatus(t ErrorTable) int {
+	if e.Status != 0 {
+		return e.Status
+	}
+	switch e.Code {
+	case -32700, -32600, -32602:
+		return http.StatusBadRequest
+	case -32601:
+		return http.StatusNotFound
+	case -32001:
+		return http.StatusNotFound
+	case -32002:
+		if t == ErrorTableV100 {
+			return http.StatusConflict
+		}
+		return http.StatusBadRequest
+	case -32005:
+		if t == ErrorTableV100 {
+			return http.StatusUnsupportedMediaType
+		}
+		return http.StatusBadRequest
+	case -32006:
+		if t == ErrorTableV100 {
+			return http.StatusBadGateway
+		}
+		return http.StatusInternalServerError
+	case -32003, -32004, -32007, -32008, -32009:
+		return http.StatusBadRequest
+	case -31401:
+		return http.StatusUnauthorized
+	case -31403:
+		return http.StatusForbidden
+	case -31429:
+		return http.StatusTooManyRequests
+	case -31503:
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
+}
+
+// GRPCStatus is the name of the google.rpc.Code of the error.
+func (e *Error) GRPCStatus() string {
+	switch e.Code {
+	case -32700, -32600, -32602, -32005:
+		return "INVALID_ARGUMENT"
+	case -32601:
+		return "UNIMPLEMENTED"
+	case -32001:
+		return "NOT_FOUND"
+	case -32002, -32003, -32004, -32007, -32008, -32009:
+		return "FAILED_PRECONDITION"
+	case -31401:
+		return "UNAUTHENTICATED"
+	case -31403:
+		return "PERMISSION_DENIED"
+	case -31429:
+		return "RESOURCE_EXHAUSTED"
+	case -31503:
+		return "UNAVAILABLE"
+	}
+	return "INTERNAL"
+}
+
+// AsError turns any error into an *Error: A2A errors pass through, anything
+// else becomes an internal error whose message reveals nothing.
+func AsError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return ErrInternal
+}
+
+// errorDetails is the google.protobuf.Any list carried by both bindings.
+func (e *Error) details() []map[string]any {
+	var out []map[string]any
+	if e.Reason != "" {
+		info := map[string]any{
+			"@type":  "type.googleapis.com/google.rpc.ErrorInfo",
+			"reason": e.Reason,
+			"domain": ErrorDomain,
+		}
+		if len(e.Metadata) > 0 {
+			info["metadata"] = e.Metadata
+		}
+		out = append(out, info)
+	}
+	if len(e.Violations) > 0 {
+		out = append(out, map[string]any{
+			"@type":           "type.googleapis.com/google.rpc.BadRequest",
+			"fieldViolations": e.Violations,
+		})
+	}
+	return out
+}
+
+// errorFromWire rebuilds an *Error from a code, message and details list.
+func errorFromWire(code int, status int, msg string, details []map[string]any) *Error {
+	e := &Error{Code: code, Message: msg}
+	for _, d := range details {
+		switch d["@type"] {
+		case "type.googleapis.com/google.rpc.ErrorInfo":
+			if r, ok := d["reason"].(string); ok {
+				e.Reason = r
+			}
+			if m, ok := d["metadata"].(map[string]any); ok {
+				e.Metadata = make(map[string]string, len(m))
+				for k, v := range m {
+					if s, ok := v.(string); ok {
+						e.Metadata[k] = s
+					}
+				}
+			}
+		}
+	}
+	if k := kindByReason(e.Reason); k != nil {
+		e.Code = k.Code
+	} else if e.Code == 0 {
+		e.Code = codeByHTTPStatus(status)
+	}
+	return e
+}
+
+var allKinds = []*Error{
+	ErrParse, ErrInvalidRequest, ErrMethodNotFound, ErrInvalidParams, ErrInternal,
+	ErrTaskNotFound, ErrTaskNotCancelable, ErrPushNotificationNotSupported, ErrUnsupportedOperation,
+	ErrContentTypeNotSupported, ErrInvalidAgentResponse, ErrExtendedAgentCardNotConfigured,
+	ErrExtensionSupportRequired, ErrVersionNotSupported,
+	ErrUnauthenticated, ErrPermissionDenied, ErrRateLimited, ErrUnavailable,
+}
+
+func kindByReason(reason string) *Error {
+	if reason == "" {
+		return nil
+	}
+	for _, k := range allKinds {
+		if k.Reason == reason {
+			return k
+		}
+	}
+	return nil
+}
+
+func codeByHTTPStatus(status int) int {
+	switch status {
+	case http.StatusBadRequest:
+		return ErrInvalidParams.Code
+	case http.StatusNotFound:
+		return ErrMethodNotFound.Code
+	case http.StatusUnauthorized:
+		return ErrUnauthenticated.Code
+	case http.StatusForbidden:
+		return ErrPermissionDenied.Code
+	case http.StatusTooManyRequests:
+		return ErrRateLimited.Code
+	case http.StatusServiceUnavailable:
+		return ErrUnavailable.Code
+	case http.StatusUnsupportedMediaType:
+		return ErrContentTypeNotSupported.Code
+	}
+	return ErrInternal.Code
+}
