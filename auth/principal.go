@@ -6,6 +6,7 @@ package auth
 import (
 	"context"
 	"strings"
+	"time"
 )
 
 // Principal is an authenticated caller.
@@ -24,6 +25,9 @@ type Principal struct {
 	Claims map[string]any
 	// Method names the authenticator that accepted the caller: "oidc", "jwks", "apikey", "anonymous".
 	Method string
+	// Expiry is when the credential stops being valid (the token's exp);
+	// zero for credentials without one (API keys, anonymous).
+	Expiry time.Time
 	// Token is the caller's raw bearer credential, kept only for RFC 8693 token
 	// exchange. It is never logged, never forwarded and never serialised.
 	Token string `json:"-"`

@@ -1,0 +1,55 @@
+package auth
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+)
+
+// ErrAnonymousNotLoopback is returned when anonymous access is asked for on a
+// listener that is not loopback-only.
+var ErrAnonymousNotLoopback = errors.New("auth: anonymous access requires a loopback listener")
+
+// Anonymous admits callers that present no credentials, as the principal
+// "anonymous"@"local". It exists for local development and desktop use.
+type Anonymous struct{}
+
+var _ Authenticator = (*Anonymous)(nil)
+
+// NewAnonymous returns the anonymous authenticator for a server listening on
+// listenAddr ("127.0.0.1:8080", "[::1]:8080", "localhost:8080"). It refuses a
+// listener reachable from other hosts ("0.0.0.0:8080", ":8080", a LAN IP)
+// unless unsafeAllowNonLoopback is set, in which case anyone who can reach the
+// port is a caller.
+func NewAnonymous(listenAddr string, unsafeAllowNonLoopback bool) (*Anonymous, error) {
+	if !IsLoopbackListen(listenAddr) && !unsafeAllowNonLoopback {
+		return nil, fmt.Errorf("%w: listen address %q", ErrAnonymousNotLoopback, listenAddr)
+	}
+	return &Anonymous{}, nil
+}
+
+// IsLoopbackListen reports whether a listen address binds loopback only.
+func IsLoopbackListen(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = strings.Trim(addr, "[]")
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
+}
+
+// Authenticate admits a request that carries no Authorization header. A
+// request that presents a credential is not anonymous: it yields an error
+// matching ErrNoCredentials so that a bad credential is never downgraded.
+func (*Anonymous) Authenticate(r *http.Request) (*Principal, error) {
+	if len(r.Header.Values("Authorization")) > 0 {
+		return nil, noCredentials()
+	}
+	return &Principal{Subject: "anonymous", Issuer: "local", Method: "anonymous"}, nil
+}
