@@ -1,0 +1,87 @@
+package policy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// defaultRuleLabel is the rule label of decisions made by the default. Rule
+// names must start with a letter or digit, so it cannot collide with one.
+const defaultRuleLabel = "_default"
+
+func decisionsCounter(reg prometheus.Registerer) (*prometheus.CounterVec, error) {
+	c := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bridge_policy_decisions_total",
+		Help: "Policy decisions, by decision (allow, deny), deciding rule (_default when none matched) and face.",
+	}, []string{"decision", "rule", "face"})
+	if reg == nil {
+		return c, nil
+	}
+	if err := reg.Register(c); err != nil {
+		var are prometheus.AlreadyRegisteredError
+		if errors.As(err, &are) {
+			if existing, ok := are.ExistingCollector.(*prometheus.CounterVec); ok {
+				return existing, nil
+			}
+		}
+		return nil, fmt.Errorf("policy: register bridge_policy_decisions_total: %w", err)
+	}
+	return c, nil
+}
+
+func (e *Engine) audit(ctx context.Context, h *Hop, d Decision) {
+	rule := d.Rule
+	if rule == "" {
+		rule = defaultRuleLabel
+	}
+	e.decisions.WithLabelValues(decisionLabel(d.Allow), rule, faceLabel(h.Face)).Inc()
+	auditLog(ctx, e.log, h, d)
+}
+
+// auditLog writes the decision's one audit line. It logs who (the
+// principal's String form, never its token or claims) and what was asked.
+func auditLog(ctx context.Context, l *slog.Logger, h *Hop, d Decision) {
+	level := slog.LevelInfo
+	if d.Code == CodeEvalError || d.Code == CodeCostLimit {
+		level = slog.LevelWarn
+	}
+	if !l.Enabled(ctx, level) {
+		return
+	}
+	l.LogAttrs(ctx, level, "policy decision",
+		slog.String("who", h.Principal.String()),
+		slog.String("face", string(h.Face)),
+		slog.String("direction", string(h.Direction)),
+		slog.String("agent", h.Agent),
+		slog.String("skill", h.Skill),
+		slog.String("tool", h.Tool),
+		slog.String("method", h.Method),
+		slog.String("decision", decisionLabel(d.Allow)),
+		slog.String("rule", d.Rule),
+		slog.Bool("default", d.Default),
+		slog.String("code", d.Code.String()),
+		slog.String("reason", d.Reason),
+	)
+}
+
+func decisionLabel(allow bool) string {
+	if allow {
+		return "allow"
+	}
+	return "deny"
+}
+
+// faceLabel keeps the face label's cardinality fixed.
+func faceLabel(f Face) string {
+	switch f {
+	case FaceA2A, FaceMCP:
+		return string(f)
+	case "":
+		return "none"
+	}
+	return "other"
+}

@@ -1,0 +1,229 @@
+package policy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Code is the typed outcome of a decision, for logs, metrics and callers
+// that branch on why a hop was refused.
+type Code uint8
+
+// Decision codes.
+const (
+	CodeUnknown      Code = iota // zero value; never produced by Decide
+	CodeAllowRule                // an allow rule matched and no deny rule did
+	CodeDenyRule                 // a deny rule matched
+	CodeDefaultAllow             // no rule matched; the default is allow
+	CodeDefaultDeny              // no rule matched; the default is deny
+	CodeEvalError                // a rule failed at run time; denied (fail closed)
+	CodeCostLimit                // a rule exceeded the cost limit; denied
+	CodeCancelled                // the context ended before the decision; denied
+	CodeNoPolicy                 // the Engine is nil; denied
+)
+
+var codeNames = [...]string{
+	CodeUnknown:      "unknown",
+	CodeAllowRule:    "allow_rule",
+	CodeDenyRule:     "deny_rule",
+	CodeDefaultAllow: "default_allow",
+	CodeDefaultDeny:  "default_deny",
+	CodeEvalError:    "eval_error",
+	CodeCostLimit:    "cost_limit",
+	CodeCancelled:    "cancelled",
+	CodeNoPolicy:     "no_policy",
+}
+
+// String returns the code's stable snake_case name.
+func (c Code) String() string {
+	if int(c) < len(codeNames) {
+		return codeNames[c]
+	}
+	return "unknown"
+}
+
+// Decision is the outcome of one Decide call. The zero value denies.
+type Decision struct {
+	// Allow reports whether the hop may proceed.
+	Allow bool
+	// Rule names the deciding rule; empty when the default decided.
+	Rule string
+	// Reason says why, safe to show the caller: the rule's description when
+	// it has one, else a fixed phrase. It never contains input values.
+	Reason string
+	// Default is true when no rule matched and the configured default decided.
+	Default bool
+	// Code is the typed outcome.
+	Code Code
+}
+
+// Engine holds a compiled policy. It is immutable and safe for concurrent use.
+type Engine struct {
+	deny, allow  []compiledRule
+	defaultAllow bool
+	log          *slog.Logger
+	decisions    *prometheus.CounterVec
+}
+
+type compiledRule struct {
+	name, reason string
+	prg          *program
+}
+
+// Compile validates cfg and compiles every rule against the CEL environment.
+// On failure it returns Problems listing every problem at once (missing or
+// bad default, bad or duplicate names, both or neither of allow/deny, CEL
+// syntax and type errors with their positions, non-bool results).
+func Compile(cfg Config, opts ...Option) (*Engine, error) {
+	o := buildOptions(opts)
+	var ps Problems
+	e := &Engine{log: o.logger}
+	switch cfg.Default {
+	case DefaultAllow:
+		e.defaultAllow = true
+	case DefaultDeny:
+	case "":
+		ps = append(ps, &Problem{subject: "default", Field: "default", Msg: `required: set "allow" or "deny"`})
+	default:
+		ps = append(ps, &Problem{subject: "default", Field: "default", Msg: fmt.Sprintf(`must be "allow" or "deny", got %q`, cfg.Default)})
+	}
+	seen := make(map[string]int, len(cfg.Rules))
+	for i, r := range cfg.Rules {
+		subject := fmt.Sprintf("rules[%d]", i)
+		switch {
+		case r.Name == "":
+			ps = append(ps, &Problem{subject: subject, Field: "name", Msg: "name is required"})
+		case !validRuleName(r.Name):
+			ps = append(ps, &Problem{subject: subject, Field: "name", Msg: fmt.Sprintf("name %q: use letters, digits, '_', '-', '.', ':' (at most 64, starting with a letter or digit)", r.Name)})
+		default:
+			subject = fmt.Sprintf("rule %q", r.Name)
+			if j, dup := seen[r.Name]; dup {
+				ps = append(ps, &Problem{Rule: r.Name, subject: subject, Field: "name", Msg: fmt.Sprintf("duplicate name (also rules[%d])", j)})
+			} else {
+				seen[r.Name] = i
+			}
+		}
+		var expr string
+		deny := false
+		switch {
+		case r.Allow != "" && r.Deny != "":
+			ps = append(ps, &Problem{Rule: r.Name, subject: subject, Field: "allow", Msg: "set exactly one of allow or deny, not both"})
+			continue
+		case r.Allow != "":
+			expr = r.Allow
+		case r.Deny != "":
+			expr, deny = r.Deny, true
+		default:
+			ps = append(ps, &Problem{Rule: r.Name, subject: subject, Field: "allow", Msg: "set exactly one of allow or deny"})
+			continue
+		}
+		prg, rps := compileBool(expr, subject, &o)
+		for _, p := range rps {
+			p.Rule = r.Name
+		}
+		ps = append(ps, rps...)
+		if prg == nil {
+			continue
+		}
+		cr := compiledRule{name: r.Name, reason: r.Description, prg: prg}
+		if deny {
+			if cr.reason == "" {
+				cr.reason = "denied by rule"
+			}
+			e.deny = append(e.deny, cr)
+		} else {
+			if cr.reason == "" {
+				cr.reason = "allowed by rule"
+			}
+			e.allow = append(e.allow, cr)
+		}
+	}
+	if len(ps) > 0 {
+		return nil, ps
+	}
+	var err error
+	if e.decisions, err = decisionsCounter(o.registerer); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// Decide decides whether hop may proceed and audits the decision (one slog
+// line, one counter increment).
+//
+// Deny rules are evaluated first: a match, or a failure (run-time error, cost
+// limit, interruption), denies. Then allow rules: the first match allows. If
+// none matched but one failed, the hop is denied rather than given the
+// default, so a failing rule never grants more than a false one. Otherwise
+// the configured default decides. A nil Engine denies everything.
+func (e *Engine) Decide(ctx context.Context, hop Hop) Decision {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	a := newActivation(hop)
+	var d Decision
+	if e == nil {
+		d = Decision{Reason: "no policy configured", Code: CodeNoPolicy}
+		auditLog(ctx, slog.Default(), &a.hop, d)
+		return d
+	}
+	d = e.decide(ctx, a)
+	e.audit(ctx, &a.hop, d)
+	return d
+}
+
+func (e *Engine) decide(ctx context.Context, a *activation) Decision {
+	if ctx.Err() != nil {
+		return Decision{Reason: "request cancelled", Code: CodeCancelled}
+	}
+	for i := range e.deny {
+		r := &e.deny[i]
+		ok, err := r.prg.eval(ctx, a)
+		if err != nil {
+			return failed(r.name, err)
+		}
+		if ok {
+			return Decision{Rule: r.name, Reason: r.reason, Code: CodeDenyRule}
+		}
+	}
+	var firstErr error
+	var errRule string
+	for i := range e.allow {
+		r := &e.allow[i]
+		ok, err := r.prg.eval(ctx, a)
+		if err != nil {
+			if firstErr == nil {
+				firstErr, errRule = err, r.name
+			}
+			continue
+		}
+		if ok {
+			return Decision{Allow: true, Rule: r.name, Reason: r.reason, Code: CodeAllowRule}
+		}
+	}
+	if firstErr != nil {
+		return failed(errRule, firstErr)
+	}
+	if e.defaultAllow {
+		return Decision{Allow: true, Default: true, Reason: "allowed by default", Code: CodeDefaultAllow}
+	}
+	return Decision{Default: true, Reason: "denied by default", Code: CodeDefaultDeny}
+}
+
+// failed turns a rule's evaluation error into a deny. err comes from
+// classify, so its text holds no input values.
+func failed(rule string, err error) Decision {
+	code := CodeEvalError
+	switch {
+	case errors.Is(err, ErrCostLimit):
+		code = CodeCostLimit
+	case errors.Is(err, ErrInterrupted):
+		code = CodeCancelled
+	}
+	return Decision{Rule: rule, Reason: strings.TrimPrefix(err.Error(), "policy: "), Code: code}
+}
