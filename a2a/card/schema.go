@@ -19,14 +19,14 @@ const (
 type kind uint8
 
 const (
-	kindString      kind = iota // string; default ""
-	kindBool                    // bool; default false
-	kindMessage                 // singular message; proto3 explicit presence
-	kindStruct                  // google.protobuf.Struct; kept verbatim
-	kindStrings                 // repeated string; default []
-	kindMessages                // repeated message; default []
-	kindStringMap               // map<string,string>; default {}
-	kindMessageMap              // map<string,Message>; default {}
+	kindString     kind = iota // string; default ""
+	kindBool                   // bool; default false
+	kindMessage                // singular message; proto3 explicit presence
+	kindStruct                 // google.protobuf.Struct; kept verbatim
+	kindStrings                // repeated string; default []
+	kindMessages               // repeated message; default []
+	kindStringMap              // map<string,string>; default {}
+	kindMessageMap             // map<string,Message>; default {}
 )
 
 // field is one entry of the presence table.

@@ -216,9 +216,8 @@ func verifyOne(ctx context.Context, entry any, p *payloads, keys KeyResolver, al
 		return Result{}, fmt.Errorf("%w: entry is not an object", ErrBadSignature)
 	}
 	protected, _ := m["protected"].(string)
-	sigB64, _ := m["signature"].(string)
-	if protected == "" || sigB64 == "" {
-		return Result{}, fmt.Errorf("%w: \"protected\" and \"signature\" must be non-empty strings", ErrBadSignature)
+	if protected == "" {
+		return Result{}, fmt.Errorf("%w: \"protected\" must be a non-empty string", ErrBadSignature)
 	}
 	h, err := decodeProtected(protected)
 	if err != nil {
@@ -227,6 +226,10 @@ func verifyOne(ctx context.Context, entry any, p *payloads, keys KeyResolver, al
 	alg := jose.SignatureAlgorithm(h.Algorithm)
 	if !slices.Contains(algs, alg) {
 		return Result{}, fmt.Errorf("%w: %q", ErrAlgorithmNotAllowed, h.Algorithm)
+	}
+	sigB64, _ := m["signature"].(string)
+	if sigB64 == "" {
+		return Result{}, fmt.Errorf("%w: \"signature\" must be a non-empty string", ErrBadSignature)
 	}
 	if h.KeyID == "" {
 		return Result{}, fmt.Errorf("%w: protected header has no kid", ErrBadSignature)

@@ -1,0 +1,5 @@
+package card
+
+import "crypto"
+
+const crypto256 = crypto.SHA256
