@@ -12,7 +12,8 @@
 #   TCK_LEVEL     must | should | may | all (default all)
 #   TCK_BASELINE  file of expected failing test ids, passed to summarize.py
 #   GOOGLE_PROTO_DIR  directory holding google/api/*.proto and google/rpc/*.proto;
-#                 default: npm package google-proto-files@6.0.1 installed into $TCK_WORK/protos
+#                 default: npm package google-proto-files@6.0.1 installed into $TCK_PROTO_CACHE
+#   TCK_PROTO_CACHE   where that npm package is installed once (default $TCK_WORK/protos)
 #   PY            Python interpreter that sees Debian's python3-* packages (default /usr/bin/python3)
 # Extra arguments are passed to pytest (e.g. -k TestTaskLifecycle, -x).
 #
@@ -63,12 +64,13 @@ tar -C "$TCK_DIR" --exclude=.git -cf - . | tar -C "$kit" -xf -
 
 # google/api and google/rpc protos.
 if [[ -z "${GOOGLE_PROTO_DIR:-}" ]]; then
-  GOOGLE_PROTO_DIR=$TCK_WORK/protos/node_modules/google-proto-files
+  cache=${TCK_PROTO_CACHE:-$TCK_WORK/protos}
+  GOOGLE_PROTO_DIR=$cache/node_modules/google-proto-files
   if [[ ! -f "$GOOGLE_PROTO_DIR/google/rpc/error_details.proto" ]]; then
     command -v npm >/dev/null || die "npm not found and GOOGLE_PROTO_DIR not set"
-    echo "tck/run.sh: installing google-proto-files@6.0.1 into $TCK_WORK/protos" >&2
-    mkdir -p "$TCK_WORK/protos"
-    npm install --prefix "$TCK_WORK/protos" --no-audit --no-fund --save-exact google-proto-files@6.0.1 >&2
+    echo "tck/run.sh: installing google-proto-files@6.0.1 into $cache" >&2
+    mkdir -p "$cache"
+    npm install --prefix "$cache" --no-audit --no-fund --save-exact google-proto-files@6.0.1 >&2
   fi
 fi
 for f in google/api/annotations.proto google/api/client.proto google/api/field_behavior.proto \
