@@ -150,9 +150,13 @@ func startServer(t *testing.T, cmd *exec.Cmd, healthURL string) *server {
 	}
 }
 
-// buildBridge compiles ./cmd/bridge into a temporary directory.
+// buildBridge compiles ./cmd/bridge into a temporary directory, or returns
+// $INTEROP_BRIDGE_BIN when set (a prebuilt bridge binary).
 func buildBridge(t *testing.T) string {
 	t.Helper()
+	if bin := os.Getenv("INTEROP_BRIDGE_BIN"); bin != "" {
+		return bin
+	}
 	bin := filepath.Join(t.TempDir(), "bridge")
 	if runtime.GOOS == "windows" {
 		bin += ".exe"

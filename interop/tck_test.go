@@ -33,6 +33,9 @@ func runTCK(t *testing.T, tckDir, sut, baseline string) {
 	if err != nil {
 		t.Fatalf("interop: baseline: %v", err)
 	}
+	if _, err := os.Stat(bl); err != nil {
+		t.Fatalf("interop: baseline of expected a2a-tck failures: %v", err)
+	}
 	env := []string{"TCK_DIR=" + tckDir, "SUT=" + sut, "TCK_BASELINE=" + bl, "TCK_WORK=" + t.TempDir()}
 	if cache, err := os.UserCacheDir(); err == nil && os.Getenv("TCK_PROTO_CACHE") == "" {
 		// The npm protos package is fetched once, not per run.

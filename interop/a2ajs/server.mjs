@@ -14,6 +14,10 @@
 //   PORT  TCP port to listen on (default 41241; 0 picks a free port)
 //   HOST  address to bind (default 127.0.0.1; only loopback is allowed here)
 //   A2A_JS_PUSH=1  declare and serve push-notification configs
+//   BASE_PATH  serve the `bridge demo` layout under this path (e.g. /a2a/echo):
+//              JSON-RPC by POST to BASE_PATH, HTTP+JSON under BASE_PATH/rest, the
+//              card at BASE_PATH/.well-known/agent-card.json and at the root.
+//              Unset: JSON-RPC at /a2a/jsonrpc, HTTP+JSON at /a2a/rest, card at the root.
 //
 // On startup it prints one line "listening http://HOST:PORT" to stdout.
 
@@ -36,6 +40,9 @@ import {
 const host = process.env.HOST || '127.0.0.1';
 const port = Number(process.env.PORT ?? 41241);
 const push = process.env.A2A_JS_PUSH === '1';
+const basePath = (process.env.BASE_PATH || '').replace(/\/+$/, '');
+const jsonRpcPath = basePath || '/a2a/jsonrpc';
+const restPath = basePath ? `${basePath}/rest` : '/a2a/rest';
 
 function textPart(text) {
   return { content: { $case: 'text', value: text }, mediaType: 'text/plain', filename: '', metadata: undefined };
@@ -193,8 +200,8 @@ function makeCard(baseUrl) {
     name: 'a2a-js echo agent',
     description: 'Reference echo agent on @a2a-js/sdk for the bridge interop harness',
     supportedInterfaces: [
-      { url: `${baseUrl}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
-      { url: `${baseUrl}/a2a/rest`, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '1.0' },
+      { url: `${baseUrl}${jsonRpcPath}`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
+      { url: `${baseUrl}${restPath}`, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '1.0' },
     ],
     provider: { organization: 'a2a-mcp-bridge interop', url: 'https://example.invalid/' },
     version: '1.0.0',
@@ -234,11 +241,14 @@ const server = app.listen(port, host, () => {
     push ? new DefaultPushNotificationSender(pushStore) : undefined,
   );
   const userBuilder = UserBuilder.noAuthentication;
-  app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: handler }));
-  app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler: handler, userBuilder }));
-  app.use('/a2a/rest', restHandler({ requestHandler: handler, userBuilder }));
+  const cardHandler = agentCardHandler({ agentCardProvider: handler });
+  app.use(`/${AGENT_CARD_PATH}`, cardHandler);
+  if (basePath) app.use(`${basePath}/${AGENT_CARD_PATH}`, cardHandler);
+  // REST first: with BASE_PATH its prefix lies inside the JSON-RPC one.
+  app.use(restPath, restHandler({ requestHandler: handler, userBuilder }));
+  app.use(jsonRpcPath, jsonRpcHandler({ requestHandler: handler, userBuilder }));
   app.get('/healthz', (_req, res) => res.send('ok'));
-  console.log(`listening ${baseUrl}`);
+  console.log(`listening ${baseUrl}${basePath}`);
 });
 
 for (const sig of ['SIGINT', 'SIGTERM']) {
