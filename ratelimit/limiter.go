@@ -220,7 +220,7 @@ func New(cfg Config, opts ...Option) (*Limiter, error) {
 		if err != nil {
 			return nil, err
 		}
-		l.counter = &redisCounter{client: client, prefix: o.prefix, retryAfter: time.Second}
+		l.counter = &redisCounter{client: client, prefix: o.prefix, cooldown: time.Second}
 		l.close = client.Close
 	default:
 		l.counter = newMemStore(o.maxKeys)

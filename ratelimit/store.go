@@ -2,6 +2,7 @@ package ratelimit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"sync"
@@ -145,43 +146,51 @@ func (u *ululeCounter) hit(ctx context.Context, k *key, r Rate, _ time.Time) (in
 
 // redisCounter creates its ulule Redis store on first use, because ulule's
 // constructor loads its Lua scripts and so needs Redis up: the bridge must
-// start (and fail open or closed as configured) while Redis is down. After a
-// failed attempt it waits retryAfter before trying again, so an outage costs
-// one connection attempt per second, not one per request.
+// start (and fail open or closed as configured) while Redis is down. After
+// any failure it stops contacting Redis for cooldown and fails fast, so an
+// outage costs one slow request (a dial or a read timeout) per cooldown, not
+// one per request.
 type redisCounter struct {
-	client     *redis.Client
-	prefix     string
-	retryAfter time.Duration
+	client   *redis.Client
+	prefix   string
+	cooldown time.Duration
 
 	mu      sync.Mutex
 	inner   *ululeCounter
 	nextTry time.Time
 }
 
-// errRedisBackoff is returned between connection attempts.
-var errRedisBackoff = fmt.Errorf("ratelimit: redis unreachable at last attempt; next attempt pending")
+// errRedisCooldown is returned while the counter waits out a failure.
+var errRedisCooldown = errors.New("ratelimit: redis failed recently; not retried until the cooldown ends")
 
 func (c *redisCounter) hit(ctx context.Context, k *key, r Rate, now time.Time) (int64, time.Time, error) {
 	inner, err := c.store(ctx)
 	if err != nil {
 		return 0, time.Time{}, err
 	}
-	return inner.hit(ctx, k, r, now)
+	count, reset, err := inner.hit(ctx, k, r, now)
+	if err != nil && ctx.Err() == nil {
+		c.mu.Lock()
+		c.nextTry = time.Now().Add(c.cooldown)
+		c.mu.Unlock()
+		return 0, time.Time{}, fmt.Errorf("ratelimit: redis: %w", err)
+	}
+	return count, reset, err
 }
 
 func (c *redisCounter) store(ctx context.Context) (*ululeCounter, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	now := time.Now()
+	if now.Before(c.nextTry) {
+		return nil, errRedisCooldown
+	}
 	if c.inner != nil {
 		return c.inner, nil
 	}
-	now := time.Now()
-	if now.Before(c.nextTry) {
-		return nil, errRedisBackoff
-	}
 	st, err := redisstore.NewStoreWithOptions(c.client, limiter.StoreOptions{Prefix: c.prefix})
 	if err != nil {
-		c.nextTry = now.Add(c.retryAfter)
+		c.nextTry = now.Add(c.cooldown)
 		return nil, fmt.Errorf("ratelimit: redis: loading scripts: %w", err)
 	}
 	c.inner = &ululeCounter{store: st}
@@ -207,6 +216,9 @@ func newRedisClient(rawURL string) (*redis.Client, error) {
 	}
 	if o.MaxRetries == 0 {
 		o.MaxRetries = 1
+	}
+	if o.DialerRetries == 0 {
+		o.DialerRetries = 1 // the cooldown in redisCounter does the retrying
 	}
 	o.DisableIdentity = true // no CLIENT SETINFO round trip on every new connection
 	return redis.NewClient(o), nil
