@@ -409,4 +409,3 @@ func safeOAuthError(err error) error {
 	}
 	return errors.New("token request failed")
 }
-
