@@ -1,0 +1,321 @@
+package a2a
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Executor is an agent's backend. The task manager calls Execute once per
+// incoming message, never twice at once for one task, and Cancel when a
+// client cancels the task. An executor reports everything through the
+// Updater; the manager persists each event before anyone sees it.
+type Executor interface {
+	// Execute handles one message. It returns when it has nothing more to do
+	// for it: the task is terminal or waits for input. Its ctx is cancelled
+	// when the task is cancelled.
+	Execute(ctx context.Context, req *Request, u *Updater) error
+	// Cancel asks the executor to stop work on the task. It may emit the
+	// CANCELED state itself; if it does not, the manager does.
+	Cancel(ctx context.Context, req *Request, u *Updater) error
+}
+
+// Request is what an executor gets for one incoming message.
+type Request struct {
+	// Message is the caller's message (its TaskID and ContextID are set).
+	Message *Message
+	// Task is the task before this message, nil when the message starts a new one.
+	Task *Task
+	// TaskID and ContextID of the task the message belongs to.
+	TaskID    string
+	ContextID string
+	// Owner is the owner key of the task.
+	Owner string
+	// Config is the caller's send configuration, if any.
+	Config *SendMessageConfiguration
+	// Metadata is the request's metadata.
+	Metadata Metadata
+	// Context carries values of the incoming request (principal, trace) for
+	// executors that call onwards; it is never cancelled by the caller leaving.
+	Context context.Context
+}
+
+// ErrTaskClosed is returned to an executor that emits after the task ended.
+var ErrTaskClosed = errors.New("a2a: task is already in a terminal state; event refused")
+
+// Updater is the executor's handle on its task: every call validates the
+// event against the task lifecycle, persists it and publishes it.
+type Updater struct {
+	m   *Manager
+	req *Request
+
+	mu       sync.Mutex
+	rec      *TaskRecord // nil until the task exists
+	created  *TaskRecord // the task as this execution created it
+	replied  bool
+	final    bool // this execution reached a terminal or interrupted state
+	first    chan struct{}
+	firstErr error
+	firstMsg *Message
+	once     sync.Once
+}
+
+func (u *Updater) signalFirst() { u.once.Do(func() { close(u.first) }) }
+
+// TaskID is the id of the task being updated.
+func (u *Updater) TaskID() string { return u.req.TaskID }
+
+// ContextID is the context of the task being updated.
+func (u *Updater) ContextID() string { return u.req.ContextID }
+
+// NewAgentMessage builds an agent message in the task's context.
+func (u *Updater) NewAgentMessage(parts ...Part) *Message {
+	return &Message{
+		MessageID: uuid.NewString(),
+		ContextID: u.req.ContextID,
+		TaskID:    u.req.TaskID,
+		Role:      RoleAgent,
+		Parts:     parts,
+	}
+}
+
+// Reply answers with a direct message and no task. It is allowed only as the
+// first and only outcome of a message that did not name a task.
+func (u *Updater) Reply(ctx context.Context, msg *Message) error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.rec != nil || u.replied || u.req.Task != nil {
+		return errors.New("a2a: a direct reply is only allowed before any task event of a new task")
+	}
+	m := msg.Clone()
+	m.Role = RoleAgent
+	m.ContextID = u.req.ContextID
+	m.TaskID = ""
+	if m.MessageID == "" {
+		m.MessageID = uuid.NewString()
+	}
+	u.replied = true
+	u.final = true
+	u.firstMsg = m
+	u.signalFirst()
+	return nil
+}
+
+// Status moves the task to state with an optional agent message.
+func (u *Updater) Status(ctx context.Context, state TaskState, msg *Message) error {
+	if msg != nil {
+		msg = msg.Clone()
+		msg.Role = RoleAgent
+		msg.TaskID, msg.ContextID = u.req.TaskID, u.req.ContextID
+		if msg.MessageID == "" {
+			msg.MessageID = uuid.NewString()
+		}
+	}
+	return u.Emit(ctx, StreamResponse{StatusUpdate: &TaskStatusUpdateEvent{
+		TaskID: u.req.TaskID, ContextID: u.req.ContextID,
+		Status: TaskStatus{State: state, Message: msg},
+	}})
+}
+
+// Artifact adds an artifact, or a chunk of one when appendTo is true.
+func (u *Updater) Artifact(ctx context.Context, a Artifact, appendTo, lastChunk bool) error {
+	if a.ArtifactID == "" {
+		a.ArtifactID = uuid.NewString()
+	}
+	return u.Emit(ctx, StreamResponse{ArtifactUpdate: &TaskArtifactUpdateEvent{
+		TaskID: u.req.TaskID, ContextID: u.req.ContextID,
+		Artifact: a, Append: appendTo, LastChunk: lastChunk,
+	}})
+}
+
+// textMessage builds an agent message from text ("" gives nil).
+func (u *Updater) textMessage(text string) *Message {
+	if text == "" {
+		return nil
+	}
+	return u.NewAgentMessage(TextPart(text))
+}
+
+// Working reports progress with an optional status text.
+func (u *Updater) Working(ctx context.Context, text string) error {
+	return u.Status(ctx, TaskStateWorking, u.textMessage(text))
+}
+
+// Complete ends the task successfully.
+func (u *Updater) Complete(ctx context.Context, text string) error {
+	return u.Status(ctx, TaskStateCompleted, u.textMessage(text))
+}
+
+// Fail ends the task as failed with a message saying why.
+func (u *Updater) Fail(ctx context.Context, text string) error {
+	return u.Status(ctx, TaskStateFailed, u.textMessage(text))
+}
+
+// InputRequired pauses the task until the client sends another message.
+func (u *Updater) InputRequired(ctx context.Context, text string) error {
+	return u.Status(ctx, TaskStateInputRequired, u.textMessage(text))
+}
+
+// Emit validates, persists and publishes one event. The first task event of
+// a new task creates it.
+func (u *Updater) Emit(ctx context.Context, ev StreamResponse) error {
+	// Persisting must finish even if the executor's ctx was cancelled: a
+	// CANCELED state is usually written right after cancellation.
+	ctx = context.WithoutCancel(ctx)
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.replied {
+		return errors.New("a2a: the executor already replied with a direct message")
+	}
+	switch {
+	case ev.Message != nil:
+		return errors.New("a2a: a message event is only allowed as a direct reply; use Reply or a status message")
+	case ev.Task == nil && ev.StatusUpdate == nil && ev.ArtifactUpdate == nil:
+		return errors.New("a2a: empty event")
+	}
+	if u.rec == nil {
+		if err := u.createLocked(ctx, ev.Task); err != nil {
+			return err
+		}
+		if ev.Task != nil {
+			u.signalFirst()
+			return nil
+		}
+	}
+	rec, err := u.m.apply(ctx, u.req.Owner, u.rec, ev)
+	if rec != nil {
+		u.rec = rec
+	}
+	if err != nil {
+		return err
+	}
+	if st := rec.Task.Status.State; st.Terminal() || st.Interrupted() {
+		u.final = true
+	}
+	u.signalFirst()
+	return nil
+}
+
+// createLocked creates the task of a new message (SUBMITTED, history holding
+// the caller's message), or from the executor's own snapshot.
+func (u *Updater) createLocked(ctx context.Context, snapshot *Task) error {
+	if u.req.Task != nil {
+		rec, err := u.m.store.GetTask(ctx, u.req.Owner, u.req.TaskID)
+		if err != nil {
+			return err
+		}
+		u.rec = rec
+		return nil
+	}
+	now := u.m.now()
+	t := &Task{
+		ID:        u.req.TaskID,
+		ContextID: u.req.ContextID,
+		Status:    TaskStatus{State: TaskStateSubmitted, Timestamp: &now},
+		History:   []Message{*u.req.Message},
+	}
+	if snapshot != nil {
+		t = snapshot.Clone()
+		t.ID, t.ContextID = u.req.TaskID, u.req.ContextID
+		if t.Status.Timestamp == nil {
+			t.Status.Timestamp = &now
+		}
+		if len(t.History) == 0 {
+			t.History = []Message{*u.req.Message}
+		}
+	}
+	if err := u.m.store.CreateTask(ctx, u.req.Owner, t); err != nil {
+		return fmt.Errorf("a2a: create task: %w", err)
+	}
+	u.rec = &TaskRecord{Task: *t, Version: 1}
+	u.created = &TaskRecord{Task: *t.Clone(), Version: 1}
+	return nil
+}
+
+// apply writes ev onto the task with optimistic concurrency, retrying on
+// conflicts, and refuses anything after a terminal state.
+func (m *Manager) apply(ctx context.Context, owner string, rec *TaskRecord, ev StreamResponse) (*TaskRecord, error) {
+	ev = ev.Clone()
+	now := m.now()
+	for attempt := 0; ; attempt++ {
+		if rec.Task.Status.State.Terminal() {
+			return rec, ErrTaskClosed
+		}
+		next := rec.Task.Clone()
+		if err := applyEvent(next, &ev, now); err != nil {
+			return rec, err
+		}
+		nrec, err := m.store.UpdateTask(ctx, owner, next, rec.Version, []StreamResponse{ev})
+		if err == nil {
+			m.published(ctx, owner, nrec, ev)
+			return nrec, nil
+		}
+		if !errors.Is(err, ErrConflict) || attempt > 16 {
+			return rec, fmt.Errorf("a2a: store event: %w", err)
+		}
+		if rec, err = m.store.GetTask(ctx, owner, rec.Task.ID); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// applyEvent folds one event into a task snapshot, filling ids and times.
+func applyEvent(t *Task, ev *StreamResponse, now time.Time) error {
+	switch {
+	case ev.StatusUpdate != nil:
+		su := ev.StatusUpdate
+		su.TaskID, su.ContextID = t.ID, t.ContextID
+		if !su.Status.State.Known() || su.Status.State == TaskStateUnspecified || su.Status.State == TaskStateSubmitted {
+			return fmt.Errorf("a2a: executor emitted an invalid state %q", su.Status.State)
+		}
+		if su.Status.Timestamp == nil {
+			ts := now
+			su.Status.Timestamp = &ts
+		}
+		t.Status = su.Status
+		if su.Status.Message != nil {
+			t.History = append(t.History, *su.Status.Message)
+		}
+	case ev.ArtifactUpdate != nil:
+		au := ev.ArtifactUpdate
+		au.TaskID, au.ContextID = t.ID, t.ContextID
+		if len(au.Artifact.Parts) == 0 {
+			return errors.New("a2a: executor emitted an artifact without parts")
+		}
+		i := -1
+		for j := range t.Artifacts {
+			if t.Artifacts[j].ArtifactID == au.Artifact.ArtifactID {
+				i = j
+				break
+			}
+		}
+		switch {
+		case i >= 0 && au.Append:
+			t.Artifacts[i].Parts = append(t.Artifacts[i].Parts, au.Artifact.Parts...)
+		case i >= 0:
+			t.Artifacts[i] = au.Artifact
+		default:
+			t.Artifacts = append(t.Artifacts, au.Artifact)
+		}
+	case ev.Task != nil:
+		nt := ev.Task.Clone()
+		nt.ID, nt.ContextID = t.ID, t.ContextID
+		if !nt.Status.State.Known() || nt.Status.State == TaskStateUnspecified {
+			return fmt.Errorf("a2a: executor emitted a task in invalid state %q", nt.Status.State)
+		}
+		if nt.Status.Timestamp == nil {
+			ts := now
+			nt.Status.Timestamp = &ts
+		}
+		if len(nt.History) == 0 {
+			nt.History = t.History
+		}
+		*t = *nt
+		ev.Task = nt.Clone()
+	}
+	return nil
+}

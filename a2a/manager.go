@@ -1,0 +1,653 @@
+package a2a
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// ManagerConfig configures a task manager. Zero values take the defaults.
+type ManagerConfig struct {
+	// Store keeps tasks, events, leases and push configs. Required.
+	Store Store
+	// Executor is the agent's backend. Required.
+	Executor Executor
+	// Holder identifies this process in run leases (default: a random id).
+	Holder string
+	// LeaseTTL is how long a run lease lasts without renewal (default 15s).
+	LeaseTTL time.Duration
+	// LeaseWait bounds how long a message for a busy task waits for the
+	// task's run lease before it is refused (default 10s).
+	LeaseWait time.Duration
+	// CancelGrace is how long a cancelled executor may take to stop before
+	// the task is marked CANCELED without it (default 5s).
+	CancelGrace time.Duration
+	// PollInterval is the fallback re-read interval of followers, in case a
+	// store wake-up is missed (default 1s).
+	PollInterval time.Duration
+	// OnEvent, if set, is called after every persisted event (push delivery).
+	OnEvent func(ctx context.Context, owner string, task *Task, ev StreamResponse)
+	// Logger receives the manager's logs (default slog.Default()).
+	Logger *slog.Logger
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// Manager enforces the task lifecycle over a store and runs the executor.
+type Manager struct {
+	store        Store
+	exec         Executor
+	holder       string
+	leaseTTL     time.Duration
+	leaseWait    time.Duration
+	cancelGrace  time.Duration
+	pollInterval time.Duration
+	onEvent      func(ctx context.Context, owner string, task *Task, ev StreamResponse)
+	log          *slog.Logger
+	clock        func() time.Time
+
+	mu      sync.Mutex
+	running map[string]*execution
+	wg      sync.WaitGroup
+}
+
+// NewManager returns a task manager.
+func NewManager(cfg ManagerConfig) (*Manager, error) {
+	if cfg.Store == nil || cfg.Executor == nil {
+		return nil, errors.New("a2a: manager needs a store and an executor")
+	}
+	m := &Manager{
+		store: cfg.Store, exec: cfg.Executor, holder: cfg.Holder,
+		leaseTTL: cfg.LeaseTTL, leaseWait: cfg.LeaseWait, cancelGrace: cfg.CancelGrace,
+		pollInterval: cfg.PollInterval, onEvent: cfg.OnEvent, log: cfg.Logger, clock: cfg.Now,
+		running: map[string]*execution{},
+	}
+	if m.holder == "" {
+		m.holder = uuid.NewString()
+	}
+	if m.leaseTTL <= 0 {
+		m.leaseTTL = 15 * time.Second
+	}
+	if m.leaseWait <= 0 {
+		m.leaseWait = 10 * time.Second
+	}
+	if m.cancelGrace <= 0 {
+		m.cancelGrace = 5 * time.Second
+	}
+	if m.pollInterval <= 0 {
+		m.pollInterval = time.Second
+	}
+	if m.log == nil {
+		m.log = slog.Default()
+	}
+	if m.clock == nil {
+		m.clock = time.Now
+	}
+	return m, nil
+}
+
+func (m *Manager) now() time.Time { return m.clock().UTC().Truncate(time.Microsecond) }
+
+// Store returns the manager's store.
+func (m *Manager) Store() Store { return m.store }
+
+// Wait blocks until every running execution has returned.
+func (m *Manager) Wait() { m.wg.Wait() }
+
+func (m *Manager) published(ctx context.Context, owner string, rec *TaskRecord, ev StreamResponse) {
+	if m.onEvent != nil {
+		m.onEvent(ctx, owner, &rec.Task, ev)
+	}
+}
+
+// execution is one run of the executor for one message.
+type execution struct {
+	req    *Request
+	up     *Updater
+	cancel context.CancelFunc
+	done   chan struct{}
+	// startSeq is the last event seq before this execution (continuations).
+	startSeq int64
+	// startRec is the task as it was when the run started (continuations).
+	startRec *TaskRecord
+}
+
+// validateMessage checks a caller's message before anything is stored.
+func validateMessage(msg *Message) error {
+	var v []FieldViolation
+	if msg == nil {
+		return ErrInvalidParams.With("message is required").withViolation("message", "required")
+	}
+	if msg.MessageID == "" {
+		v = append(v, FieldViolation{"message.messageId", "required"})
+	}
+	if msg.Role != RoleUser {
+		v = append(v, FieldViolation{"message.role", "must be ROLE_USER"})
+	}
+	if len(msg.Parts) == 0 {
+		v = append(v, FieldViolation{"message.parts", "at least one part is required"})
+	}
+	if len(v) > 0 {
+		e := ErrInvalidParams.Withf("invalid message: %s %s", v[0].Field, v[0].Description)
+		e.Violations = v
+		return e
+	}
+	return nil
+}
+
+func (e *Error) withViolation(field, desc string) *Error {
+	e.Violations = append(e.Violations, FieldViolation{field, desc})
+	return e
+}
+
+// start validates a message, takes the run lease and starts the executor.
+func (m *Manager) start(ctx context.Context, owner string, p *SendMessageRequest) (*execution, error) {
+	if p == nil {
+		return nil, ErrInvalidParams.With("params are required")
+	}
+	if err := validateMessage(p.Message); err != nil {
+		return nil, err
+	}
+	if cfg := p.Configuration; cfg != nil && cfg.HistoryLength != nil && *cfg.HistoryLength < 0 {
+		return nil, ErrInvalidParams.With("configuration.historyLength must not be negative")
+	}
+	msg := p.Message.Clone()
+	req := &Request{Owner: owner, Config: p.Configuration, Metadata: p.Metadata, Context: context.WithoutCancel(ctx)}
+	ex := &execution{req: req, done: make(chan struct{})}
+	if msg.TaskID != "" {
+		rec, err := m.store.GetTask(ctx, owner, msg.TaskID)
+		if err != nil {
+			return nil, err
+		}
+		if rec.Task.Status.State.Terminal() {
+			return nil, ErrUnsupportedOperation.Withf("task %s is %s; a terminal task cannot take more messages", msg.TaskID, rec.Task.Status.State).WithMeta("taskId", msg.TaskID)
+		}
+		if msg.ContextID != "" && msg.ContextID != rec.Task.ContextID {
+			return nil, ErrInvalidParams.Withf("message.contextId %q does not match the context of task %s", msg.ContextID, msg.TaskID)
+		}
+		if err := m.acquire(ctx, msg.TaskID); err != nil {
+			return nil, err
+		}
+		// Re-read under the lease: the previous run may have changed it.
+		rec, err = m.store.GetTask(ctx, owner, msg.TaskID)
+		if err == nil && rec.Task.Status.State.Terminal() {
+			err = ErrUnsupportedOperation.Withf("task %s is %s; a terminal task cannot take more messages", msg.TaskID, rec.Task.Status.State)
+		}
+		if err != nil {
+			_ = m.store.ReleaseLease(context.WithoutCancel(ctx), msg.TaskID, m.holder)
+			return nil, err
+		}
+		msg.ContextID = rec.Task.ContextID
+		next := rec.Task.Clone()
+		next.History = append(next.History, *msg)
+		nrec, err := m.store.UpdateTask(ctx, owner, next, rec.Version, nil)
+		if err != nil {
+			_ = m.store.ReleaseLease(context.WithoutCancel(ctx), msg.TaskID, m.holder)
+			return nil, fmt.Errorf("a2a: record message: %w", err)
+		}
+		req.Task = &nrec.Task
+		ex.startSeq = nrec.LastSeq
+		ex.startRec = nrec
+	} else {
+		msg.TaskID = uuid.NewString()
+		if msg.ContextID == "" {
+			msg.ContextID = uuid.NewString()
+		}
+		if err := m.acquire(ctx, msg.TaskID); err != nil {
+			return nil, err
+		}
+	}
+	req.Message, req.TaskID, req.ContextID = msg, msg.TaskID, msg.ContextID
+	ex.up = &Updater{m: m, req: req, first: make(chan struct{})}
+	if ex.startRec != nil {
+		ex.up.rec = ex.startRec
+	}
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	ex.cancel = cancel
+	m.mu.Lock()
+	m.running[req.TaskID] = ex
+	m.mu.Unlock()
+	m.wg.Add(1)
+	go m.run(runCtx, ex)
+	return ex, nil
+}
+
+// acquire takes a task's run lease, waiting up to LeaseWait for it.
+func (m *Manager) acquire(ctx context.Context, taskID string) error {
+	deadline := time.NewTimer(m.leaseWait)
+	defer deadline.Stop()
+	ch, stop := m.store.Watch(ctx, taskID)
+	defer stop()
+	for {
+		ok, err := m.store.AcquireLease(ctx, taskID, m.holder, m.leaseTTL)
+		if err != nil {
+			return fmt.Errorf("a2a: acquire run lease: %w", err)
+		}
+		if ok {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-deadline.C:
+			return ErrUnsupportedOperation.Withf("task %s is still processing a previous message; send again when it asks for input", taskID).WithMeta("taskId", taskID)
+		case <-ch:
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// run executes one message and guarantees the task ends the run in a
+// terminal or interrupted state.
+func (m *Manager) run(ctx context.Context, ex *execution) {
+	defer m.wg.Done()
+	defer close(ex.done)
+	defer func() {
+		m.mu.Lock()
+		if m.running[ex.req.TaskID] == ex {
+			delete(m.running, ex.req.TaskID)
+		}
+		m.mu.Unlock()
+		_ = m.store.ReleaseLease(context.Background(), ex.req.TaskID, m.holder)
+		ex.cancel()
+	}()
+	watchDone := make(chan struct{})
+	go m.guard(ctx, ex, watchDone)
+	defer close(watchDone)
+
+	err := func() (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				m.log.Error("a2a: executor panicked", "task", ex.req.TaskID, "panic", fmt.Sprint(r))
+				err = fmt.Errorf("executor panicked")
+			}
+		}()
+		return m.exec.Execute(ctx, ex.req, ex.up)
+	}()
+	up := ex.up
+	up.mu.Lock()
+	final, created, replied := up.final, up.rec != nil, up.replied
+	up.mu.Unlock()
+	switch {
+	case replied:
+	case !created && err != nil:
+		// Nothing was created: the caller gets the error itself.
+		up.mu.Lock()
+		up.firstErr = err
+		up.mu.Unlock()
+		up.signalFirst()
+	case !final:
+		text := "the agent ended without reaching a final state"
+		if err != nil {
+			text = "the agent failed: " + safeMessage(err)
+		}
+		if ctx.Err() != nil {
+			m.forceCancel(ex.req.Owner, ex.req.TaskID, "canceled")
+		} else if ferr := up.Fail(context.Background(), text); ferr != nil && !errors.Is(ferr, ErrTaskClosed) {
+			m.log.Error("a2a: could not mark task failed", "task", ex.req.TaskID, "err", ferr)
+		}
+		up.signalFirst()
+	}
+	if err != nil {
+		m.log.Warn("a2a: executor returned an error", "task", ex.req.TaskID, "err", err)
+	}
+}
+
+// safeMessage is the text of an error that may be shown to the caller.
+func safeMessage(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return "internal error"
+}
+
+// guard renews the run lease and turns a cancel flag, set on any replica,
+// into a call of the executor's Cancel.
+func (m *Manager) guard(ctx context.Context, ex *execution, done <-chan struct{}) {
+	ch, stop := m.store.Watch(ctx, ex.req.TaskID)
+	defer stop()
+	renew := time.NewTicker(m.leaseTTL / 3)
+	defer renew.Stop()
+	poll := time.NewTicker(m.pollInterval)
+	defer poll.Stop()
+	cancelled := false
+	for {
+		select {
+		case <-done:
+			return
+		case <-renew.C:
+			ok, err := m.store.RenewLease(context.Background(), ex.req.TaskID, m.holder, m.leaseTTL)
+			if err == nil && !ok {
+				m.log.Error("a2a: run lease lost; stopping the executor", "task", ex.req.TaskID)
+				ex.cancel()
+				return
+			}
+			continue
+		case <-ch:
+		case <-poll.C:
+		}
+		if cancelled {
+			continue
+		}
+		if yes, err := m.store.CancelRequested(context.Background(), ex.req.TaskID); err == nil && yes {
+			cancelled = true
+			go func() {
+				cctx, ccancel := context.WithTimeout(context.Background(), m.cancelGrace)
+				defer ccancel()
+				if err := m.exec.Cancel(cctx, ex.req, ex.up); err != nil {
+					m.log.Warn("a2a: executor cancel failed", "task", ex.req.TaskID, "err", err)
+				}
+				ex.cancel()
+			}()
+		}
+	}
+}
+
+// forceCancel marks a task CANCELED on the executor's behalf.
+func (m *Manager) forceCancel(owner, taskID, text string) {
+	ctx := context.Background()
+	rec, err := m.store.GetTask(ctx, owner, taskID)
+	if err != nil || rec.Task.Status.State.Terminal() {
+		return
+	}
+	msg := &Message{MessageID: uuid.NewString(), ContextID: rec.Task.ContextID, TaskID: taskID, Role: RoleAgent, Parts: []Part{TextPart(text)}}
+	ev := StreamResponse{StatusUpdate: &TaskStatusUpdateEvent{Status: TaskStatus{State: TaskStateCanceled, Message: msg}}}
+	if _, err := m.apply(ctx, owner, rec, ev); err != nil && !errors.Is(err, ErrTaskClosed) {
+		m.log.Error("a2a: could not mark task canceled", "task", taskID, "err", err)
+	}
+}
+
+// waitFirst waits for the first outcome of an execution.
+func (m *Manager) waitFirst(ctx context.Context, ex *execution) (*Message, *TaskRecord, error) {
+	select {
+	case <-ex.up.first:
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
+	}
+	up := ex.up
+	up.mu.Lock()
+	defer up.mu.Unlock()
+	if up.firstErr != nil {
+		return nil, nil, up.firstErr
+	}
+	if up.firstMsg != nil {
+		return up.firstMsg, nil, nil
+	}
+	if ex.startRec != nil {
+		return nil, ex.startRec, nil
+	}
+	// The creation snapshot: version 1, no events yet, so that a stream
+	// starting from it sees every event.
+	return nil, up.created, nil
+}
+
+// follow calls yield for every event of a task after seq, in order, until
+// yield returns false or ctx ends. It persists nothing.
+func (m *Manager) follow(ctx context.Context, owner, taskID string, after int64, yield func(StoredEvent) bool) error {
+	ch, stop := m.store.Watch(ctx, taskID)
+	defer stop()
+	poll := time.NewTicker(m.pollInterval)
+	defer poll.Stop()
+	const batch = 256
+	for {
+		evs, err := m.store.Events(ctx, owner, taskID, after, batch)
+		if err != nil {
+			return err
+		}
+		for _, e := range evs {
+			after = e.Seq
+			if !yield(e) {
+				return nil
+			}
+		}
+		if len(evs) == batch {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-ch:
+		case <-poll.C:
+		}
+	}
+}
+
+// endsStream reports whether ev ends a stream: a terminal state always, an
+// interrupted one when interruptedEnds.
+func endsStream(ev *StreamResponse, interruptedEnds bool) bool {
+	var st TaskState
+	switch {
+	case ev.StatusUpdate != nil:
+		st = ev.StatusUpdate.Status.State
+	case ev.Task != nil:
+		st = ev.Task.Status.State
+	default:
+		return false
+	}
+	return st.Terminal() || (interruptedEnds && st.Interrupted())
+}
+
+// SendMessage handles a message and, unless returnImmediately is set, waits
+// until the task is terminal or interrupted.
+func (m *Manager) SendMessage(ctx context.Context, owner string, p *SendMessageRequest) (*SendMessageResponse, error) {
+	ex, err := m.start(ctx, owner, p)
+	if err != nil {
+		return nil, err
+	}
+	msg, rec, err := m.waitFirst(ctx, ex)
+	if err != nil {
+		return nil, err
+	}
+	if msg != nil {
+		return &SendMessageResponse{Message: msg}, nil
+	}
+	hl := historyLength(p.Configuration)
+	if p.Configuration != nil && p.Configuration.ReturnImmediately {
+		if latest, err := m.store.GetTask(ctx, owner, rec.Task.ID); err == nil {
+			rec = latest
+		}
+		return &SendMessageResponse{Task: trimTask(&rec.Task, hl, true)}, nil
+	}
+	err = m.follow(ctx, owner, rec.Task.ID, ex.startSeq, func(e StoredEvent) bool {
+		return !endsStream(&e.Event, true)
+	})
+	if err != nil {
+		return nil, err
+	}
+	final, err := m.store.GetTask(ctx, owner, rec.Task.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &SendMessageResponse{Task: trimTask(&final.Task, hl, true)}, nil
+}
+
+// SendStreamingMessage handles a message and streams what happens: a direct
+// message alone, or the task followed by its events until it is terminal or
+// interrupted. send is called for each event in order.
+func (m *Manager) SendStreamingMessage(ctx context.Context, owner string, p *SendMessageRequest, send func(*StreamResponse) error) error {
+	ex, err := m.start(ctx, owner, p)
+	if err != nil {
+		return err
+	}
+	msg, rec, err := m.waitFirst(ctx, ex)
+	if err != nil {
+		return err
+	}
+	if msg != nil {
+		return send(&StreamResponse{Message: msg})
+	}
+	hl := historyLength(p.Configuration)
+	if err := send(&StreamResponse{Task: trimTask(&rec.Task, hl, true)}); err != nil {
+		return err
+	}
+	var sendErr error
+	err = m.follow(ctx, owner, rec.Task.ID, rec.LastSeq, func(e StoredEvent) bool {
+		if sendErr = send(&e.Event); sendErr != nil {
+			return false
+		}
+		return !endsStream(&e.Event, true)
+	})
+	if sendErr != nil {
+		return sendErr
+	}
+	return err
+}
+
+// GetTask returns a task of owner.
+func (m *Manager) GetTask(ctx context.Context, owner string, p *GetTaskRequest) (*Task, error) {
+	if p == nil || p.ID == "" {
+		return nil, ErrInvalidParams.With("id is required").withViolation("id", "required")
+	}
+	if p.HistoryLength != nil && *p.HistoryLength < 0 {
+		return nil, ErrInvalidParams.With("historyLength must not be negative")
+	}
+	rec, err := m.store.GetTask(ctx, owner, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	return trimTask(&rec.Task, p.HistoryLength, true), nil
+}
+
+// ListTasks returns one page of the owner's tasks.
+func (m *Manager) ListTasks(ctx context.Context, owner string, p *ListTasksRequest) (*ListTasksResponse, error) {
+	if p == nil {
+		p = &ListTasksRequest{}
+	}
+	size := int32(50)
+	if p.PageSize != nil {
+		size = *p.PageSize
+		if size < 1 || size > 100 {
+			return nil, ErrInvalidParams.Withf("pageSize must be between 1 and 100, got %d", size).withViolation("pageSize", "must be between 1 and 100")
+		}
+	}
+	if p.HistoryLength != nil && *p.HistoryLength < 0 {
+		return nil, ErrInvalidParams.With("historyLength must not be negative")
+	}
+	if p.Status != "" && !p.Status.Known() {
+		return nil, ErrInvalidParams.Withf("unknown status %q", p.Status)
+	}
+	q := TaskQuery{ContextID: p.ContextID, Status: p.Status, UpdatedFrom: p.StatusTimestampAfter, Limit: int(size)}
+	if q.Status == TaskStateUnspecified {
+		q.Status = ""
+	}
+	if p.PageToken != "" {
+		c, err := decodePageToken(owner, q, p.PageToken)
+		if err != nil {
+			return nil, ErrInvalidParams.Withf("pageToken: %v", err).withViolation("pageToken", err.Error())
+		}
+		q.After = c
+	}
+	page, err := m.store.ListTasks(ctx, owner, q)
+	if err != nil {
+		return nil, err
+	}
+	withArtifacts := p.IncludeArtifacts != nil && *p.IncludeArtifacts
+	resp := &ListTasksResponse{Tasks: make([]Task, 0, len(page.Tasks)), PageSize: size, TotalSize: int32(page.Total)}
+	for i := range page.Tasks {
+		resp.Tasks = append(resp.Tasks, *trimTask(&page.Tasks[i], p.HistoryLength, withArtifacts))
+	}
+	if page.More && len(page.Tasks) > 0 {
+		last := &page.Tasks[len(page.Tasks)-1]
+		resp.NextPageToken = encodePageToken(owner, q, Cursor{Updated: statusTime(last), ID: last.ID})
+	}
+	return resp, nil
+}
+
+// CancelTask cancels a task wherever its executor runs and returns it once
+// it is CANCELED (or the state it ended in meanwhile).
+func (m *Manager) CancelTask(ctx context.Context, owner string, p *CancelTaskRequest) (*Task, error) {
+	if p == nil || p.ID == "" {
+		return nil, ErrInvalidParams.With("id is required").withViolation("id", "required")
+	}
+	rec, err := m.store.GetTask(ctx, owner, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	if st := rec.Task.Status.State; st.Terminal() {
+		if st == TaskStateCanceled {
+			return trimTask(&rec.Task, nil, true), nil
+		}
+		return nil, ErrTaskNotCancelable.Withf("task %s is %s and cannot be canceled", p.ID, st).WithMeta("taskId", p.ID)
+	}
+	// Not running anywhere: cancel it here under the lease.
+	holder := m.holder + "/cancel"
+	if ok, err := m.store.AcquireLease(ctx, p.ID, holder, m.leaseTTL); err == nil && ok {
+		m.forceCancel(owner, p.ID, "canceled")
+		_ = m.store.ReleaseLease(context.WithoutCancel(ctx), p.ID, holder)
+	} else {
+		if err := m.store.RequestCancel(ctx, p.ID); err != nil {
+			return nil, fmt.Errorf("a2a: request cancel: %w", err)
+		}
+		wctx, wcancel := context.WithTimeout(ctx, m.cancelGrace+m.pollInterval)
+		_ = m.follow(wctx, owner, p.ID, rec.LastSeq, func(e StoredEvent) bool { return !endsStream(&e.Event, false) })
+		wcancel()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		m.forceCancel(owner, p.ID, fmt.Sprintf("canceled; the agent did not stop within %s", m.cancelGrace))
+	}
+	final, err := m.store.GetTask(ctx, owner, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	return trimTask(&final.Task, nil, true), nil
+}
+
+// SubscribeToTask streams a task: its current state first, then its events
+// until it is terminal.
+func (m *Manager) SubscribeToTask(ctx context.Context, owner string, p *SubscribeToTaskRequest, send func(*StreamResponse) error) error {
+	if p == nil || p.ID == "" {
+		return ErrInvalidParams.With("id is required").withViolation("id", "required")
+	}
+	rec, err := m.store.GetTask(ctx, owner, p.ID)
+	if err != nil {
+		return err
+	}
+	if st := rec.Task.Status.State; st.Terminal() {
+		return ErrUnsupportedOperation.Withf("task %s is %s; a terminal task has no more events", p.ID, st).WithMeta("taskId", p.ID)
+	}
+	if err := send(&StreamResponse{Task: trimTask(&rec.Task, nil, true)}); err != nil {
+		return err
+	}
+	var sendErr error
+	err = m.follow(ctx, owner, p.ID, rec.LastSeq, func(e StoredEvent) bool {
+		if sendErr = send(&e.Event); sendErr != nil {
+			return false
+		}
+		return !endsStream(&e.Event, false)
+	})
+	if sendErr != nil {
+		return sendErr
+	}
+	return err
+}
+
+func historyLength(c *SendMessageConfiguration) *int32 {
+	if c == nil {
+		return nil
+	}
+	return c.HistoryLength
+}
+
+// trimTask returns a copy of t with history cut to the n most recent
+// messages (nil: all; 0: none) and artifacts dropped unless withArtifacts.
+func trimTask(t *Task, n *int32, withArtifacts bool) *Task {
+	c := t.Clone()
+	if n != nil {
+		if *n == 0 {
+			c.History = nil
+		} else if int(*n) < len(c.History) {
+			c.History = c.History[len(c.History)-int(*n):]
+		}
+	}
+	if !withArtifacts {
+		c.Artifacts = nil
+	}
+	return c
+}

@@ -1,0 +1,528 @@
+package a2a
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Method names of A2A 1.0 (JSON-RPC method = gRPC method).
+const (
+	MethodSendMessage          = "SendMessage"
+	MethodSendStreamingMessage = "SendStreamingMessage"
+	MethodGetTask              = "GetTask"
+	MethodListTasks            = "ListTasks"
+	MethodCancelTask           = "CancelTask"
+	MethodSubscribeToTask      = "SubscribeToTask"
+	MethodCreatePushConfig     = "CreateTaskPushNotificationConfig"
+	MethodGetPushConfig        = "GetTaskPushNotificationConfig"
+	MethodListPushConfigs      = "ListTaskPushNotificationConfigs"
+	MethodDeletePushConfig     = "DeleteTaskPushNotificationConfig"
+	MethodGetExtendedAgentCard = "GetExtendedAgentCard"
+)
+
+// Call describes one parsed request, for the server's Guard hook.
+type Call struct {
+	// Method is the A2A method name.
+	Method string
+	// Binding is BindingJSONRPC or BindingHTTPJSON.
+	Binding string
+	// TaskID is the task the call names, if any.
+	TaskID string
+	// Skill is the skill the message asks for (metadata "skillId"), if any.
+	Skill string
+	// Params is the decoded request message (e.g. *SendMessageRequest).
+	Params any
+	// Request is the HTTP request.
+	Request *http.Request
+}
+
+// ServerConfig configures an agent's http.Handler.
+type ServerConfig struct {
+	// Manager runs tasks. Required.
+	Manager *Manager
+	// Card is the public agent card. Required. Replace it later with SetCard.
+	Card *AgentCard
+	// ExtendedCard returns the extended card for an authenticated caller.
+	// Nil means the card declares one but none is configured.
+	ExtendedCard func(ctx context.Context) (*AgentCard, error)
+	// Owner returns the owner key of the caller (default: OwnerFromContext).
+	Owner func(ctx context.Context) (string, error)
+	// Guard, if set, runs after a request is parsed and before it is served
+	// (authorization, rate limits); its error is answered in the binding's form.
+	Guard func(ctx context.Context, c *Call) error
+	// PushEnabled turns on the push notification config methods.
+	PushEnabled bool
+	// CheckPushURL validates a webhook URL when a config is created.
+	CheckPushURL func(ctx context.Context, url string) error
+	// ErrorTable picks the HTTP status table of errors (default v1.0.1).
+	ErrorTable ErrorTable
+	// AllowMissingVersion serves requests without A2A-Version as 1.0
+	// (strictly, an absent header means 0.3 and is refused).
+	AllowMissingVersion bool
+	// MaxBodyBytes caps request bodies (default 1 MiB).
+	MaxBodyBytes int64
+	// ReadTimeout bounds reading a request body (default 30s).
+	ReadTimeout time.Duration
+	// WriteTimeout bounds writing a non-streaming response (default 60s
+	// plus the time a blocking SendMessage waits).
+	WriteTimeout time.Duration
+	// KeepAlive is the SSE keep-alive comment interval (default 15s).
+	KeepAlive time.Duration
+	// CardMaxAge is the card's Cache-Control max-age (default 300s).
+	CardMaxAge time.Duration
+	// Logger receives the server's logs (default slog.Default()).
+	Logger *slog.Logger
+}
+
+// Server serves one agent: the card, JSON-RPC at "/", HTTP+JSON under
+// "/rest". Mount it at the agent's base path with http.StripPrefix.
+type Server struct {
+	cfg  ServerConfig
+	card atomic.Pointer[servedCard]
+	mux  *http.ServeMux
+}
+
+type servedCard struct {
+	card     *AgentCard
+	body     []byte
+	etag     string
+	modified time.Time
+}
+
+type ownerKey struct{}
+
+// WithOwner returns ctx carrying the caller's owner key.
+func WithOwner(ctx context.Context, owner string) context.Context {
+	return context.WithValue(ctx, ownerKey{}, owner)
+}
+
+// AnonymousOwner owns the tasks of unauthenticated callers.
+const AnonymousOwner = "anonymous"
+
+// OwnerFromContext returns the owner key set by WithOwner, or AnonymousOwner.
+func OwnerFromContext(ctx context.Context) (string, error) {
+	if o, ok := ctx.Value(ownerKey{}).(string); ok && o != "" {
+		return o, nil
+	}
+	return AnonymousOwner, nil
+}
+
+// NewServer returns the handler of one agent.
+func NewServer(cfg ServerConfig) (*Server, error) {
+	if cfg.Manager == nil || cfg.Card == nil {
+		return nil, errors.New("a2a: server needs a manager and a card")
+	}
+	if cfg.Owner == nil {
+		cfg.Owner = OwnerFromContext
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = 1 << 20
+	}
+	if cfg.ReadTimeout <= 0 {
+		cfg.ReadTimeout = 30 * time.Second
+	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = 60 * time.Second
+	}
+	if cfg.KeepAlive <= 0 {
+		cfg.KeepAlive = 15 * time.Second
+	}
+	if cfg.CardMaxAge <= 0 {
+		cfg.CardMaxAge = 300 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	s := &Server{cfg: cfg, mux: http.NewServeMux()}
+	if err := s.SetCard(cfg.Card); err != nil {
+		return nil, err
+	}
+	s.mux.HandleFunc("/.well-known/agent-card.json", s.serveCard)
+	s.mux.HandleFunc("/rest/", s.serveREST)
+	s.mux.HandleFunc("/rest", s.serveREST)
+	s.mux.HandleFunc("/{$}", s.serveJSONRPC)
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.writeRESTError(w, ErrMethodNotFound.Withf("no A2A route for %s %s", r.Method, r.URL.Path))
+	})
+	return s, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.cfg.Logger.Error("a2a: handler panicked", "path", r.URL.Path, "panic", fmt.Sprint(v))
+			s.WriteError(w, r, ErrInternal)
+		}
+	}()
+	s.mux.ServeHTTP(w, r)
+}
+
+// SetCard replaces the served card (after a rebuild or re-signing).
+func (s *Server) SetCard(c *AgentCard) error {
+	body, err := json.Marshal(c)
+	if err != nil {
+		return fmt.Errorf("a2a: encode card: %w", err)
+	}
+	sum := sha256.Sum256(body)
+	s.card.Store(&servedCard{card: c, body: body, etag: `"` + hex.EncodeToString(sum[:12]) + `"`, modified: time.Now().UTC().Truncate(time.Second)})
+	return nil
+}
+
+// Card returns the served card.
+func (s *Server) Card() *AgentCard { return s.card.Load().card }
+
+// ServeCard writes the agent card with caching headers; it answers 304 to a
+// matching If-None-Match.
+func (s *Server) ServeCard(w http.ResponseWriter, r *http.Request) { s.serveCard(w, r) }
+
+func (s *Server) serveCard(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		s.writeRESTError(w, ErrMethodNotFound.With("the agent card is read with GET").status(http.StatusMethodNotAllowed))
+		return
+	}
+	c := s.card.Load()
+	h := w.Header()
+	h.Set("Cache-Control", fmt.Sprintf("public, max-age=%d", int(s.cfg.CardMaxAge.Seconds())))
+	h.Set("ETag", c.etag)
+	h.Set("Last-Modified", c.modified.Format(http.TimeFormat))
+	h.Set("Vary", "Accept-Encoding")
+	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatch(inm, c.etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h.Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodGet {
+		_, _ = w.Write(c.body)
+	}
+}
+
+func etagMatch(header, etag string) bool {
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimSpace(t)
+		t = strings.TrimPrefix(t, "W/")
+		if t == etag || t == "*" {
+			return true
+		}
+	}
+	return false
+}
+
+func (e *Error) status(code int) *Error { e.Status = code; return e }
+
+// checkVersion applies version negotiation: 1.0 and 1.0.x are served.
+func (s *Server) checkVersion(r *http.Request) error {
+	v := strings.TrimSpace(r.Header.Get("A2A-Version"))
+	if v == "" {
+		v = strings.TrimSpace(r.URL.Query().Get("A2A-Version"))
+	}
+	if v == "" {
+		if s.cfg.AllowMissingVersion {
+			return nil
+		}
+		return ErrVersionNotSupported.With("missing A2A-Version header (absent means 0.3); this agent speaks A2A 1.0: send A2A-Version: 1.0").WithMeta("supportedVersions", ProtocolVersion)
+	}
+	if !versionSupported(v) {
+		return ErrVersionNotSupported.Withf("A2A-Version %q is not supported; this agent speaks A2A 1.0", truncate([]byte(v), 16)).WithMeta("supportedVersions", ProtocolVersion)
+	}
+	return nil
+}
+
+func versionSupported(v string) bool {
+	parts := strings.Split(v, ".")
+	if len(parts) < 2 || len(parts) > 3 || parts[0] != "1" || parts[1] != "0" {
+		return false
+	}
+	if len(parts) == 3 {
+		if parts[2] == "" {
+			return false
+		}
+		for _, c := range parts[2] {
+			if c < '0' || c > '9' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// checkContentType refuses bodies that are not JSON.
+func checkContentType(r *http.Request) error {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return nil
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err == nil && (mt == "application/json" || mt == "application/a2a+json") {
+		return nil
+	}
+	return ErrContentTypeNotSupported.Withf("request content type %q is not supported; send application/json or application/a2a+json", truncate([]byte(ct), 64)).status(http.StatusUnsupportedMediaType)
+}
+
+// readBody reads a capped request body within the read timeout.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(s.cfg.ReadTimeout))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+	_ = rc.SetReadDeadline(time.Time{})
+	if err != nil {
+		var mbe *http.MaxBytesError
+		var ne net.Error
+		switch {
+		case errors.As(err, &mbe):
+			return nil, ErrInvalidRequest.Withf("request body exceeds %d bytes", s.cfg.MaxBodyBytes).status(http.StatusRequestEntityTooLarge)
+		case errors.As(err, &ne) && ne.Timeout():
+			return nil, ErrInvalidRequest.Withf("reading the request body took longer than %s", s.cfg.ReadTimeout).status(http.StatusRequestTimeout)
+		}
+		return nil, ErrInvalidRequest.With("could not read the request body")
+	}
+	return body, nil
+}
+
+// WriteError answers err in the form of the binding the request used: a
+// google.rpc.Status body under /rest, a JSON-RPC error elsewhere.
+func (s *Server) WriteError(w http.ResponseWriter, r *http.Request, err error) {
+	if isRESTPath(r.URL.Path) {
+		s.writeRESTError(w, err)
+		return
+	}
+	s.writeRPCError(w, nil, err)
+}
+
+func isRESTPath(p string) bool {
+	return p == "/rest" || strings.HasPrefix(p, "/rest/") || strings.Contains(p, "/rest/") || strings.HasSuffix(p, "/rest")
+}
+
+// dispatch runs a unary method.
+func (s *Server) dispatch(ctx context.Context, c *Call) (any, error) {
+	owner, err := s.cfg.Owner(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if s.cfg.Guard != nil {
+		if err := s.cfg.Guard(ctx, c); err != nil {
+			return nil, err
+		}
+	}
+	m := s.cfg.Manager
+	switch p := c.Params.(type) {
+	case *SendMessageRequest:
+		if err := s.checkInlinePush(ctx, p); err != nil {
+			return nil, err
+		}
+		return m.SendMessage(ctx, owner, p)
+	case *GetTaskRequest:
+		return m.GetTask(ctx, owner, p)
+	case *ListTasksRequest:
+		return m.ListTasks(ctx, owner, p)
+	case *CancelTaskRequest:
+		return m.CancelTask(ctx, owner, p)
+	case *TaskPushNotificationConfig:
+		return s.createPushConfig(ctx, owner, p)
+	case *GetTaskPushNotificationConfigRequest:
+		if err := s.pushAllowed(); err != nil {
+			return nil, err
+		}
+		if p.TaskID == "" || p.ID == "" {
+			return nil, ErrInvalidParams.With("taskId and id are required")
+		}
+		return m.store.GetPushConfig(ctx, owner, p.TaskID, p.ID)
+	case *ListTaskPushNotificationConfigsRequest:
+		if err := s.pushAllowed(); err != nil {
+			return nil, err
+		}
+		if p.TaskID == "" {
+			return nil, ErrInvalidParams.With("taskId is required")
+		}
+		list, err := m.store.ListPushConfigs(ctx, owner, p.TaskID)
+		if err != nil {
+			return nil, err
+		}
+		return &ListTaskPushNotificationConfigsResponse{Configs: list}, nil
+	case *DeleteTaskPushNotificationConfigRequest:
+		if err := s.pushAllowed(); err != nil {
+			return nil, err
+		}
+		if p.TaskID == "" || p.ID == "" {
+			return nil, ErrInvalidParams.With("taskId and id are required")
+		}
+		if err := m.store.DeletePushConfig(ctx, owner, p.TaskID, p.ID); err != nil {
+			return nil, err
+		}
+		return &Empty{}, nil
+	case *GetExtendedAgentCardRequest:
+		card := s.Card()
+		if card.Capabilities.ExtendedAgentCard == nil || !*card.Capabilities.ExtendedAgentCard {
+			return nil, ErrUnsupportedOperation.With("this agent has no extended agent card")
+		}
+		if s.cfg.ExtendedCard == nil {
+			return nil, ErrExtendedAgentCardNotConfigured
+		}
+		return s.cfg.ExtendedCard(ctx)
+	}
+	return nil, ErrMethodNotFound
+}
+
+// dispatchStream runs a streaming method; send writes one event.
+func (s *Server) dispatchStream(ctx context.Context, c *Call, send func(*StreamResponse) error) error {
+	owner, err := s.cfg.Owner(ctx)
+	if err != nil {
+		return err
+	}
+	if s.cfg.Guard != nil {
+		if err := s.cfg.Guard(ctx, c); err != nil {
+			return err
+		}
+	}
+	card := s.Card()
+	if card.Capabilities.Streaming == nil || !*card.Capabilities.Streaming {
+		return ErrUnsupportedOperation.With("this agent does not support streaming")
+	}
+	switch p := c.Params.(type) {
+	case *SendMessageRequest:
+		if err := s.checkInlinePush(ctx, p); err != nil {
+			return err
+		}
+		return s.cfg.Manager.SendStreamingMessage(ctx, owner, p, send)
+	case *SubscribeToTaskRequest:
+		return s.cfg.Manager.SubscribeToTask(ctx, owner, p, send)
+	}
+	return ErrMethodNotFound
+}
+
+func (s *Server) pushAllowed() error {
+	if !s.cfg.PushEnabled {
+		return ErrPushNotificationNotSupported.With("this agent does not send push notifications")
+	}
+	return nil
+}
+
+func (s *Server) checkInlinePush(ctx context.Context, p *SendMessageRequest) error {
+	if p.Configuration == nil || p.Configuration.TaskPushNotificationConfig == nil {
+		return nil
+	}
+	if err := s.pushAllowed(); err != nil {
+		return err
+	}
+	return s.validatePushConfig(ctx, p.Configuration.TaskPushNotificationConfig)
+}
+
+func (s *Server) validatePushConfig(ctx context.Context, p *TaskPushNotificationConfig) error {
+	if p.URL == "" {
+		return ErrInvalidParams.With("url is required").withViolation("url", "required")
+	}
+	if s.cfg.CheckPushURL != nil {
+		if err := s.cfg.CheckPushURL(ctx, p.URL); err != nil {
+			return ErrInvalidParams.Withf("push notification url refused: %v", err).withViolation("url", "refused by the outbound network policy")
+		}
+	}
+	if a := p.Authentication; a != nil && (a.Scheme == "" || strings.ContainsAny(a.Scheme+a.Credentials, "\r\n")) {
+		return ErrInvalidParams.With("authentication.scheme is required and credentials may not contain line breaks")
+	}
+	return nil
+}
+
+func (s *Server) createPushConfig(ctx context.Context, owner string, p *TaskPushNotificationConfig) (*TaskPushNotificationConfig, error) {
+	if err := s.pushAllowed(); err != nil {
+		return nil, err
+	}
+	if p.TaskID == "" {
+		return nil, ErrInvalidParams.With("taskId is required").withViolation("taskId", "required")
+	}
+	if _, err := s.cfg.Manager.store.GetTask(ctx, owner, p.TaskID); err != nil {
+		return nil, err
+	}
+	if err := s.validatePushConfig(ctx, p); err != nil {
+		return nil, err
+	}
+	cfg := *p
+	if cfg.ID == "" {
+		cfg.ID = uuid.NewString()
+	}
+	if err := s.cfg.Manager.store.PutPushConfig(ctx, owner, &cfg); err != nil {
+		return nil, err
+	}
+	return &cfg, nil
+}
+
+// skillOf reads the skill a message asks for from its metadata.
+func skillOf(p *SendMessageRequest) string {
+	if p == nil {
+		return ""
+	}
+	for _, md := range []Metadata{p.Metadata, msgMeta(p.Message)} {
+		if s, ok := md["skillId"].(string); ok {
+			return s
+		}
+	}
+	return ""
+}
+
+func msgMeta(m *Message) Metadata {
+	if m == nil {
+		return nil
+	}
+	return m.Metadata
+}
+
+// taskIDOf returns the task a request names.
+func taskIDOf(p any) string {
+	switch p := p.(type) {
+	case *SendMessageRequest:
+		if p.Message != nil {
+			return p.Message.TaskID
+		}
+	case *GetTaskRequest:
+		return p.ID
+	case *CancelTaskRequest:
+		return p.ID
+	case *SubscribeToTaskRequest:
+		return p.ID
+	case *TaskPushNotificationConfig:
+		return p.TaskID
+	case *GetTaskPushNotificationConfigRequest:
+		return p.TaskID
+	case *ListTaskPushNotificationConfigsRequest:
+		return p.TaskID
+	case *DeleteTaskPushNotificationConfigRequest:
+		return p.TaskID
+	}
+	return ""
+}
+
+func newCall(r *http.Request, method, binding string, params any) *Call {
+	c := &Call{Method: method, Binding: binding, Params: params, Request: r, TaskID: taskIDOf(params)}
+	if p, ok := params.(*SendMessageRequest); ok {
+		c.Skill = skillOf(p)
+	}
+	return c
+}
+
+// setWriteDeadline bounds writing a unary response; streams clear it.
+func (s *Server) setWriteDeadline(w http.ResponseWriter, d time.Duration) {
+	rc := http.NewResponseController(w)
+	if d <= 0 {
+		_ = rc.SetWriteDeadline(time.Time{})
+		return
+	}
+	_ = rc.SetWriteDeadline(time.Now().Add(d))
+}

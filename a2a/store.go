@@ -1,0 +1,109 @@
+package a2a
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Errors returned by stores.
+var (
+	// ErrConflict means the task changed since the version the writer read.
+	ErrConflict = errors.New("a2a: task changed concurrently")
+	// ErrExists means a task with that id already exists.
+	ErrExists = errors.New("a2a: task already exists")
+)
+
+// TaskRecord is a task as stored: its snapshot and its place in the log.
+type TaskRecord struct {
+	Task Task
+	// Version grows by one on every write of the task.
+	Version int64
+	// LastSeq is the sequence number of the task's last event (0: none yet).
+	LastSeq int64
+}
+
+// StoredEvent is one entry of a task's event log.
+type StoredEvent struct {
+	Seq   int64
+	Event StreamResponse
+}
+
+// TaskQuery selects tasks for ListTasks. The cursor is exclusive and orders by
+// status timestamp descending, then id descending.
+type TaskQuery struct {
+	ContextID   string
+	Status      TaskState
+	UpdatedFrom *time.Time
+	Limit       int
+	After       *Cursor
+}
+
+// Cursor is a position in the ListTasks order.
+type Cursor struct {
+	Updated time.Time
+	ID      string
+}
+
+// TaskPage is one page of a task listing.
+type TaskPage struct {
+	Tasks []Task
+	// Total counts all tasks matching the query's filters, ignoring paging.
+	Total int
+	// More reports whether tasks follow the page.
+	More bool
+}
+
+// TaskStore keeps tasks and their event logs. Every call takes the owner of
+// the task: a task of another owner does not exist for the caller
+// (ErrTaskNotFound), whatever the call.
+type TaskStore interface {
+	// CreateTask stores a new task at version 1 with no events.
+	CreateTask(ctx context.Context, owner string, t *Task) error
+	// GetTask returns the task of owner with id.
+	GetTask(ctx context.Context, owner, id string) (*TaskRecord, error)
+	// UpdateTask stores the snapshot t and appends events, atomically, if the
+	// stored version is still version; else ErrConflict. It returns the new record.
+	UpdateTask(ctx context.Context, owner string, t *Task, version int64, events []StreamResponse) (*TaskRecord, error)
+	// Events returns up to limit events of the task with seq > after, in order.
+	Events(ctx context.Context, owner, taskID string, after int64, limit int) ([]StoredEvent, error)
+	// ListTasks returns the owner's tasks matching q, newest status first.
+	ListTasks(ctx context.Context, owner string, q TaskQuery) (*TaskPage, error)
+	// Watch returns a channel that receives a value (coalesced) whenever the
+	// task changes, until stop is called.
+	Watch(ctx context.Context, taskID string) (changes <-chan struct{}, stop func())
+}
+
+// LeaseStore coordinates executions: one run lease per task, and a cancel
+// flag that reaches the executor wherever it runs.
+type LeaseStore interface {
+	// AcquireLease takes the run lease of a task for holder, if free or expired.
+	AcquireLease(ctx context.Context, taskID, holder string, ttl time.Duration) (bool, error)
+	// RenewLease extends a lease holder still holds; false if it was lost.
+	RenewLease(ctx context.Context, taskID, holder string, ttl time.Duration) (bool, error)
+	// ReleaseLease gives the lease up.
+	ReleaseLease(ctx context.Context, taskID, holder string) error
+	// RequestCancel sets the task's cancel flag.
+	RequestCancel(ctx context.Context, taskID string) error
+	// CancelRequested reports the task's cancel flag.
+	CancelRequested(ctx context.Context, taskID string) (bool, error)
+}
+
+// PushConfigStore keeps push notification configs, scoped to the task owner.
+type PushConfigStore interface {
+	// PutPushConfig creates or replaces a config (cfg.ID and cfg.TaskID set).
+	PutPushConfig(ctx context.Context, owner string, cfg *TaskPushNotificationConfig) error
+	// GetPushConfig returns one config, or ErrTaskNotFound.
+	GetPushConfig(ctx context.Context, owner, taskID, id string) (*TaskPushNotificationConfig, error)
+	// ListPushConfigs returns the task's configs in creation order.
+	ListPushConfigs(ctx context.Context, owner, taskID string) ([]TaskPushNotificationConfig, error)
+	// DeletePushConfig deletes a config; deleting a missing one is not an error.
+	DeletePushConfig(ctx context.Context, owner, taskID, id string) error
+}
+
+// Store is everything the task manager needs from storage.
+type Store interface {
+	TaskStore
+	LeaseStore
+	PushConfigStore
+}

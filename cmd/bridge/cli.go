@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+
+	"strings"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/gateway"
+)
+
+const usage = `bridge joins A2A agents and MCP servers and guards every hop between them.
+
+Usage:
+  bridge demo [--addr HOST:PORT] [--store URL]   run the demo agent on the embedded defaults
+  bridge version                                 print the version and the protocols spoken
+  bridge help                                    print this help
+`
+
+// errUsage marks errors that should print the usage.
+var errUsage = errors.New("usage")
+
+type command struct {
+	name string
+	run  func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+func commands() []command {
+	return []command{
+		{"demo", runDemo},
+		{"version", runVersion},
+	}
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			if err := c.run(ctx, args[1:], stdout, stderr); err != nil {
+				if errors.Is(err, flag.ErrHelp) {
+					return 0
+				}
+				fmt.Fprintf(stderr, "bridge %s: %v\n", c.name, err)
+				if errors.Is(err, errUsage) {
+					fmt.Fprint(stderr, usage)
+				}
+				return 1
+			}
+			return 0
+		}
+	}
+	fmt.Fprintf(stderr, "bridge: unknown command %q\n\n%s", args[0], usage)
+	return 2
+}
+
+func runVersion(_ context.Context, _ []string, stdout, _ io.Writer) error {
+	fmt.Fprintf(stdout, "bridge %s\nA2A protocol: %s (JSON-RPC, HTTP+JSON, SSE)\n", gateway.Version, a2a.ProtocolVersion)
+	return nil
+}
+
+func newLogger(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))
+}
+
+func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
+	publicURL := fs.String("public-url", "", "URL clients reach the bridge at (default http://ADDR)")
+	storeURL := fs.String("store", "memory:", "task store: memory:, sqlite:PATH or postgres://…")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	log := newLogger(stderr)
+	st, closeStore, err := openStore(ctx, *storeURL)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	l := &gateway.Listener{Addr: *addr, Log: log}
+	if err := l.Listen(); err != nil {
+		return err
+	}
+	pub := *publicURL
+	if pub == "" {
+		pub = "http://" + displayAddr(l.BoundAddr())
+	}
+	h, mgr, err := gateway.NewDemo(gateway.DemoOptions{PublicURL: pub, Store: st, Log: log})
+	if err != nil {
+		return err
+	}
+	l.Handler = h
+	log.Info("bridge demo listening", "addr", l.BoundAddr(), "agent", pub+gateway.DemoBase, "card", pub+gateway.DemoBase+"/.well-known/agent-card.json")
+	fmt.Fprintf(stdout, "demo agent at %s%s (card: %s/.well-known/agent-card.json)\n", pub, gateway.DemoBase, pub)
+	err = l.Serve(ctx)
+	mgr.Wait()
+	return err
+}
+
+// displayAddr turns a bound address into one a client can dial.
+func displayAddr(a string) string {
+	host, port, err := net.SplitHostPort(a)
+	if err != nil {
+		return a
+	}
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		host = "localhost"
+	}
+	return net.JoinHostPort(host, port)
+}
+
+func openStore(_ context.Context, url string) (a2a.Store, func(), error) {
+	switch {
+	case url == "" || url == "memory:" || url == "memory":
+		return store.NewMemory(), func() {}, nil
+	}
+	return nil, nil, fmt.Errorf("store %q: unsupported (use memory:)", strings.SplitN(url, "?", 2)[0])
+}
