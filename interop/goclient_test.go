@@ -1,27 +1,16 @@
-//go:build interop && interop_goclient
+//go:build interop
 
-// Our Go A2A client against the @a2a-js/sdk agent (server.mjs).
-//
-// EXPECTS (planned client API in package a2a; adjust names here when it lands,
-// then drop the `interop_goclient` build tag so `make interop` runs this file):
-//
-//	a2a.NewClient(ctx, cardURL string, opts ...a2a.ClientOption) (*a2a.Client, error)
-//	a2a.WithBinding(binding string) a2a.ClientOption   // force a2a.BindingJSONRPC / a2a.BindingHTTPJSON
-//	(*Client).SendMessage(ctx, *a2a.SendMessageRequest) (*a2a.SendMessageResponse, error)
-//	(*Client).SendStreamingMessage(ctx, *a2a.SendMessageRequest) iter.Seq2[*a2a.StreamResponse, error]
-//	(*Client).GetTask(ctx, *a2a.GetTaskRequest) (*a2a.Task, error)
-//	(*Client).ListTasks(ctx, *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error)
-//	(*Client).CancelTask(ctx, *a2a.CancelTaskRequest) (*a2a.Task, error)
-//	errors.Is(err, a2a.ErrTaskNotFound) for an unknown task id
-//
-// Types (Message, Part via a2a.TextPart, Task, StreamResponse, TaskState
-// constants, Role constants) are the ones already in a2a/types.go and a2a/codec.go.
+// Our Go A2A client (package a2a) against the @a2a-js/sdk agent (server.mjs),
+// once per binding forced with a2a.WithBinding. Uses NewClient, SendMessage,
+// SendStreamingMessage (Stream.All), GetTask, ListTasks, CancelTask and
+// errors.Is(err, a2a.ErrTaskNotFound).
 
 package interop
 
 import (
 	"context"
 	"errors"
+	"iter"
 	"strings"
 	"testing"
 	"time"
@@ -52,6 +41,16 @@ func artifactTexts(task *a2a.Task) []string {
 	return out
 }
 
+// stream opens a streaming send of text and returns its events.
+func stream(ctx context.Context, t *testing.T, c *a2a.Client, text string) iter.Seq2[*a2a.StreamResponse, error] {
+	t.Helper()
+	s, err := c.SendStreamingMessage(ctx, &a2a.SendMessageRequest{Message: userMsg(text, "", "")})
+	if err != nil {
+		t.Fatalf("SendStreamingMessage(%q): %v", text, err)
+	}
+	return s.All()
+}
+
 // TestGoClientAgainstJSServer drives server.mjs with our client over both bindings.
 func TestGoClientAgainstJSServer(t *testing.T) {
 	node := requireNode(t)
@@ -65,6 +64,9 @@ func TestGoClientAgainstJSServer(t *testing.T) {
 			c, err := a2a.NewClient(ctx, cardURL, a2a.WithBinding(binding))
 			if err != nil {
 				t.Fatalf("NewClient(%s): %v", cardURL, err)
+			}
+			if got := c.Interface().ProtocolBinding; got != binding {
+				t.Fatalf("client picked binding %q, want %q", got, binding)
 			}
 
 			t.Run("blocking echo", func(t *testing.T) {
@@ -86,7 +88,7 @@ func TestGoClientAgainstJSServer(t *testing.T) {
 			t.Run("streaming order", func(t *testing.T) {
 				var kinds []string
 				var last *a2a.StreamResponse
-				for ev, err := range c.SendStreamingMessage(ctx, &a2a.SendMessageRequest{Message: userMsg("stream go", "", "")}) {
+				for ev, err := range stream(ctx, t, c, "stream go") {
 					if err != nil {
 						t.Fatalf("stream: %v (after %v)", err, kinds)
 					}
@@ -146,7 +148,7 @@ func TestGoClientAgainstJSServer(t *testing.T) {
 			t.Run("cancel slow", func(t *testing.T) {
 				var taskID string
 				var canceled *a2a.Task
-				for ev, err := range c.SendStreamingMessage(ctx, &a2a.SendMessageRequest{Message: userMsg("/slow 10", "", "")}) {
+				for ev, err := range stream(ctx, t, c, "/slow 10") {
 					if err != nil {
 						t.Fatalf("stream: %v", err)
 					}
