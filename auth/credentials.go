@@ -116,7 +116,7 @@ func (c *CredentialsConfig) Validate(prefix string) []error {
 		}
 	}
 	if n > 1 {
-		add("set at most one of static, client_credentials, token_exchange")
+		errs = append(errs, fmt.Errorf("%s: set at most one of static, client_credentials, token_exchange", prefix))
 	}
 	return errs
 }

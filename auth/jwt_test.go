@@ -36,8 +36,12 @@ func TestAcceptsValidToken(t *testing.T) {
 		wantGroups []string
 	}{
 		{
-			name:       "ES256 with scope string and azp",
-			claims:     func(c map[string]any) { c["scope"] = "agents tools"; c["azp"] = "cli"; c["roles"] = []string{"staff", "ops"} },
+			name: "ES256 with scope string and azp",
+			claims: func(c map[string]any) {
+				c["scope"] = "agents tools"
+				c["azp"] = "cli"
+				c["roles"] = []string{"staff", "ops"}
+			},
 			wantScopes: []string{"agents", "tools"},
 			wantClient: "cli",
 			wantGroups: []string{"staff", "ops"},
