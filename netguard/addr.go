@@ -17,7 +17,7 @@ func np(s string, r Reason) namedPrefix { return namedPrefix{netip.MustParsePref
 
 // v4Named and v6Named give refused ranges a reason. Order matters: the first
 // match wins, so narrower prefixes come before the ranges that contain them.
-// Anything they miss is still checked against code.dny.dev/ssrf's table.
+// The IANA-derived lists of code.dny.dev/ssrf are appended to them below.
 var (
 	v4Named = []namedPrefix{
 		np("0.0.0.0/32", ReasonUnspecified),
@@ -50,9 +50,25 @@ var (
 		np("2002::/16", Reason6to4),
 		np("3fff::/20", ReasonDocumentation),
 	}
-	// rules is the IANA-derived backstop; only its address check is used.
-	rules = ssrf.New()
+	// v4Table and v6Table are the named prefixes followed by every prefix of
+	// code.dny.dev/ssrf's IANA-derived deny lists that the named ones do not
+	// already cover, so one pass classifies an address.
+	v4Table = withLibraryPrefixes(v4Named, ssrf.IPv4DeniedPrefixes)
+	v6Table = withLibraryPrefixes(v6Named, ssrf.IPv6DeniedPrefixes)
 )
+
+func withLibraryPrefixes(named []namedPrefix, lib []netip.Prefix) []namedPrefix {
+	out := slices.Clone(named)
+	for _, q := range lib {
+		covered := slices.ContainsFunc(named, func(n namedPrefix) bool {
+			return n.prefix.Bits() <= q.Bits() && n.prefix.Contains(q.Addr())
+		})
+		if !covered {
+			out = append(out, namedPrefix{q, ReasonSpecialPurpose})
+		}
+	}
+	return out
+}
 
 // Classify returns why addr is refused by default, or [ReasonNone] if it is a
 // public address. IPv4-mapped IPv6 addresses are classified as the IPv4
@@ -66,17 +82,14 @@ func Classify(addr netip.Addr) (reason Reason, embedded netip.Addr) {
 	}
 	a := addr.Unmap().WithZone("")
 	if a.Is4() {
-		for _, n := range v4Named {
+		for _, n := range v4Table {
 			if n.prefix.Contains(a) {
 				return n.reason, netip.Addr{}
 			}
 		}
-		if rules.SafeAddr(a) != nil {
-			return ReasonSpecialPurpose, netip.Addr{}
-		}
 		return ReasonNone, netip.Addr{}
 	}
-	for _, n := range v6Named {
+	for _, n := range v6Table {
 		if n.prefix.Contains(a) {
 			if v4, ok := embeddedIPv4(a, n.reason); ok {
 				if r, _ := Classify(v4); r != ReasonNone {
@@ -88,9 +101,6 @@ func Classify(addr netip.Addr) (reason Reason, embedded netip.Addr) {
 	}
 	if !ssrf.IPv6GlobalUnicast.Contains(a) {
 		return ReasonNotGlobal, netip.Addr{}
-	}
-	if rules.SafeAddr(a) != nil {
-		return ReasonSpecialPurpose, netip.Addr{}
 	}
 	return ReasonNone, netip.Addr{}
 }
