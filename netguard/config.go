@@ -115,8 +115,12 @@ func (c Config) Warnings() []string {
 
 var metadataAddr = netip.AddrFrom4([4]byte{169, 254, 169, 254})
 
-// validate checks cfg for New and returns every problem found. trusted relaxes
-// the rules that only make sense for the guarded client.
+// Validate reports every problem that would make [New] fail, one per line,
+// each naming the field and the fix. Zero values are valid.
+func (c Config) Validate() error { return c.validate(false) }
+
+// validate returns every problem found in c. trusted relaxes the rules that
+// only make sense for the guarded client.
 func (c Config) validate(trusted bool) error {
 	var errs []error
 	for i, p := range c.UnsafeAllow {

@@ -28,7 +28,7 @@ type Guard struct {
 // New validates cfg, applies defaults and returns a Guard. The error lists
 // every problem in cfg.
 func New(cfg Config) (*Guard, error) {
-	if err := cfg.validate(false); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	cfg.UnsafeAllow = slices.Clone(cfg.UnsafeAllow)
@@ -83,6 +83,8 @@ func (g *Guard) control(network, address string, _ syscall.RawConn) error {
 // streams) and refuses redirects unless cfg.MaxRedirects is positive.
 // UnsafeAllow, AllowHTTP and Ports are ignored. Invalid values fall back to
 // their defaults; a MaxRedirects above [MaxRedirectsLimit] is clamped to it.
+// Each call builds a new connection pool: build the client once per
+// destination set and reuse it.
 func Trusted(cfg Config) *http.Client {
 	cfg = cfg.withDefaults()
 	cfg.MaxRedirects = min(max(cfg.MaxRedirects, 0), MaxRedirectsLimit)
