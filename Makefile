@@ -1,0 +1,50 @@
+# a2a-mcp-bridge — run `make help` for the targets.
+SHELL := /bin/bash
+GO ?= go
+PKGS ?= ./...
+FUZZTIME ?= 10s
+BENCHTIME ?= 1s
+BENCHOUT ?= bench/out
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X github.com/a2a-mcp-bridge/bridge/gateway.Version=$(VERSION)
+
+.PHONY: help build test test-go lint fuzz proto bench demo interop interop-deps
+
+help: ## Show this help
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-14s %s\n", $$1, $$2}'
+
+build: ## Build bin/bridge
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/bridge ./cmd/bridge
+
+test: test-go interop ## Run every test with -race (unit, integration, interop)
+
+test-go: ## Run the Go tests with -race (PostgreSQL/Redis tests need BRIDGE_TEST_POSTGRES_URL/BRIDGE_TEST_REDIS_URL)
+	$(GO) vet $(PKGS)
+	$(GO) test -race -count=1 -timeout 20m $(PKGS)
+
+lint: ## gofmt and go vet
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+fuzz: ## Run every fuzz target for FUZZTIME each (default 10s)
+	@set -e; for pkg in $$($(GO) list $(PKGS)); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done
+
+proto: ## Regenerate a2a/a2apb from the pinned A2A 1.0.1 proto (A2A_PROTO_DIR=… for a local copy)
+	a2a/a2apb/gen.sh
+
+bench: ## Run the benchmarks and write $(BENCHOUT)/report.txt
+	@mkdir -p $(BENCHOUT)
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) $(PKGS) | tee $(BENCHOUT)/report.txt
+
+demo: ## Run the demo agent on the embedded defaults (ADDR=127.0.0.1:8080)
+	$(GO) run ./cmd/bridge demo --addr $${ADDR:-127.0.0.1:8080}
+
+interop-deps: ## Install the pinned npm peers of the interop tests
+	cd interop/a2ajs && npm ci --no-audit --no-fund
+
+interop: interop-deps ## Interop tests against software we did not write (npm peers, pinned)
+	$(GO) test -race -count=1 -tags interop -timeout 15m ./interop/...
