@@ -121,12 +121,14 @@ func (s *sseReader) readLine() ([]byte, error) {
 				s.skipLF = true
 			}
 			if i >= 0 {
+				// Any line longer than the cap allows fails, wherever the
+				// reads happened to split it.
+				if len(s.line)+i > s.max+sseLineSlack {
+					return nil, sseTooLarge(s.max)
+				}
 				s.start += i + 1
 				if len(s.line) == 0 {
 					return chunk[:i], nil
-				}
-				if len(s.line)+i > s.max+sseLineSlack {
-					return nil, sseTooLarge(s.max)
 				}
 				s.line = append(s.line, chunk[:i]...)
 				return s.line, nil
