@@ -1,7 +1,10 @@
 package auth_test
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/x509"
@@ -453,5 +456,46 @@ func TestJWKSIgnoresSymmetricKeys(t *testing.T) {
 	_, err := auth.New(t.Context(), auth.Config{JWKS: []auth.JWKSConfig{{Issuer: idp.Issuer, File: path, Audience: []string{resource}}}}, auth.Options{Now: clk.Now})
 	if err == nil {
 		t.Fatal("JWKS file with only a symmetric key was accepted")
+	}
+}
+
+func TestKeyRotationPickedUpAfterRefreshInterval(t *testing.T) {
+	idp := authtest.NewIdP(t)
+	clk := newClock()
+	chain := newChain(t, oidcConfig(idp), clk)
+	if _, err := chain.Authenticate(bearerRequest(idp.Sign(t, idp.Claims("alice", resource, clk.Now())))); err != nil {
+		t.Fatal(err)
+	}
+	newKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idp.Publish(append(idp.PublishedKeys(), oidctest.PublicKey{PublicKey: newKey.Public(), KeyID: "ec-2", Algorithm: "ES256"})...)
+	tok := authtest.SignJWT(t, newKey, "ES256", "ec-2", "", idp.Claims("bob", resource, clk.Now()))
+	// Within the interval the new kid is one more unknown kid...
+	_, err = chain.Authenticate(bearerRequest(tok))
+	wantAuthError(t, err, http.StatusUnauthorized, auth.ReasonUnknownKey, tok)
+	// ...after it, one fetch picks it up.
+	clk.Add(auth.DefaultMinRefreshInterval)
+	if _, err := chain.Authenticate(bearerRequest(tok)); err != nil {
+		t.Fatalf("rotated key refused after the refresh interval: %v", err)
+	}
+	if n := idp.JWKSFetches(); n != 2 {
+		t.Errorf("%d JWKS fetches; want 2", n)
+	}
+}
+
+func TestDiscoveryURLOverride(t *testing.T) {
+	idp := authtest.NewIdP(t)
+	clk := newClock()
+	cfg := oidcConfig(idp)
+	cfg.OIDC[0].DiscoveryURL = idp.Issuer + "/.well-known/openid-configuration"
+	chain := newChain(t, cfg, clk)
+	if _, err := chain.Authenticate(bearerRequest(idp.Sign(t, idp.Claims("alice", resource, clk.Now())))); err != nil {
+		t.Fatal(err)
+	}
+	cfg.OIDC[0].Issuer = "https://not-the-discovered-issuer.example"
+	if _, err := auth.New(t.Context(), cfg, auth.Options{Now: clk.Now}); err == nil {
+		t.Fatal("discovery document for another issuer accepted")
 	}
 }

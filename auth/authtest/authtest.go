@@ -32,8 +32,24 @@ type IdP struct {
 	RSA *rsa.PrivateKey
 	EC  *ecdsa.PrivateKey
 
+	mu          sync.RWMutex // guards fake.PublicKeys
 	fake        *oidctest.Server
 	jwksFetches atomic.Int64
+}
+
+// Publish replaces the published keys (key rotation). Safe to call while the
+// server is serving.
+func (i *IdP) Publish(keys ...oidctest.PublicKey) {
+	i.mu.Lock()
+	i.fake.PublicKeys = keys
+	i.mu.Unlock()
+}
+
+// PublishedKeys returns the keys currently published.
+func (i *IdP) PublishedKeys() []oidctest.PublicKey {
+	i.mu.RLock()
+	defer i.mu.RUnlock()
+	return append([]oidctest.PublicKey(nil), i.fake.PublicKeys...)
 }
 
 // Key ids published by NewIdP.
@@ -65,6 +81,8 @@ func NewIdP(t testing.TB) *IdP {
 		if r.URL.Path == "/keys" {
 			idp.jwksFetches.Add(1)
 		}
+		idp.mu.RLock()
+		defer idp.mu.RUnlock()
 		idp.fake.ServeHTTP(w, r)
 	}))
 	t.Cleanup(idp.Server.Close)
