@@ -538,7 +538,8 @@ func checkOursRoundTrip(t *testing.T, value any, m proto.Message) {
 
 // normalised returns a deep copy of *v (v is a pointer) with every
 // time.Time in UTC, every json.RawMessage re-encoded from its parsed value,
-// and empty slices and maps made nil.
+// an empty TaskState as TASK_STATE_UNSPECIFIED, and empty slices and maps
+// made nil.
 func normalised(t *testing.T, v any) any {
 	t.Helper()
 	b, err := json.Marshal(v)
@@ -554,12 +555,18 @@ func normalised(t *testing.T, v any) any {
 }
 
 var (
-	timeType = reflect.TypeFor[time.Time]()
-	rawType  = reflect.TypeFor[json.RawMessage]()
+	timeType  = reflect.TypeFor[time.Time]()
+	rawType   = reflect.TypeFor[json.RawMessage]()
+	stateType = reflect.TypeFor[a2a.TaskState]()
 )
 
 func normalise(v reflect.Value) {
 	switch {
+	case v.Type() == stateType:
+		if v.String() == "" {
+			v.SetString(string(a2a.TaskStateUnspecified))
+		}
+		return
 	case v.Type() == timeType:
 		v.Set(reflect.ValueOf(v.Interface().(time.Time).UTC()))
 		return

@@ -72,15 +72,12 @@ func checkFixedPoint[T any](t *testing.T, b []byte) {
 	if !bytes.Equal(b2, b3) {
 		t.Fatalf("encoding is not stable\ninput: %q\nfirst:  %s\nsecond: %s", b, b2, b3)
 	}
-	var v3 T
-	if err := json.Unmarshal(b3, &v3); err != nil {
-		t.Fatalf("third decode: %v", err)
-	}
-	n2, n3 := reflect.ValueOf(&v2).Elem(), reflect.ValueOf(&v3).Elem()
-	normalise(n2)
-	normalise(n3)
-	if !reflect.DeepEqual(v2, v3) {
-		t.Fatalf("decode(encode(v)) != v\ninput: %q\nencoded: %s", b, b2)
+	// The encoder must not lose what the decoder read: the value decoded
+	// from our encoding equals the first one up to normalisation.
+	normalise(reflect.ValueOf(&v1).Elem())
+	normalise(reflect.ValueOf(&v2).Elem())
+	if !reflect.DeepEqual(v1, v2) {
+		t.Fatalf("decode(encode(v)) != v\ninput: %q\nencoded: %s\nfirst:  %#v\nsecond: %#v", b, b2, v1, v2)
 	}
 }
 
