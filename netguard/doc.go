@@ -38,13 +38,15 @@
 //   - refuses redirects unless [Config.MaxRedirects] is positive, in which case
 //     at most that many are followed and each hop is checked again;
 //   - bounds the dial, the TLS handshake, the wait for response headers and the
-//     whole request, and caps response bodies at [Config.MaxBodyBytes]: reading
-//     past the cap returns an error wrapping [ErrBodyTooLarge] rather than a
-//     silently truncated body.
+//     whole request, caps response headers at 64 KiB and response bodies at
+//     [Config.MaxBodyBytes]: reading past the cap returns an error wrapping
+//     [ErrBodyTooLarge] rather than a silently truncated body;
+//   - keeps no cookie jar.
 //
 // Refusals are [*BlockedError] values carrying a typed [Reason]; they match
 // [ErrBlocked] with errors.Is, so callers can tell "policy said no" from
-// "the network failed".
+// "the network failed". Errors from http.Client quote the request URL, which
+// for a push webhook may hold a secret; log [RedactURL] of them.
 //
 // [Guard.CheckURL] is the early, user-facing check (for example when an A2A
 // client registers a push URL). It resolves the name and checks every address,
