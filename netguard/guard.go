@@ -80,7 +80,9 @@ func (g *Guard) control(network, address string, _ syscall.RawConn) error {
 // It does no address, port or URL policy check beyond requiring http or https,
 // but it never uses a proxy from the environment, applies cfg's timeouts and
 // body cap (a negative Timeout or MaxBodyBytes disables that limit, for
-// streams) and refuses redirects unless cfg.MaxRedirects is positive.
+// streams) and refuses redirects unless cfg.MaxRedirects is positive. Keep
+// MaxRedirects at 0 unless the upstream is known to redirect: a followed
+// redirect leaves the operator's list and its target is not address-checked.
 // UnsafeAllow, AllowHTTP and Ports are ignored. Invalid values fall back to
 // their defaults; a MaxRedirects above [MaxRedirectsLimit] is clamped to it.
 // Each call builds a new connection pool: build the client once per

@@ -81,6 +81,10 @@ func TestCheckURL(t *testing.T) {
 		{"numeric out of range", "https://4294967296/", netguard.ReasonHost, ""},
 		{"name ending in number", "https://foo.123/", netguard.ReasonHost, ""},
 
+		{"percent-encoded loopback", "https://%31%32%37.0.0.1/", netguard.ReasonURL, ""},
+		{"percent-encoded hex loopback", "https://%30x7f000001/", netguard.ReasonURL, ""},
+		{"v4-compatible v6", "https://[::127.0.0.1]/", netguard.ReasonNotGlobal, "::7f00:1"},
+
 		{"localhost", "https://localhost/", netguard.ReasonLoopback, ""},
 		{"localhost trailing dot", "https://LOCALHOST./", netguard.ReasonLoopback, ""},
 		{"sub.localhost", "https://api.localhost/", netguard.ReasonLoopback, ""},
