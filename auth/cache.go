@@ -2,6 +2,7 @@ package auth
 
 import (
 	"crypto/sha256"
+	"hash/maphash"
 	"sync"
 	"time"
 )
@@ -10,9 +11,13 @@ const cacheShards = 16
 
 // TokenCache remembers verified tokens so a repeat token skips signature
 // verification. It is bounded (least recently used entries are evicted per
-// shard), keyed by the sha256 of the token (the token itself is never a key
-// and never logged), and an entry never outlives the token's exp.
+// shard), and an entry never outlives the token's exp. Entries are found by a
+// keyed hash of the token (maphash with a per-cache random seed: fast, and
+// not predictable by a caller) and a hit is confirmed by comparing the token
+// with the one the cached principal was verified from, so no hash collision
+// can ever return another caller's principal.
 type TokenCache struct {
+	seed     maphash.Seed
 	maxTTL   time.Duration
 	perShard int
 	now      func() time.Time
@@ -21,12 +26,12 @@ type TokenCache struct {
 
 type cacheShard struct {
 	mu   sync.Mutex
-	m    map[[32]byte]*cacheEntry
+	m    map[uint64]*cacheEntry
 	head cacheEntry // sentinel of the LRU ring: head.next is the newest
 }
 
 type cacheEntry struct {
-	key        [32]byte
+	key        uint64
 	p          *Principal
 	expires    int64 // unix nanoseconds
 	prev, next *cacheEntry
@@ -44,28 +49,30 @@ func NewTokenCache(maxEntries int, maxTTL time.Duration, now func() time.Time) *
 	if now == nil {
 		now = time.Now
 	}
-	c := &TokenCache{maxTTL: maxTTL, perShard: max(1, (maxEntries+cacheShards-1)/cacheShards), now: now}
+	c := &TokenCache{seed: maphash.MakeSeed(), maxTTL: maxTTL, perShard: max(1, (maxEntries+cacheShards-1)/cacheShards), now: now}
 	for i := range c.shards {
 		s := &c.shards[i]
-		s.m = make(map[[32]byte]*cacheEntry)
+		s.m = make(map[uint64]*cacheEntry)
 		s.head.next, s.head.prev = &s.head, &s.head
 	}
 	return c
 }
 
-// TokenKey is the cache key of a token: its sha256.
+// TokenKey is a stable digest of a token (sha256), for maps that must not
+// hold tokens as keys.
 func TokenKey(tok string) [32]byte { return sha256.Sum256([]byte(tok)) }
 
-func (c *TokenCache) shard(k *[32]byte) *cacheShard { return &c.shards[k[0]%cacheShards] }
+func (c *TokenCache) shard(k uint64) *cacheShard { return &c.shards[k>>60%cacheShards] }
 
-// Get returns the principal cached for the token whose key is k, or nil. The
-// principal is shared: callers must not modify it.
-func (c *TokenCache) Get(k [32]byte) *Principal {
-	s := c.shard(&k)
+// Get returns the principal cached for tok, or nil. The principal is shared:
+// callers must not modify it.
+func (c *TokenCache) Get(tok string) *Principal {
+	k := maphash.String(c.seed, tok)
+	s := c.shard(k)
 	now := c.now().UnixNano()
 	s.mu.Lock()
 	e := s.m[k]
-	if e == nil {
+	if e == nil || e.p.Token != tok {
 		s.mu.Unlock()
 		return nil
 	}
@@ -83,12 +90,13 @@ func (c *TokenCache) Get(k [32]byte) *Principal {
 	return p
 }
 
-// Put remembers p under k until min(p.Expiry, now+maxTTL). Principals without
-// an expiry, or already expired, are not cached.
-func (c *TokenCache) Put(k [32]byte, p *Principal) {
-	if p == nil || p.Expiry.IsZero() {
+// Put remembers p, verified from p.Token, until min(p.Expiry, now+maxTTL).
+// Principals without a token or an expiry, or already expired, are not cached.
+func (c *TokenCache) Put(p *Principal) {
+	if p == nil || p.Token == "" || p.Expiry.IsZero() {
 		return
 	}
+	k := maphash.String(c.seed, p.Token)
 	now := c.now()
 	exp := p.Expiry
 	if limit := now.Add(c.maxTTL); exp.After(limit) {
@@ -97,7 +105,7 @@ func (c *TokenCache) Put(k [32]byte, p *Principal) {
 	if !exp.After(now) {
 		return
 	}
-	s := c.shard(&k)
+	s := c.shard(k)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if old := s.m[k]; old != nil {

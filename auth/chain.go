@@ -155,10 +155,8 @@ func (c *Chain) Authenticate(r *http.Request) (*Principal, error) {
 	if err != nil {
 		return nil, err
 	}
-	var key [32]byte
 	if tok != "" && c.cache != nil {
-		key = TokenKey(tok)
-		if p := c.cache.Get(key); p != nil {
+		if p := c.cache.Get(tok); p != nil {
 			return p, nil
 		}
 	}
@@ -189,7 +187,7 @@ func (c *Chain) Authenticate(r *http.Request) (*Principal, error) {
 		}
 		if err == nil {
 			if c.cache != nil && tok != "" && p.Token == tok {
-				c.cache.Put(key, p)
+				c.cache.Put(p)
 			}
 			return p, nil
 		}
