@@ -184,7 +184,10 @@ func (v *principalView) ConvertToNative(reflect.Type) (any, error) { return nil,
 func (v *principalView) ConvertToType(t ref.Type) ref.Val { return convertView(v, principalType, t) }
 
 // Equal implements ref.Val: a view equals only itself.
-func (v *principalView) Equal(o ref.Val) ref.Val { ov, ok := o.(*principalView); return types.Bool(ok && ov == v) }
+func (v *principalView) Equal(o ref.Val) ref.Val {
+	ov, ok := o.(*principalView)
+	return types.Bool(ok && ov == v)
+}
 
 // Type implements ref.Val.
 func (v *principalView) Type() ref.Type { return principalType }
