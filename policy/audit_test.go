@@ -111,11 +111,11 @@ func TestAuditNeverLeaksTokenOrClaims(t *testing.T) {
 		t.Fatal(err)
 	}
 	hops := []Hop{
-		{Principal: p, Agent: "billing"},                                 // allow by rule
-		{Principal: p, Agent: "other"},                                   // default deny
-		{Principal: p, Agent: "conv"},                                    // eval error quoting a claim
-		{Principal: p, Agent: "missing"},                                 // missing key named by a claim value
-		{Principal: manyGroupsWith(p, 100), Agent: "runaway"},            // cost limit
+		{Principal: p, Agent: "billing"},                      // allow by rule
+		{Principal: p, Agent: "other"},                        // default deny
+		{Principal: p, Agent: "conv"},                         // eval error quoting a claim
+		{Principal: p, Agent: "missing"},                      // missing key named by a claim value
+		{Principal: manyGroupsWith(p, 100), Agent: "runaway"}, // cost limit
 		{Principal: p, Agent: "billing", Face: FaceA2A, Method: "SendMessage"},
 	}
 	for _, h := range hops {
