@@ -264,7 +264,7 @@ func (l *Limiter) Allow(ctx context.Context, hop policy.Hop) (Result, error) {
 		if !k.build(r.name, r.fields, &hop) {
 			continue
 		}
-		count, reset, err := l.counter.hit(ctx, &k, r.rate, now)
+		count, reset, err := l.hit(ctx, &k, r.rate, now)
 		if err != nil {
 			l.storeErrors.Inc()
 			mode := "open"
@@ -301,6 +301,18 @@ func (l *Limiter) Allow(ctx context.Context, hop policy.Hop) (Result, error) {
 		return best, &LimitError{Result: best, cause: ErrLimited}
 	}
 	return best, nil
+}
+
+// hit calls the counter. The in-process store is called directly so that k
+// stays on the caller's stack (no allocation per check); other counters get
+// a heap copy, since an interface call makes its arguments escape.
+func (l *Limiter) hit(ctx context.Context, k *key, r Rate, now time.Time) (int64, time.Time, error) {
+	if ms, ok := l.counter.(*memStore); ok {
+		return ms.hit(ctx, k, r, now)
+	}
+	kc := new(key)
+	*kc = *k
+	return l.counter.hit(ctx, kc, r, now)
 }
 
 func moreRestrictive(a, b Result) bool {
