@@ -19,11 +19,14 @@ var benchRules = []Rule{
 }
 
 func benchDecide(b *testing.B, hop Hop, wantAllow bool, opts ...Option) {
+	benchDecideCtx(b, context.Background(), hop, wantAllow, opts...)
+}
+
+func benchDecideCtx(b *testing.B, ctx context.Context, hop Hop, wantAllow bool, opts ...Option) {
 	e, err := Compile(Config{Default: "deny", Rules: benchRules}, opts...)
 	if err != nil {
 		b.Fatal(err)
 	}
-	ctx := context.Background()
 	if d := e.Decide(ctx, hop); d.Allow != wantAllow {
 		b.Fatalf("Decide = %+v, want allow=%v", d, wantAllow)
 	}
@@ -52,6 +55,12 @@ func BenchmarkDecide(b *testing.B) {
 	})
 	b.Run("default_deny_anonymous", func(b *testing.B) {
 		benchDecide(b, Hop{Face: FaceA2A, Agent: "research"}, false, discard)
+	})
+	// A request context can be cancelled, so evaluation watches it.
+	b.Run("default_deny_request_ctx", func(b *testing.B) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		benchDecideCtx(b, ctx, Hop{Principal: staff(), Face: FaceA2A, Agent: "research"}, false, discard)
 	})
 	// With the audit line rendered as JSON (to io.Discard) and the counter
 	// registered: the full cost a request pays.

@@ -14,10 +14,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// DefaultCostLimit bounds the work one rule or condition may do in a single
-// evaluation, in CEL cost units (roughly one per operation, per list element
-// visited in a comprehension). Rules over a principal's groups and claims stay
-// far below it; a runaway comprehension is stopped and denied.
+// DefaultCostLimit bounds the work of one decision (all rules together) or
+// one condition evaluation, in CEL cost units (roughly one per operation and
+// per list element visited in a comprehension). Rules over a principal's
+// groups and claims stay far below it; a runaway comprehension is stopped and
+// the hop denied.
 const DefaultCostLimit = 100_000
 
 // interruptCheckFrequency is how many comprehension iterations run between
@@ -64,7 +65,8 @@ func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l 
 // compiled again (config reload) with the same registerer share the counter.
 func WithRegisterer(r prometheus.Registerer) Option { return func(o *options) { o.registerer = r } }
 
-// WithCostLimit sets the per-evaluation cost limit. Default DefaultCostLimit;
+// WithCostLimit sets the cost limit of one decision (all rules together) or
+// one condition evaluation. Default DefaultCostLimit;
 // 0 keeps the default.
 func WithCostLimit(n uint64) Option {
 	return func(o *options) {
@@ -146,7 +148,34 @@ func firstPosition(expr string) (line, col int) {
 // eval runs the program over a and returns its bool result. Errors are one of
 // the sentinels, wrapped with a category that carries no input values.
 func (p *program) eval(ctx context.Context, a *activation) (bool, error) {
-	out, _, err := p.prg.ContextEval(ctx, a)
+	f, err := newFrame(ctx, a)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	return p.evalFrame(f)
+}
+
+// newFrame prepares one evaluation pass over a. Several programs may run in
+// the same frame: they then share its context and its cost tracker, so the
+// cost limit bounds them together. The caller closes the frame.
+func newFrame(ctx context.Context, a *activation) (*interpreter.ExecutionFrame, error) {
+	f, err := interpreter.NewExecutionFrame(a)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s", ErrEvaluation, "bad input")
+	}
+	// A context that can never be cancelled needs no interrupt checks.
+	if ctx.Done() != nil {
+		if err := f.SetContext(ctx, interruptCheckFrequency); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("%w: %s", ErrEvaluation, "bad context")
+		}
+	}
+	return f, nil
+}
+
+func (p *program) evalFrame(f *interpreter.ExecutionFrame) (bool, error) {
+	out, _, err := p.prg.Eval(f)
 	if err != nil {
 		return false, classify(err)
 	}

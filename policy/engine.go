@@ -181,9 +181,17 @@ func (e *Engine) decide(ctx context.Context, a *activation) Decision {
 	if ctx.Err() != nil {
 		return Decision{Reason: "request cancelled", Code: CodeCancelled}
 	}
+	if len(e.deny)+len(e.allow) == 0 {
+		return e.byDefault()
+	}
+	f, err := newFrame(ctx, a)
+	if err != nil {
+		return failed("", err)
+	}
+	defer f.Close()
 	for i := range e.deny {
 		r := &e.deny[i]
-		ok, err := r.prg.eval(ctx, a)
+		ok, err := r.prg.evalFrame(f)
 		if err != nil {
 			return failed(r.name, err)
 		}
@@ -195,7 +203,7 @@ func (e *Engine) decide(ctx context.Context, a *activation) Decision {
 	var errRule string
 	for i := range e.allow {
 		r := &e.allow[i]
-		ok, err := r.prg.eval(ctx, a)
+		ok, err := r.prg.evalFrame(f)
 		if err != nil {
 			if firstErr == nil {
 				firstErr, errRule = err, r.name
@@ -209,6 +217,10 @@ func (e *Engine) decide(ctx context.Context, a *activation) Decision {
 	if firstErr != nil {
 		return failed(errRule, firstErr)
 	}
+	return e.byDefault()
+}
+
+func (e *Engine) byDefault() Decision {
 	if e.defaultAllow {
 		return Decision{Allow: true, Default: true, Reason: "allowed by default", Code: CodeDefaultAllow}
 	}

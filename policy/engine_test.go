@@ -479,6 +479,32 @@ func TestCostLimitExceededDenies(t *testing.T) {
 	}
 }
 
+// The cost limit bounds a decision as a whole: rules that each fit can
+// still be stopped together.
+func TestCostLimitBoundsTheWholeDecision(t *testing.T) {
+	const expr = `principal.groups.exists(g, g == "zzz")`
+	c, err := CompileCondition(expr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hop := Hop{Principal: manyGroups(50)}
+	_, det, err := c.prg.prg.Eval(newActivation(hop))
+	if err != nil || det.ActualCost() == nil {
+		t.Fatalf("Eval: %v, %v", det, err)
+	}
+	one := *det.ActualCost()
+	cfg := Config{Default: "allow", Rules: []Rule{{Name: "a", Deny: expr}, {Name: "b", Deny: expr}}}
+
+	d := mustCompile(t, cfg, WithCostLimit(one*3/2)).Decide(context.Background(), hop)
+	if d.Allow || d.Code != CodeCostLimit || d.Rule != "b" {
+		t.Fatalf("limit 1.5x one rule: Decide = %+v, want deny by cost limit in rule b", d)
+	}
+	d = mustCompile(t, cfg, WithCostLimit(2*one)).Decide(context.Background(), hop)
+	if !d.Allow || d.Code != CodeDefaultAllow {
+		t.Fatalf("limit 2x one rule: Decide = %+v, want default allow", d)
+	}
+}
+
 func TestCostLimitLeavesOrdinaryRulesAlone(t *testing.T) {
 	e := mustCompile(t, Config{Default: "deny", Rules: []Rule{{Name: "staff", Allow: `principal.groups.exists(g, g == "g099")`}}})
 	d := e.Decide(context.Background(), Hop{Principal: manyGroups(100)})
