@@ -129,3 +129,32 @@ func TestKeyHashSeparatesFieldsAndRules(t *testing.T) {
 		t.Fatal("two addresses of one IPv6 /64 are counted apart")
 	}
 }
+
+// FuzzKeyDistinct checks that two hops whose counted fields differ never
+// share a counter, whatever bytes the caller puts in them.
+func FuzzKeyDistinct(f *testing.F) {
+	f.Add("search", "a", "search", "b")
+	f.Add("x|s1:y", "z", "x", "y|s1:z")
+	f.Add("", "a", "a", "")
+	f.Add("1.2.3.4", "::1", "1.2.3.4", "::2")
+	seed := maphash.MakeSeed()
+	fields := []Field{FieldTool, FieldSkill}
+	f.Fuzz(func(t *testing.T, tool1, skill1, tool2, skill2 string) {
+		a := policy.Hop{Tool: tool1, Skill: skill1}
+		b := policy.Hop{Tool: tool2, Skill: skill2}
+		var ka, kb key
+		okA, okB := ka.build("r", fields, &a), kb.build("r", fields, &b)
+		if okA != (tool1 != "" && skill1 != "") || okB != (tool2 != "" && skill2 != "") {
+			t.Fatal("rule applied to a hop lacking a field, or skipped a complete one")
+		}
+		if !okA || !okB || (tool1 == tool2 && skill1 == skill2) {
+			return
+		}
+		if ka.String() == kb.String() {
+			t.Fatalf("hops %q/%q and %q/%q share Redis key %q", tool1, skill1, tool2, skill2, ka.String())
+		}
+		if ka.hash(seed) == kb.hash(seed) {
+			t.Fatalf("hops %q/%q and %q/%q share an in-process counter", tool1, skill1, tool2, skill2)
+		}
+	})
+}
