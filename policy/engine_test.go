@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"strings"
 	"sync"
@@ -782,5 +781,3 @@ func TestNilCondition(t *testing.T) {
 		t.Fatalf("nil Condition Eval = %v, %v", ok, err)
 	}
 }
-
-var _ = io.Discard
