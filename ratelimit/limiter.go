@@ -10,6 +10,13 @@
 // IPLimiter is a separate, in-process limit per client address meant to run
 // before authentication, so that a flood of bad tokens cannot reach token
 // verification.
+//
+// Windows are fixed, as in ulule/limiter: a window opens at a key's first
+// request and lasts one period, so a caller can pass up to twice the quota
+// across a window boundary. Addresses are taken from policy.Hop.RemoteIP (or
+// the string given to IPLimiter), which the caller must fill from the
+// connection, never from X-Forwarded-For or similar request headers unless a
+// trusted proxy set them; IPv6 addresses are counted per /64.
 package ratelimit
 
 import (

@@ -417,3 +417,31 @@ func TestRedisOutage(t *testing.T) {
 		})
 	}
 }
+
+// TestFixedWindowAllowsTwiceTheQuotaAcrossABoundary pins a documented
+// property of fixed windows: a caller who spends a full quota just before a
+// window ends gets a fresh one at once, so up to 2× the quota can pass in a
+// span slightly longer than the window's tail.
+func TestFixedWindowAllowsTwiceTheQuotaAcrossABoundary(t *testing.T) {
+	clock := newClock()
+	l, _ := newTestLimiter(t, clock, Rule{Per: Fields{"principal"}, Rate: "5/m"})
+	hop := policy.Hop{Principal: alice}
+	count := func() int {
+		n := 0
+		for i := 0; i < 10; i++ {
+			if _, err := l.Allow(context.Background(), hop); err == nil {
+				n++
+			}
+		}
+		return n
+	}
+	_ = count() // opens the window at t0
+	clock.advance(59 * time.Second)
+	if got := count(); got != 0 {
+		t.Fatalf("%d allowed in the window's last second after the quota was spent, want 0", got)
+	}
+	clock.advance(time.Second)
+	if got := count(); got != 5 {
+		t.Fatalf("%d allowed right after the boundary, want a fresh quota of 5", got)
+	}
+}

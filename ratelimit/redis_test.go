@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -94,5 +96,44 @@ func TestRedisReplicasShareCounts(t *testing.T) {
 	n, err := c.Get(ctx, prefix+":per-principal|p25:https://idp.example|alice").Int64()
 	if err != nil || n != 6 {
 		t.Fatalf("redis key for alice: %d, %v; want 6", n, err)
+	}
+}
+
+// TestRedisConcurrentHitsNeverExceedLimit runs two replicas from several
+// goroutines against one key: exactly Limit calls pass.
+func TestRedisConcurrentHitsNeverExceedLimit(t *testing.T) {
+	url := redisURL(t)
+	prefix := redisPrefix(t, url)
+	cfg := Config{Rules: []Rule{{Per: Fields{"principal"}, Rate: "50/h"}}, Redis: url, OnRedisError: RedisFailClosed}
+	var (
+		wg      sync.WaitGroup
+		allowed atomic.Int64
+		failed  atomic.Int64
+	)
+	for r := 0; r < 2; r++ {
+		l, err := New(cfg, WithKeyPrefix(prefix))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		for g := 0; g < 4; g++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; i < 25; i++ {
+					_, err := l.Allow(context.Background(), policy.Hop{Principal: alice})
+					switch {
+					case err == nil:
+						allowed.Add(1)
+					case !errors.Is(err, ErrLimited):
+						failed.Add(1)
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	if failed.Load() != 0 || allowed.Load() != 50 {
+		t.Fatalf("%d of 200 calls allowed (%d store errors), want exactly 50", allowed.Load(), failed.Load())
 	}
 }
