@@ -181,7 +181,7 @@ var errNoConversion = errors.New("policy: principal and hop cannot be converted 
 func (v *principalView) ConvertToNative(reflect.Type) (any, error) { return nil, errNoConversion }
 
 // ConvertToType implements ref.Val.
-func (v *principalView) ConvertToType(t ref.Type) ref.Val { return convertView(v, principalType, t) }
+func (v *principalView) ConvertToType(t ref.Type) ref.Val { return convertView(principalType, t) }
 
 // Equal implements ref.Val: a view equals only itself.
 func (v *principalView) Equal(o ref.Val) ref.Val {
@@ -209,7 +209,7 @@ func (v *principalView) IsSet(index ref.Val) ref.Val {
 func (v *hopView) ConvertToNative(reflect.Type) (any, error) { return nil, errNoConversion }
 
 // ConvertToType implements ref.Val.
-func (v *hopView) ConvertToType(t ref.Type) ref.Val { return convertView(v, hopType, t) }
+func (v *hopView) ConvertToType(t ref.Type) ref.Val { return convertView(hopType, t) }
 
 // Equal implements ref.Val: a view equals only itself.
 func (v *hopView) Equal(o ref.Val) ref.Val { ov, ok := o.(*hopView); return types.Bool(ok && ov == v) }
@@ -226,7 +226,7 @@ func (v *hopView) Get(index ref.Val) ref.Val { return getField(hopFields, (*acti
 // IsSet implements traits.FieldTester for dynamic presence tests.
 func (v *hopView) IsSet(index ref.Val) ref.Val { return isSetField(hopFields, (*activation)(v), index) }
 
-func convertView(v ref.Val, self *types.Type, t ref.Type) ref.Val {
+func convertView(self *types.Type, t ref.Type) ref.Val {
 	if t == types.TypeType {
 		return self
 	}

@@ -61,10 +61,3 @@ func (ps Problems) Unwrap() []error {
 	}
 	return errs
 }
-
-func (ps Problems) errOrNil() error {
-	if len(ps) == 0 {
-		return nil
-	}
-	return ps
-}
