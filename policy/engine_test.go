@@ -781,3 +781,34 @@ func TestNilCondition(t *testing.T) {
 		t.Fatalf("nil Condition Eval = %v, %v", ok, err)
 	}
 }
+
+// The variables used as whole values (not through a field) behave and never
+// panic; anything that would need converting them fails closed.
+func TestVariablesAsValues(t *testing.T) {
+	tests := []struct {
+		expr      string
+		wantAllow bool
+	}{
+		{`hop == hop && principal == principal`, true},
+		{`type(hop) == bridge.policy.Hop && type(principal) == bridge.policy.Principal`, true},
+		{`dyn(hop) != dyn(principal)`, true},
+		{`[hop, hop].size() == 2`, true},
+		{`{"h": hop}.h == hop`, true},
+		{`string(dyn(hop)) == ""`, false},
+		{`dyn(hop)[1] == 1`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.expr, func(t *testing.T) {
+			e, err := Compile(Config{Default: "deny", Rules: []Rule{{Name: "v", Allow: tt.expr}}}, quiet)
+			if err != nil {
+				if tt.wantAllow {
+					t.Fatal(err)
+				}
+				return // rejected at load: also fine
+			}
+			if d := e.Decide(context.Background(), Hop{Principal: staff()}); d.Allow != tt.wantAllow {
+				t.Fatalf("Decide = %+v, want allow=%v", d, tt.wantAllow)
+			}
+		})
+	}
+}

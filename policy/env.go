@@ -338,6 +338,18 @@ func (p *celProvider) FindStructFieldType(name, fieldName string) (*types.FieldT
 	return p.Registry.FindStructFieldType(name, fieldName)
 }
 
+// FindIdent implements types.Provider, so rules may name the two types
+// (type(hop) == bridge.policy.Hop).
+func (p *celProvider) FindIdent(name string) (ref.Val, bool) {
+	switch name {
+	case principalTypeName:
+		return principalType, true
+	case hopTypeName:
+		return hopType, true
+	}
+	return p.Registry.FindIdent(name)
+}
+
 // NewValue implements types.Provider. Principal and Hop cannot be built
 // inside an expression.
 func (p *celProvider) NewValue(name string, fields map[string]ref.Val) ref.Val {
