@@ -27,7 +27,7 @@ func NewIPLimiter(r Rate, opts ...Option) (*IPLimiter, error) {
 	if !r.valid() {
 		return nil, fmt.Errorf("ratelimit: ip limit: invalid rate %s: want 1 to %d requests per s, m, h or d", r, MaxRateLimit)
 	}
-	o := options{now: time.Now}
+	o := options{now: monoNow}
 	for _, opt := range opts {
 		opt(&o)
 	}
