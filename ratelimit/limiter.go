@@ -250,6 +250,8 @@ func (l *Limiter) Close() error { return l.close() }
 // 503). When Redis is unreachable and the config fails open, the rules kept
 // in Redis are skipped and the hop is allowed. Store errors are counted in
 // bridge_ratelimit_store_errors_total and logged at most once per interval.
+// If ctx ends while Redis is being asked, Allow returns ctx's error, wrapped,
+// and the caller should stop serving the request.
 func (l *Limiter) Allow(ctx context.Context, hop policy.Hop) (Result, error) {
 	var (
 		best Result
@@ -273,6 +275,10 @@ func (l *Limiter) Allow(ctx context.Context, hop policy.Hop) (Result, error) {
 			continue
 		}
 		count, reset, err := l.hit(ctx, &k, r.rate, now)
+		if err != nil && ctx.Err() != nil {
+			// The caller gave up; that says nothing about the store.
+			return Result{}, fmt.Errorf("ratelimit: %w", ctx.Err())
+		}
 		if err != nil {
 			l.storeErrors.Inc()
 			mode := "open"

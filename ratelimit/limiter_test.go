@@ -445,3 +445,21 @@ func TestFixedWindowAllowsTwiceTheQuotaAcrossABoundary(t *testing.T) {
 		t.Fatalf("%d allowed right after the boundary, want a fresh quota of 5", got)
 	}
 }
+
+func TestAllowReturnsContextErrorNotOutage(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	l, err := New(Config{Rules: []Rule{{Per: Fields{"principal"}, Rate: "1/m"}}, Redis: "redis://" + closedPort(t), OnRedisError: RedisFailOpen},
+		WithRegisterer(reg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := l.Allow(ctx, policy.Hop{Principal: alice}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if got := metricValue(t, reg, "bridge_ratelimit_store_errors_total"); got != 0 {
+		t.Fatalf("a cancelled request counted as a store error (%v)", got)
+	}
+}

@@ -190,7 +190,9 @@ func (c *redisCounter) store(ctx context.Context) (*ululeCounter, error) {
 	}
 	st, err := redisstore.NewStoreWithOptions(c.client, limiter.StoreOptions{Prefix: c.prefix})
 	if err != nil {
-		c.nextTry = now.Add(c.cooldown)
+		if ctx.Err() == nil {
+			c.nextTry = now.Add(c.cooldown)
+		}
 		return nil, fmt.Errorf("ratelimit: redis: loading scripts: %w", err)
 	}
 	c.inner = &ululeCounter{store: st}
