@@ -258,10 +258,14 @@ func (c *Client) SendMessage(ctx context.Context, req *SendMessageRequest) (*Sen
 	}
 	r := *req
 	r.Tenant = c.tenant(r.Tenant)
-	return clientCall[SendMessageResponse](ctx, c, clientOp{
+	resp, err := clientCall[SendMessageResponse](ctx, c, clientOp{
 		name: name, method: "SendMessage", params: &r, tenant: r.Tenant,
 		route: func() clientRoute { return clientRouteSendMessage(&r, "message:send") },
 	})
+	if err == nil && resp.Task == nil && resp.Message == nil {
+		return nil, clientBadResponse(name, "the response has neither a task nor a message")
+	}
+	return resp, err
 }
 
 // SendStreamingMessage sends a message and returns the stream of the task's
