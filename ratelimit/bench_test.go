@@ -3,6 +3,7 @@ package ratelimit
 import (
 	"context"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -66,8 +67,9 @@ func runAllowParallel(b *testing.B, l *Limiter) {
 	b.ResetTimer()
 	start := cpuTime()
 	defer reportCPU(b, start)
+	var worker atomic.Int64
 	b.RunParallel(func(pb *testing.PB) {
-		i := 0
+		i := int(worker.Add(1)) * 509 // workers start on different keys
 		for pb.Next() {
 			if _, err := l.Allow(ctx, hops[i&1023]); err != nil {
 				b.Error(err)

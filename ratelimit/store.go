@@ -49,7 +49,7 @@ type memShard struct {
 	mu      sync.Mutex
 	m       map[uint64]window
 	sweepAt int
-	_       [32]byte // keep neighbouring shards' mutexes off one cache line
+	_       [128 - 24]byte // one shard per 128 bytes: neighbours share no cache line (nor its prefetched pair)
 }
 
 type window struct {
