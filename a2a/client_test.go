@@ -1163,3 +1163,36 @@ func BenchmarkClientStream(b *testing.B) {
 		}
 	}
 }
+
+// FuzzClientEvent decodes arbitrary event data as both bindings do and as an
+// error body. Nothing may panic; a decoded event always has a known kind,
+// and an error is never nil-with-event.
+func FuzzClientEvent(f *testing.F) {
+	f.Add([]byte(evTask))
+	f.Add([]byte(evFuture))
+	f.Add([]byte(notFoundREST))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":7,"result":` + evArt + `}`))
+	f.Add([]byte(fmt.Sprintf(notFoundRPC, "7")))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":"7","result":{"task":{"id":"t","status":{"state":3}}}}`))
+	f.Add([]byte(`{"error":"boom"}`))
+	f.Add([]byte(`{"error":{"code":-32001,"data":"x","details":[1,{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":5,"metadata":{"k":[]}}]}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, decode := range []func() (*StreamResponse, error){
+			func() (*StreamResponse, error) { return clientRESTEvent("fuzz", data) },
+			func() (*StreamResponse, error) { return clientRPCEvent("fuzz", 7, data) },
+		} {
+			ev, err := decode()
+			if err != nil && ev != nil {
+				t.Fatalf("event %+v with error %v", ev, err)
+			}
+			if ev != nil && ev.Kind() == "" {
+				t.Fatalf("event of unknown kind returned: %s", data)
+			}
+		}
+		for _, status := range []int{200, 400, 404, 502} {
+			if e := clientErrorBody(status, data); e != nil && e.Code == 0 {
+				t.Fatalf("error body %s gave code 0", data)
+			}
+		}
+	})
+}
