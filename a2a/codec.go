@@ -405,3 +405,78 @@ func (r *SendMessageResponse) UnmarshalJSON(b []byte) error {
 
 // Ptr returns a pointer to v, for optional fields.
 func Ptr[T any](v T) *T { return &v }
+
+// structFields are the fields of google.protobuf.Struct or Value type in the
+// A2A proto: their keys are data, never field names, and are kept as sent.
+var structFields = map[string]bool{"metadata": true, "data": true, "params": true, "header": true}
+
+// normalizeFieldNames rewrites proto field names (snake_case), which
+// ProtoJSON parsers must accept beside the camelCase JSON names, to their
+// JSON names, leaving the contents of Struct and Value fields untouched.
+// Input without an underscore is returned as is.
+func normalizeFieldNames(raw []byte) ([]byte, error) {
+	if bytes.IndexByte(raw, '_') < 0 {
+		return raw, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	changed := false
+	v = renameKeys(v, &changed)
+	if !changed {
+		return raw, nil
+	}
+	return json.Marshal(v)
+}
+
+func renameKeys(v any, changed *bool) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, val := range x {
+			name := k
+			if strings.IndexByte(k, '_') > 0 {
+				name = lowerCamel(k)
+				*changed = true
+			}
+			if _, dup := x[name]; dup && name != k {
+				// Both spellings present: the JSON name wins.
+				continue
+			}
+			if structFields[name] {
+				out[name] = val
+			} else {
+				out[name] = renameKeys(val, changed)
+			}
+		}
+		return out
+	case []any:
+		for i := range x {
+			x[i] = renameKeys(x[i], changed)
+		}
+		return x
+	}
+	return v
+}
+
+func lowerCamel(s string) string {
+	var b strings.Builder
+	up := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '_':
+			up = true
+		case up && c >= 'a' && c <= 'z':
+			b.WriteByte(c - 'a' + 'A')
+			up = false
+		default:
+			b.WriteByte(c)
+			up = false
+		}
+	}
+	return b.String()
+}

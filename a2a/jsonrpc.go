@@ -111,6 +111,10 @@ func decodeParams(raw []byte, p any) error {
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = []byte("{}")
 	}
+	raw, err := normalizeFieldNames(raw)
+	if err != nil {
+		return ErrInvalidParams.Withf("invalid params: %s", jsonErrorText(err))
+	}
 	if err := json.Unmarshal(raw, p); err != nil {
 		return ErrInvalidParams.Withf("invalid params: %s", jsonErrorText(err))
 	}

@@ -107,6 +107,8 @@ func (m *Manager) published(ctx context.Context, owner string, rec *TaskRecord, 
 
 // execution is one run of the executor for one message.
 type execution struct {
+	// holder names this execution in the task's run lease.
+	holder string
 	req    *Request
 	up     *Updater
 	cancel context.CancelFunc
@@ -158,7 +160,7 @@ func (m *Manager) start(ctx context.Context, owner string, p *SendMessageRequest
 	}
 	msg := p.Message.Clone()
 	req := &Request{Owner: owner, Config: p.Configuration, Metadata: p.Metadata, Context: context.WithoutCancel(ctx)}
-	ex := &execution{req: req, done: make(chan struct{})}
+	ex := &execution{req: req, done: make(chan struct{}), holder: m.holder + "/" + uuid.NewString()}
 	if msg.TaskID != "" {
 		rec, err := m.store.GetTask(ctx, owner, msg.TaskID)
 		if err != nil {
@@ -170,7 +172,7 @@ func (m *Manager) start(ctx context.Context, owner string, p *SendMessageRequest
 		if msg.ContextID != "" && msg.ContextID != rec.Task.ContextID {
 			return nil, ErrInvalidParams.Withf("message.contextId %q does not match the context of task %s", msg.ContextID, msg.TaskID)
 		}
-		if err := m.acquire(ctx, msg.TaskID); err != nil {
+		if err := m.acquire(ctx, msg.TaskID, ex.holder); err != nil {
 			return nil, err
 		}
 		// Re-read under the lease: the previous run may have changed it.
@@ -179,7 +181,7 @@ func (m *Manager) start(ctx context.Context, owner string, p *SendMessageRequest
 			err = ErrUnsupportedOperation.Withf("task %s is %s; a terminal task cannot take more messages", msg.TaskID, rec.Task.Status.State)
 		}
 		if err != nil {
-			_ = m.store.ReleaseLease(context.WithoutCancel(ctx), msg.TaskID, m.holder)
+			_ = m.store.ReleaseLease(context.WithoutCancel(ctx), msg.TaskID, ex.holder)
 			return nil, err
 		}
 		msg.ContextID = rec.Task.ContextID
@@ -187,7 +189,7 @@ func (m *Manager) start(ctx context.Context, owner string, p *SendMessageRequest
 		next.History = append(next.History, *msg)
 		nrec, err := m.store.UpdateTask(ctx, owner, next, rec.Version, nil)
 		if err != nil {
-			_ = m.store.ReleaseLease(context.WithoutCancel(ctx), msg.TaskID, m.holder)
+			_ = m.store.ReleaseLease(context.WithoutCancel(ctx), msg.TaskID, ex.holder)
 			return nil, fmt.Errorf("a2a: record message: %w", err)
 		}
 		req.Task = &nrec.Task
@@ -198,7 +200,7 @@ func (m *Manager) start(ctx context.Context, owner string, p *SendMessageRequest
 		if msg.ContextID == "" {
 			msg.ContextID = uuid.NewString()
 		}
-		if err := m.acquire(ctx, msg.TaskID); err != nil {
+		if err := m.acquire(ctx, msg.TaskID, ex.holder); err != nil {
 			return nil, err
 		}
 	}
@@ -218,13 +220,13 @@ func (m *Manager) start(ctx context.Context, owner string, p *SendMessageRequest
 }
 
 // acquire takes a task's run lease, waiting up to LeaseWait for it.
-func (m *Manager) acquire(ctx context.Context, taskID string) error {
+func (m *Manager) acquire(ctx context.Context, taskID, holder string) error {
 	deadline := time.NewTimer(m.leaseWait)
 	defer deadline.Stop()
 	ch, stop := m.store.Watch(ctx, taskID)
 	defer stop()
 	for {
-		ok, err := m.store.AcquireLease(ctx, taskID, m.holder, m.leaseTTL)
+		ok, err := m.store.AcquireLease(ctx, taskID, holder, m.leaseTTL)
 		if err != nil {
 			return fmt.Errorf("a2a: acquire run lease: %w", err)
 		}
@@ -253,7 +255,7 @@ func (m *Manager) run(ctx context.Context, ex *execution) {
 			delete(m.running, ex.req.TaskID)
 		}
 		m.mu.Unlock()
-		_ = m.store.ReleaseLease(context.Background(), ex.req.TaskID, m.holder)
+		_ = m.store.ReleaseLease(context.Background(), ex.req.TaskID, ex.holder)
 		ex.cancel()
 	}()
 	watchDone := make(chan struct{})
@@ -322,7 +324,7 @@ func (m *Manager) guard(ctx context.Context, ex *execution, done <-chan struct{}
 		case <-done:
 			return
 		case <-renew.C:
-			ok, err := m.store.RenewLease(context.Background(), ex.req.TaskID, m.holder, m.leaseTTL)
+			ok, err := m.store.RenewLease(context.Background(), ex.req.TaskID, ex.holder, m.leaseTTL)
 			if err == nil && !ok {
 				m.log.Error("a2a: run lease lost; stopping the executor", "task", ex.req.TaskID)
 				ex.cancel()
@@ -576,7 +578,7 @@ func (m *Manager) CancelTask(ctx context.Context, owner string, p *CancelTaskReq
 		return nil, ErrTaskNotCancelable.Withf("task %s is %s and cannot be canceled", p.ID, st).WithMeta("taskId", p.ID)
 	}
 	// Not running anywhere: cancel it here under the lease.
-	holder := m.holder + "/cancel"
+	holder := m.holder + "/cancel/" + uuid.NewString()
 	if ok, err := m.store.AcquireLease(ctx, p.ID, holder, m.leaseTTL); err == nil && ok {
 		m.forceCancel(owner, p.ID, "canceled")
 		_ = m.store.ReleaseLease(context.WithoutCancel(ctx), p.ID, holder)

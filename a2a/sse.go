@@ -101,7 +101,11 @@ func (s *sseWriter) writeLocked(b []byte) error {
 	return nil
 }
 
-// close stops the keep-alive loop.
+// close ends the stream: nothing is written after it returns, so the
+// handler may return and the server reuse the connection.
 func (s *sseWriter) close() {
+	s.mu.Lock()
+	s.broken = true
+	s.mu.Unlock()
 	s.stopped.Do(func() { close(s.stop) })
 }
