@@ -20,6 +20,10 @@ const usage = `bridge joins A2A agents and MCP servers and guards every hop betw
 
 Usage:
   bridge demo [--addr HOST:PORT] [--store URL]   run the demo agent on the embedded defaults
+  bridge keys generate [--alg ES256|EdDSA] FILE  write a new card-signing key (PEM, mode 0600)
+  bridge keys jwks PEM...                        print the public keys of PEM files as a JWKS
+  bridge card sign --key PEM CARD                print CARD signed (detached JWS over its JCS form)
+  bridge card verify --jwks JWKS CARD            verify CARD's signature against trusted keys
   bridge version                                 print the version and the protocols spoken
   bridge help                                    print this help
 `
@@ -35,6 +39,8 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"demo", runDemo},
+		{"keys", runKeys},
+		{"card", runCard},
 		{"version", runVersion},
 	}
 }
