@@ -106,4 +106,53 @@ type Store interface {
 	TaskStore
 	LeaseStore
 	PushConfigStore
+	PushCursorStore
+	MaintenanceStore
+}
+
+// PushDue is a push config with events its webhook has not acknowledged.
+type PushDue struct {
+	Owner  string
+	Config TaskPushNotificationConfig
+	// Delivered is the seq of the last event the webhook acknowledged.
+	Delivered int64
+	// LastSeq is the task's last event seq.
+	LastSeq int64
+	// Attempts counts consecutive failed deliveries of the next event.
+	Attempts int
+}
+
+// PushCursorStore tracks push delivery per config. The task's event log is
+// the outbox: a config's cursor is the seq of the last event its webhook
+// acknowledged, so deliveries survive restarts and are at-least-once.
+type PushCursorStore interface {
+	// DuePushes lists up to limit configs, of any owner, whose cursor is
+	// behind their task's log and whose next attempt time has come.
+	DuePushes(ctx context.Context, now time.Time, limit int) ([]PushDue, error)
+	// AdvancePush moves a config's cursor to seq (never backwards) and
+	// clears its failure count.
+	AdvancePush(ctx context.Context, owner, taskID, configID string, seq int64) error
+	// FailPush records a failed attempt and when to try next; attempts
+	// beyond the caller's cap are dropped by calling AdvancePush.
+	FailPush(ctx context.Context, owner, taskID, configID string, next time.Time, lastErr string) error
+}
+
+// TaskRef names a task and its owner.
+type TaskRef struct {
+	Owner string
+	ID    string
+}
+
+// MaintenanceStore serves the background jobs that every replica may run at
+// once: retention and the recovery of tasks whose replica stopped.
+type MaintenanceStore interface {
+	// Prune deletes terminal tasks whose status timestamp is before
+	// finishedBefore, with their events, push configs and cursors, run
+	// leases and cancel flags, and returns how many tasks it deleted. Tasks
+	// that are not terminal are never pruned.
+	Prune(ctx context.Context, finishedBefore time.Time) (int, error)
+	// Orphans lists up to limit tasks, of any owner, that are SUBMITTED or
+	// WORKING while no live run lease covers them: the execution that
+	// owned them is gone.
+	Orphans(ctx context.Context, limit int) ([]TaskRef, error)
 }

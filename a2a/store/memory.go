@@ -13,13 +13,22 @@ import (
 
 // Memory is an in-process a2a.Store. It loses everything on exit.
 type Memory struct {
-	mu       sync.Mutex
-	tasks    map[string]*memTask
-	leases   map[string]memLease
-	cancels  map[string]bool
-	watchers map[string]map[chan struct{}]struct{}
-	push     map[string][]a2a.TaskPushNotificationConfig // by task id
-	now      func() time.Time
+	mu      sync.Mutex
+	tasks   map[string]*memTask
+	leases  map[string]memLease
+	cancels map[string]bool
+	hub     *hub
+	push    map[string][]memPush // by task id, in creation order
+	now     func() time.Time
+}
+
+// memPush is a push config with its delivery cursor.
+type memPush struct {
+	cfg       a2a.TaskPushNotificationConfig
+	delivered int64
+	attempts  int
+	next      time.Time
+	lastErr   string
 }
 
 type memTask struct {
@@ -38,12 +47,12 @@ var _ a2a.Store = (*Memory)(nil)
 // NewMemory returns an empty in-memory store.
 func NewMemory() *Memory {
 	return &Memory{
-		tasks:    map[string]*memTask{},
-		leases:   map[string]memLease{},
-		cancels:  map[string]bool{},
-		watchers: map[string]map[chan struct{}]struct{}{},
-		push:     map[string][]a2a.TaskPushNotificationConfig{},
-		now:      time.Now,
+		tasks:   map[string]*memTask{},
+		leases:  map[string]memLease{},
+		cancels: map[string]bool{},
+		hub:     newHub(),
+		push:    map[string][]memPush{},
+		now:     time.Now,
 	}
 }
 
@@ -51,7 +60,7 @@ func NewMemory() *Memory {
 func (m *Memory) lookup(owner, id string) (*memTask, error) {
 	t, ok := m.tasks[id]
 	if !ok || t.owner != owner {
-		return nil, a2a.ErrTaskNotFound.Withf("task %s not found", id)
+		return nil, taskNotFound(id)
 	}
 	return t, nil
 }
@@ -159,36 +168,13 @@ func (m *Memory) ListTasks(_ context.Context, owner string, q a2a.TaskQuery) (*a
 
 // Watch implements a2a.TaskStore.
 func (m *Memory) Watch(_ context.Context, taskID string) (<-chan struct{}, func()) {
-	ch := make(chan struct{}, 1)
-	m.mu.Lock()
-	set := m.watchers[taskID]
-	if set == nil {
-		set = map[chan struct{}]struct{}{}
-		m.watchers[taskID] = set
-	}
-	set[ch] = struct{}{}
-	m.mu.Unlock()
-	var once sync.Once
-	return ch, func() {
-		once.Do(func() {
-			m.mu.Lock()
-			delete(m.watchers[taskID], ch)
-			if len(m.watchers[taskID]) == 0 {
-				delete(m.watchers, taskID)
-			}
-			m.mu.Unlock()
-		})
-	}
+	return m.hub.watch(taskID)
 }
 
-func (m *Memory) notifyLocked(taskID string) {
-	for ch := range m.watchers[taskID] {
-		select {
-		case ch <- struct{}{}:
-		default:
-		}
-	}
-}
+func (m *Memory) notifyLocked(taskID string) { m.hub.notify(taskID) }
+
+// Close implements io.Closer; it does nothing.
+func (m *Memory) Close() error { return nil }
 
 // AcquireLease implements a2a.LeaseStore.
 func (m *Memory) AcquireLease(_ context.Context, taskID, holder string, ttl time.Duration) (bool, error) {
@@ -241,21 +227,23 @@ func (m *Memory) CancelRequested(_ context.Context, taskID string) (bool, error)
 	return m.cancels[taskID], nil
 }
 
-// PutPushConfig implements a2a.PushConfigStore.
+// PutPushConfig implements a2a.PushConfigStore. A new config's cursor
+// starts at the task's last event: it gets only later events.
 func (m *Memory) PutPushConfig(_ context.Context, owner string, cfg *a2a.TaskPushNotificationConfig) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, err := m.lookup(owner, cfg.TaskID); err != nil {
+	t, err := m.lookup(owner, cfg.TaskID)
+	if err != nil {
 		return err
 	}
 	list := m.push[cfg.TaskID]
 	for i := range list {
-		if list[i].ID == cfg.ID {
-			list[i] = *cfg
+		if list[i].cfg.ID == cfg.ID {
+			list[i].cfg = *cfg
 			return nil
 		}
 	}
-	m.push[cfg.TaskID] = append(list, *cfg)
+	m.push[cfg.TaskID] = append(list, memPush{cfg: *cfg, delivered: t.rec.LastSeq})
 	return nil
 }
 
@@ -266,13 +254,13 @@ func (m *Memory) GetPushConfig(_ context.Context, owner, taskID, id string) (*a2
 	if _, err := m.lookup(owner, taskID); err != nil {
 		return nil, err
 	}
-	for _, c := range m.push[taskID] {
-		if c.ID == id {
-			c := c
+	for _, p := range m.push[taskID] {
+		if p.cfg.ID == id {
+			c := p.cfg
 			return &c, nil
 		}
 	}
-	return nil, a2a.ErrTaskNotFound.Withf("push notification config %s not found for task %s", id, taskID)
+	return nil, pushNotFound(taskID, id)
 }
 
 // ListPushConfigs implements a2a.PushConfigStore.
@@ -282,7 +270,11 @@ func (m *Memory) ListPushConfigs(_ context.Context, owner, taskID string) ([]a2a
 	if _, err := m.lookup(owner, taskID); err != nil {
 		return nil, err
 	}
-	return append([]a2a.TaskPushNotificationConfig(nil), m.push[taskID]...), nil
+	var out []a2a.TaskPushNotificationConfig
+	for _, p := range m.push[taskID] {
+		out = append(out, p.cfg)
+	}
+	return out, nil
 }
 
 // DeletePushConfig implements a2a.PushConfigStore.
@@ -294,10 +286,131 @@ func (m *Memory) DeletePushConfig(_ context.Context, owner, taskID, id string) e
 	}
 	list := m.push[taskID]
 	for i := range list {
-		if list[i].ID == id {
+		if list[i].cfg.ID == id {
 			m.push[taskID] = append(list[:i:i], list[i+1:]...)
 			break
 		}
 	}
 	return nil
+}
+
+// DuePushes implements a2a.PushCursorStore.
+func (m *Memory) DuePushes(_ context.Context, now time.Time, limit int) ([]a2a.PushDue, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	type due struct {
+		d    a2a.PushDue
+		next time.Time
+	}
+	var all []due
+	for taskID, list := range m.push {
+		t := m.tasks[taskID]
+		if t == nil {
+			continue
+		}
+		for _, p := range list {
+			if p.delivered >= t.rec.LastSeq || p.next.After(now) {
+				continue
+			}
+			all = append(all, due{a2a.PushDue{Owner: t.owner, Config: p.cfg, Delivered: p.delivered, LastSeq: t.rec.LastSeq, Attempts: p.attempts}, p.next})
+		}
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if !all[i].next.Equal(all[j].next) {
+			return all[i].next.Before(all[j].next)
+		}
+		if all[i].d.Config.TaskID != all[j].d.Config.TaskID {
+			return all[i].d.Config.TaskID < all[j].d.Config.TaskID
+		}
+		return all[i].d.Config.ID < all[j].d.Config.ID
+	})
+	if limit > 0 && len(all) > limit {
+		all = all[:limit]
+	}
+	out := make([]a2a.PushDue, len(all))
+	for i := range all {
+		out[i] = all[i].d
+	}
+	return out, nil
+}
+
+// pushLocked finds a push config of owner's task. Caller holds mu.
+func (m *Memory) pushLocked(owner, taskID, id string) (*memPush, error) {
+	if _, err := m.lookup(owner, taskID); err != nil {
+		return nil, err
+	}
+	list := m.push[taskID]
+	for i := range list {
+		if list[i].cfg.ID == id {
+			return &list[i], nil
+		}
+	}
+	return nil, pushNotFound(taskID, id)
+}
+
+// AdvancePush implements a2a.PushCursorStore.
+func (m *Memory) AdvancePush(_ context.Context, owner, taskID, configID string, seq int64) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p, err := m.pushLocked(owner, taskID, configID)
+	if err != nil {
+		return err
+	}
+	p.delivered = max(p.delivered, seq)
+	p.attempts, p.next, p.lastErr = 0, time.Time{}, ""
+	return nil
+}
+
+// FailPush implements a2a.PushCursorStore.
+func (m *Memory) FailPush(_ context.Context, owner, taskID, configID string, next time.Time, lastErr string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p, err := m.pushLocked(owner, taskID, configID)
+	if err != nil {
+		return err
+	}
+	p.attempts++
+	p.next, p.lastErr = next, lastErr
+	return nil
+}
+
+// Prune implements a2a.MaintenanceStore.
+func (m *Memory) Prune(_ context.Context, finishedBefore time.Time) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for id, t := range m.tasks {
+		st := &t.rec.Task.Status
+		if !st.State.Terminal() || (st.Timestamp != nil && !st.Timestamp.Before(finishedBefore)) {
+			continue
+		}
+		delete(m.tasks, id)
+		delete(m.push, id)
+		delete(m.leases, id)
+		delete(m.cancels, id)
+		n++
+	}
+	return n, nil
+}
+
+// Orphans implements a2a.MaintenanceStore.
+func (m *Memory) Orphans(_ context.Context, limit int) ([]a2a.TaskRef, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.now()
+	var out []a2a.TaskRef
+	for id, t := range m.tasks {
+		if !orphanable(t.rec.Task.Status.State) {
+			continue
+		}
+		if l, ok := m.leases[id]; ok && now.Before(l.until) {
+			continue
+		}
+		out = append(out, a2a.TaskRef{Owner: t.owner, ID: id})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
 }
