@@ -1,0 +1,357 @@
+// Package config is the bridge's configuration: one YAML file for every face
+// (publish, expose, front), with what is shared (auth, policy, limits, keys,
+// store) written once.
+//
+// The lifecycle is decode → defaults → validate, all at start-up. [Load] and
+// [Parse] expand ${ENV} and ${file:PATH} references inside scalar values,
+// decode strictly (an unknown key is an error with its line and column), fill
+// defaults from the `default` struct tags, and run [Config.Validate], which
+// reports every problem at once as [Problems], each naming the field path
+// (publish[1].stdio.command) and the fix.
+//
+// The doc comments on the fields below are the configuration reference:
+// `go generate ./config` turns them into docs/config.md and the JSON Schema
+// config/schema.json.
+package config
+
+import (
+	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/policy"
+	"github.com/a2a-mcp-bridge/bridge/ratelimit"
+)
+
+//go:generate go run ./internal/gen
+
+// Config is the whole bridge configuration.
+type Config struct {
+	// Listen is the TCP address the HTTP faces listen on. A non-loopback
+	// address makes the bridge reachable from the network: anonymous access
+	// and every Unsafe… option are then refused unless explicitly confirmed.
+	Listen string `yaml:"listen" default:"127.0.0.1:8080"`
+	// PublicURL is the absolute URL clients reach the bridge at; it is used in
+	// agent cards, OAuth protected-resource metadata and as the token audience.
+	// Required when listen is not loopback. Default: http://LISTEN.
+	PublicURL string `yaml:"public_url"`
+	// Store holds tasks, event logs and push configs: "memory:" (lost on
+	// restart; tests), "sqlite:PATH" (one process) or "postgres://…"
+	// (replicas). The URL may carry a password; it is never logged.
+	Store string `yaml:"store" default:"sqlite:./bridge.db"`
+	// Redis is a redis:// or rediss:// URL shared by replicas for rate-limit
+	// counters (it fills limits.redis when that is empty). Default: none,
+	// counters are kept per process. Use ${REDIS_URL} to keep the password out
+	// of the file.
+	Redis string `yaml:"redis"`
+	// Keys are the card-signing keys; their public halves are served at
+	// /.well-known/jwks.json.
+	Keys Keys `yaml:"keys"`
+	// Auth authenticates inbound callers on every face.
+	Auth auth.Config `yaml:"auth"`
+	// Policy authorizes every hop with CEL rules. Required: policy.default
+	// must be set ("deny" is the safe choice).
+	Policy policy.Config `yaml:"policy"`
+	// Limits are rate limits applied to every hop.
+	Limits ratelimit.Config `yaml:"limits"`
+	// Publish lists MCP servers published as A2A agents, each at /a2a/{name}.
+	Publish []PublishedServer `yaml:"publish"`
+	// Expose makes A2A agents callable as MCP tools, at expose.mcp.path and
+	// over `bridge mcp` (stdio).
+	Expose Expose `yaml:"expose"`
+	// Front puts existing A2A agents and MCP servers behind the bridge's hop
+	// chain (auth, limits, policy) without translating them.
+	Front Front `yaml:"front"`
+	// Push configures A2A push notifications (outbound webhooks to URLs that
+	// clients supply).
+	Push Push `yaml:"push"`
+	// Netguard guards every outbound request to a URL the bridge did not get
+	// from this file (push webhooks, jku, card-declared endpoints).
+	Netguard Netguard `yaml:"netguard"`
+	// Observability configures logs, metrics and traces.
+	Observability Observability `yaml:"observability"`
+	// Server configures the HTTP server.
+	Server Server `yaml:"server"`
+	// Retention bounds how long finished tasks are kept.
+	Retention Retention `yaml:"retention"`
+
+	// file is the name passed to Parse; pos maps field paths to positions.
+	file string
+	pos  positions
+}
+
+// Keys are the bridge's card-signing keys.
+type Keys struct {
+	// Signing is the PEM file of the private key (ES256, ES384 or Ed25519)
+	// that signs the cards the bridge serves. Default: none, cards are served
+	// unsigned. Keep the file readable by the bridge only.
+	Signing string `yaml:"signing"`
+	// Previous are PEM files of retired keys: their public halves stay in the
+	// JWKS so cards signed before a rotation still verify; they never sign.
+	Previous []string `yaml:"previous"`
+}
+
+// MCPUpstream is how the bridge reaches an MCP server: exactly one of stdio,
+// http or sse.
+type MCPUpstream struct {
+	// Stdio runs the server as a child process speaking MCP on stdin/stdout.
+	Stdio *Stdio `yaml:"stdio"`
+	// HTTP reaches the server over streamable HTTP.
+	HTTP *HTTPUpstream `yaml:"http"`
+	// SSE reaches the server over the legacy HTTP+SSE transport.
+	SSE *SSEUpstream `yaml:"sse"`
+}
+
+// Stdio is an MCP server run as a child process.
+type Stdio struct {
+	// Command is the executable, looked up in PATH. Required.
+	Command string `yaml:"command"`
+	// Args are passed to the command as they are (no shell).
+	Args []string `yaml:"args"`
+	// Env sets variables in the child's environment. The child does not
+	// inherit the bridge's environment (which holds its secrets) except for
+	// the names listed in inherit_env.
+	Env map[string]string `yaml:"env"`
+	// InheritEnv names variables copied from the bridge's environment
+	// (e.g. PATH, HOME). Default: none. Every name listed is visible to the
+	// child, so never list a variable holding a bridge secret.
+	InheritEnv []string `yaml:"inherit_env"`
+	// Dir is the child's working directory. Default: the bridge's.
+	Dir string `yaml:"dir"`
+}
+
+// HTTPUpstream is an MCP server reached over streamable HTTP.
+type HTTPUpstream struct {
+	// URL is the server's MCP endpoint (http or https). Required. Plain http
+	// is sent in clear text; use it only on loopback or a private network.
+	URL string `yaml:"url"`
+	// Headers are added to every request (e.g. a static API key from
+	// ${ENV}). Values are never logged.
+	Headers map[string]string `yaml:"headers"`
+}
+
+// SSEUpstream is an MCP server reached over the legacy HTTP+SSE transport.
+type SSEUpstream struct {
+	// URL is the server's SSE endpoint (http or https). Required.
+	URL string `yaml:"url"`
+	// Headers are added to every request. Values are never logged.
+	Headers map[string]string `yaml:"headers"`
+}
+
+// PublishedServer is an MCP server published as an A2A agent at /a2a/{name}.
+type PublishedServer struct {
+	// Name is the agent's path segment and policy name (hop.agent). Required,
+	// unique among publish and front.a2a; lower-case letters, digits, '-'
+	// and '_'.
+	Name string `yaml:"name"`
+	// Description is the agent card's description. Default: the server's own
+	// instructions, if any.
+	Description string `yaml:"description"`
+	// MCPUpstream is how the server is reached: exactly one of stdio, http, sse.
+	MCPUpstream `yaml:",inline"`
+	// Credentials are sent to an http or sse server. Default: none.
+	Credentials auth.CredentialsConfig `yaml:"credentials"`
+	// ToolTimeout bounds one tool call. Default 60s.
+	ToolTimeout Duration `yaml:"tool_timeout" default:"60s"`
+	// AllowTools, when set, publishes only the tools whose names match one of
+	// these patterns (path.Match syntax: "search_*"). Default: every tool.
+	AllowTools []string `yaml:"allow_tools"`
+	// DenyTools hides the tools whose names match one of these patterns, even
+	// when allow_tools matches them. Hidden tools cannot be called.
+	DenyTools []string `yaml:"deny_tools"`
+}
+
+// Expose makes A2A agents callable from MCP hosts.
+type Expose struct {
+	// Agents are the A2A agents offered as MCP tools.
+	Agents []ExposedAgent `yaml:"agents"`
+	// MCP configures the MCP endpoint that offers them.
+	MCP MCPEndpoint `yaml:"mcp"`
+}
+
+// ExposedAgent is an A2A agent offered to MCP hosts as tools.
+type ExposedAgent struct {
+	// Alias names the agent in tool names and policy (hop.agent). Required,
+	// unique; lower-case letters, digits, '-' and '_'.
+	Alias string `yaml:"alias"`
+	// URL is the agent card's URL (https://host/.well-known/agent-card.json)
+	// or the agent's base URL. Required.
+	URL string `yaml:"url"`
+	// Credentials are sent to the agent. Default: none.
+	Credentials auth.CredentialsConfig `yaml:"credentials"`
+	// Card sets how the agent's card is verified.
+	Card CardVerification `yaml:"card"`
+	// PerSkillTools offers one MCP tool per skill in the card instead of one
+	// tool per agent. Default false.
+	PerSkillTools bool `yaml:"per_skill_tools"`
+	// Timeout bounds one call to the agent, streaming included. Default 5m.
+	Timeout Duration `yaml:"timeout" default:"5m"`
+}
+
+// CardVerification is the policy for an upstream agent card's signatures.
+type CardVerification struct {
+	// RequireSignature refuses a card that carries no valid signature from a
+	// trusted key. Default false: unsigned cards are accepted (and logged),
+	// which lets anyone who can alter the card in transit or at rest redirect
+	// calls. Requires keys or trusted_jku_hosts.
+	RequireSignature bool `yaml:"require_signature"`
+	// Keys pins the trusted keys: a JWKS file path, or an https URL of a JWKS
+	// document. Default: none.
+	Keys string `yaml:"keys"`
+	// TrustedJKUHosts lists hosts (host or host:port, exact, no wildcards)
+	// whose https "jku" URL in a signature header may be followed to fetch a
+	// key. Default: none, jku is never followed. Each host can vouch for the
+	// card, so list only hosts you trust as much as the pinned keys.
+	TrustedJKUHosts []string `yaml:"trusted_jku_hosts"`
+	// Algorithms is the signature allow-list. Default ES256, ES384, EdDSA.
+	// Only asymmetric algorithms can be listed; "none" and HS* never verify.
+	Algorithms []string `yaml:"algorithms"`
+	// SpecFormOnly accepts only signatures over the spec's canonical form.
+	// Default false: lenient forms derived from the same bytes are also tried.
+	SpecFormOnly bool `yaml:"spec_form_only"`
+	// MaxCardBytes caps the card size. Default 256KiB.
+	MaxCardBytes ByteSize `yaml:"max_card_bytes" default:"256KiB"`
+}
+
+// MCPEndpoint is the bridge's MCP face for exposed agents.
+type MCPEndpoint struct {
+	// Path is where the streamable-HTTP MCP endpoint is mounted. Default /mcp.
+	Path string `yaml:"path" default:"/mcp"`
+	// AllowedOrigins lists the browser origins (scheme://host[:port]) whose
+	// requests are accepted; requests with any other Origin header are
+	// refused, which stops DNS-rebinding attacks from web pages. Default:
+	// none (requests without an Origin header, i.e. non-browser clients, are
+	// accepted). "*" is refused.
+	AllowedOrigins []string `yaml:"allowed_origins"`
+	// Stdio also serves the exposed agents over `bridge mcp` on
+	// stdin/stdout, for desktop hosts. The stdio caller is trusted as the
+	// local user. Default false.
+	Stdio bool `yaml:"stdio"`
+}
+
+// Front lists existing agents and servers served behind the hop chain.
+type Front struct {
+	// A2A are A2A agents proxied at /a2a/{name}.
+	A2A []FrontedAgent `yaml:"a2a"`
+	// MCP are MCP servers aggregated into the bridge's MCP endpoint.
+	MCP []FrontedMCPServer `yaml:"mcp"`
+}
+
+// FrontedAgent is an existing A2A agent proxied at /a2a/{name}.
+type FrontedAgent struct {
+	// Name is the agent's path segment and policy name (hop.agent). Required,
+	// unique among publish and front.a2a.
+	Name string `yaml:"name"`
+	// URL is the agent's card URL or base URL. Required.
+	URL string `yaml:"url"`
+	// Credentials are sent to the agent instead of the caller's. Default:
+	// none (the caller's credentials are never forwarded).
+	Credentials auth.CredentialsConfig `yaml:"credentials"`
+	// Card sets how the agent's card is verified.
+	Card CardVerification `yaml:"card"`
+}
+
+// FrontedMCPServer is an existing MCP server aggregated into /mcp.
+type FrontedMCPServer struct {
+	// Name identifies the server in policy (hop.agent) and metrics. Required,
+	// unique among front.mcp.
+	Name string `yaml:"name"`
+	// MCPUpstream is how the server is reached: exactly one of stdio, http, sse.
+	MCPUpstream `yaml:",inline"`
+	// Credentials are sent to an http or sse server. Default: none.
+	Credentials auth.CredentialsConfig `yaml:"credentials"`
+	// ToolPrefix is prepended to the server's tool names so servers cannot
+	// shadow each other's tools. Default: NAME + "_". Unique among front.mcp.
+	ToolPrefix string `yaml:"tool_prefix"`
+}
+
+// Push configures A2A push notifications.
+type Push struct {
+	// Enabled lets clients register webhooks; the bridge then makes requests
+	// to client-chosen URLs, always through netguard. Default false.
+	Enabled bool `yaml:"enabled"`
+	// MaxAttempts is how many times one notification is tried. Default 5.
+	MaxAttempts int `yaml:"max_attempts" default:"5"`
+	// Timeout bounds one delivery attempt. Default 10s.
+	Timeout Duration `yaml:"timeout" default:"10s"`
+}
+
+// Netguard is the egress guard for URLs the bridge did not get from this file.
+type Netguard struct {
+	// UnsafeAllow lists CIDR prefixes let through although they are private,
+	// loopback, link-local or otherwise refused (e.g. 127.0.0.1/32 for tests
+	// or a sidecar). Default: none. Every entry weakens SSRF protection and
+	// is logged at start; on a non-loopback listener it also needs
+	// unsafe_allow_confirm.
+	UnsafeAllow []string `yaml:"unsafe_allow"`
+	// UnsafeAllowHTTP lets guarded requests use plain http (and port 80).
+	// Default false: https only. Responses can then be read and altered in
+	// transit. On a non-loopback listener it needs unsafe_allow_confirm.
+	UnsafeAllowHTTP bool `yaml:"unsafe_allow_http"`
+	// UnsafeAllowConfirm confirms unsafe_allow and unsafe_allow_http on a
+	// non-loopback listener. Default false.
+	UnsafeAllowConfirm bool `yaml:"unsafe_allow_confirm"`
+	// Ports lists the destination ports allowed. Default: 443 (and 80 with
+	// unsafe_allow_http).
+	Ports []uint16 `yaml:"ports"`
+	// MaxRedirects is how many redirects are followed, each checked like the
+	// first request. Default 0.
+	MaxRedirects int `yaml:"max_redirects"`
+	// Timeout bounds a whole guarded request. Default 30s.
+	Timeout Duration `yaml:"timeout" default:"30s"`
+	// MaxBodyBytes caps a guarded response body. Default 1MiB.
+	MaxBodyBytes ByteSize `yaml:"max_body_bytes" default:"1MiB"`
+}
+
+// Observability configures logs, metrics and traces.
+type Observability struct {
+	// LogLevel is debug, info, warn or error. Default info. Logs never carry
+	// tokens or secrets at any level.
+	LogLevel string `yaml:"log_level" default:"info"`
+	// LogFormat is json or text. Default json.
+	LogFormat string `yaml:"log_format" default:"json"`
+	// Metrics serves Prometheus metrics at metrics_path on the listener.
+	// Default true. The endpoint is not authenticated; metrics carry agent,
+	// skill and tool names but no principals.
+	Metrics *bool `yaml:"metrics" default:"true"`
+	// MetricsPath is where metrics are served. Default /metrics.
+	MetricsPath string `yaml:"metrics_path" default:"/metrics"`
+	// OTLPEndpoint is the OTLP/HTTP traces endpoint (http(s)://host:4318).
+	// Default: none, tracing off.
+	OTLPEndpoint string `yaml:"otlp_endpoint"`
+	// ServiceName is the service.name of traces. Default a2a-mcp-bridge.
+	ServiceName string `yaml:"service_name" default:"a2a-mcp-bridge"`
+}
+
+// MetricsEnabled reports whether metrics are served (default true).
+func (o Observability) MetricsEnabled() bool { return o.Metrics == nil || *o.Metrics }
+
+// Server configures the HTTP server.
+type Server struct {
+	// ReadHeaderTimeout bounds reading request headers (slowloris). Default 10s.
+	ReadHeaderTimeout Duration `yaml:"read_header_timeout" default:"10s"`
+	// ReadTimeout bounds reading a whole request. Default 60s.
+	ReadTimeout Duration `yaml:"read_timeout" default:"60s"`
+	// WriteTimeout bounds writing a response. Default 0: none, because SSE
+	// streams stay open; streams are bounded by their own idle timeouts.
+	WriteTimeout Duration `yaml:"write_timeout"`
+	// IdleTimeout closes idle keep-alive connections. Default 120s.
+	IdleTimeout Duration `yaml:"idle_timeout" default:"120s"`
+	// MaxBodyBytes caps a request body. Default 1MiB.
+	MaxBodyBytes ByteSize `yaml:"max_body_bytes" default:"1MiB"`
+	// ShutdownGrace is how long running requests and streams may finish after
+	// SIGTERM. Default 30s.
+	ShutdownGrace Duration `yaml:"shutdown_grace" default:"30s"`
+	// A2AErrorTable selects the JSON-RPC error codes: "1.0.1" or "1.0.0".
+	// Default 1.0.1.
+	A2AErrorTable string `yaml:"a2a_error_table" default:"1.0.1"`
+	// AllowMissingA2AVersion serves requests without an A2A-Version header as
+	// 1.0 instead of refusing them. Default false.
+	AllowMissingA2AVersion bool `yaml:"allow_missing_a2a_version"`
+}
+
+// Retention bounds how long finished tasks are kept.
+type Retention struct {
+	// FinishedTasks is how long a task in a terminal state is kept. Default
+	// 168h (7 days).
+	FinishedTasks Duration `yaml:"finished_tasks" default:"168h"`
+	// SweepInterval is how often expired tasks are deleted. Default 10m.
+	SweepInterval Duration `yaml:"sweep_interval" default:"10m"`
+}

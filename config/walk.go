@@ -1,0 +1,278 @@
+package config
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/token"
+)
+
+// Position is a 1-based line and column in the configuration file.
+type Position struct {
+	Line, Column int
+}
+
+// nodePos is where a field's key and value are.
+type nodePos struct {
+	key, value Position
+	quoted     bool // the value is a single-line quoted scalar
+	plain      bool // the value is a single-line plain scalar
+}
+
+// positions maps field paths ("publish[1].stdio.command") to positions.
+type positions map[string]nodePos
+
+// lookup returns the position of path, or of its nearest ancestor present in
+// the file, and whether any was found.
+func (p positions) lookup(path string) (Position, bool) {
+	for path != "" {
+		if np, ok := p[path]; ok {
+			return np.key, true
+		}
+		path = parentPath(path)
+	}
+	return Position{}, false
+}
+
+// pathAt returns the path whose key or value starts at line:col, or "".
+func (p positions) pathAt(line, col int) string {
+	best := ""
+	for path, np := range p {
+		if (np.key == Position{line, col} || np.value == Position{line, col}) && len(path) > len(best) {
+			best = path
+		}
+	}
+	return best
+}
+
+func parentPath(path string) string {
+	i := strings.LastIndexAny(path, ".[")
+	if i < 0 {
+		return ""
+	}
+	return path[:i]
+}
+
+var (
+	durationType  = reflect.TypeOf(Duration(0))
+	byteSizeType  = reflect.TypeOf(ByteSize(0))
+	stdDuration   = reflect.TypeOf(time.Duration(0))
+	unmarshalerIf = reflect.TypeOf((*interface {
+		UnmarshalYAML(func(any) error) error
+	})(nil)).Elem()
+)
+
+// field is one YAML-visible struct field; index is its path through
+// inline (embedded) structs.
+type field struct {
+	name  string
+	index []int
+	sf    reflect.StructField
+}
+
+// yamlFields lists the fields of struct type t as YAML sees them, with
+// inline structs flattened.
+func yamlFields(t reflect.Type) []field {
+	var out []field
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		if !sf.IsExported() {
+			continue
+		}
+		tag := sf.Tag.Get("yaml")
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "-" {
+			continue
+		}
+		if strings.Contains(opts, "inline") || (sf.Anonymous && tag == "") {
+			ft := sf.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			for _, f := range yamlFields(ft) {
+				f.index = append([]int{i}, f.index...)
+				out = append(out, f)
+			}
+			continue
+		}
+		if name == "" {
+			name = strings.ToLower(sf.Name)
+		}
+		out = append(out, field{name: name, index: []int{i}, sf: sf})
+	}
+	return out
+}
+
+// scalarType reports whether t is decoded from a scalar even though its kind
+// may suggest otherwise.
+func scalarType(t reflect.Type) bool {
+	return t == durationType || t == byteSizeType || t == stdDuration
+}
+
+// walker checks the parsed file against the Go types before decoding: it
+// records every field's position and reports every unknown key at once.
+type walker struct {
+	file     string
+	pos      positions
+	problems Problems
+}
+
+func (w *walker) walk(n ast.Node, t reflect.Type, path string) {
+	n = unwrap(n)
+	if n == nil {
+		return
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if scalarType(t) {
+		return
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		fields := yamlFields(t)
+		for _, mv := range mappingValues(n) {
+			key := keyString(mv.Key)
+			if key == "<<" {
+				continue
+			}
+			child := joinKey(path, key)
+			w.record(child, mv)
+			i := slices.IndexFunc(fields, func(f field) bool { return f.name == key })
+			if i < 0 {
+				w.unknown(mv, child, key, fields)
+				continue
+			}
+			w.walk(mv.Value, fields[i].sf.Type, child)
+		}
+	case reflect.Slice:
+		if reflect.PointerTo(t).Implements(unmarshalerIf) {
+			// Types such as ratelimit.Fields accept a scalar or a list.
+			if seq, ok := n.(*ast.SequenceNode); ok {
+				w.recordSeq(seq, path)
+			}
+			return
+		}
+		if seq, ok := n.(*ast.SequenceNode); ok {
+			w.recordSeq(seq, path)
+			for i, e := range seq.Values {
+				w.walk(e, t.Elem(), path+"["+strconv.Itoa(i)+"]")
+			}
+		}
+	case reflect.Map:
+		for _, mv := range mappingValues(n) {
+			child := joinKey(path, keyString(mv.Key))
+			w.record(child, mv)
+			w.walk(mv.Value, t.Elem(), child)
+		}
+	}
+}
+
+func (w *walker) recordSeq(seq *ast.SequenceNode, path string) {
+	for i, e := range seq.Values {
+		p := posOf(e)
+		w.pos[path+"["+strconv.Itoa(i)+"]"] = nodePos{key: p, value: p}
+	}
+}
+
+func (w *walker) record(path string, mv *ast.MappingValueNode) {
+	np := nodePos{key: posOf(mv.Key), value: posOf(mv.Value)}
+	if s, ok := unwrap(mv.Value).(*ast.StringNode); ok && s.Token != nil {
+		switch {
+		case s.Token.Type == token.SingleQuoteType || s.Token.Type == token.DoubleQuoteType:
+			np.quoted = true
+		default:
+			np.plain = true
+		}
+	}
+	w.pos[path] = np
+}
+
+func (w *walker) unknown(mv *ast.MappingValueNode, path, key string, fields []field) {
+	p := posOf(mv.Key)
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		names[i] = f.name
+	}
+	msg := "unknown key"
+	if s := closest(key, names); s != "" {
+		msg += fmt.Sprintf(": did you mean %q?", s)
+	} else {
+		msg += ": remove it (known keys here: " + strings.Join(names, ", ") + ")"
+	}
+	w.problems = append(w.problems, Problem{File: w.file, Line: p.Line, Column: p.Column, Path: path, Message: msg})
+}
+
+func mappingValues(n ast.Node) []*ast.MappingValueNode {
+	switch v := n.(type) {
+	case *ast.MappingNode:
+		return v.Values
+	case *ast.MappingValueNode:
+		return []*ast.MappingValueNode{v}
+	}
+	return nil
+}
+
+func unwrap(n ast.Node) ast.Node {
+	for {
+		switch v := n.(type) {
+		case *ast.AnchorNode:
+			n = v.Value
+		case *ast.TagNode:
+			n = v.Value
+		case *ast.DocumentNode:
+			n = v.Body
+		default:
+			return n
+		}
+	}
+}
+
+func posOf(n ast.Node) Position {
+	if n == nil {
+		return Position{}
+	}
+	if tk := n.GetToken(); tk != nil && tk.Position != nil {
+		return Position{tk.Position.Line, tk.Position.Column}
+	}
+	return Position{}
+}
+
+// closest returns the candidate within edit distance 2 of s, or "".
+func closest(s string, candidates []string) string {
+	best, bestD := "", 3
+	for _, c := range candidates {
+		if d := editDistance(s, c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return 99
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
