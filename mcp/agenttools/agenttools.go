@@ -1,0 +1,443 @@
+package agenttools
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/card"
+	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/policy"
+)
+
+// Config configures AgentTools.
+type Config struct {
+	// Agents to expose. Required.
+	Agents []AgentConfig
+	// HTTPClient fetches cards and calls the agents: pass netguard's client,
+	// since cards name interface URLs the operator did not configure. It
+	// should have no overall timeout (streams); calls are bounded by
+	// AgentConfig.Timeout. Required.
+	HTTPClient *http.Client
+	// MaxDescription caps tool descriptions (default DefaultMaxDescription).
+	MaxDescription int
+	// StateKey is the 32-byte HMAC key of the continuation state handed to
+	// hosts of MCP 2026-07-28 (multi round-trip elicitation). Default: a
+	// random key (state then does not survive a restart or cross replicas).
+	StateKey []byte
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// Logger (default slog.Default()).
+	Logger *slog.Logger
+}
+
+// AgentTools is the tool source for A2A agents. Start (or Refresh) loads the
+// cards; Run keeps them fresh.
+type AgentTools struct {
+	cfg    Config
+	log    *slog.Logger
+	owners *owners
+	key    []byte
+
+	mu       sync.RWMutex
+	agents   []*agent
+	byTool   map[string]toolRef
+	names    *namer
+	onChange []func()
+}
+
+type toolRef struct {
+	agent *agent
+	skill string
+}
+
+// agent is the run-time state of one configured agent.
+type agent struct {
+	cfg      AgentConfig
+	toolName string
+	cardHost string
+
+	mu        sync.RWMutex
+	card      *a2a.AgentCard
+	raw       []byte
+	status    card.Status
+	client    *a2a.Client
+	etag      string
+	expires   time.Time
+	lastError string
+	skills    map[string]string // skill id -> tool name
+}
+
+// New validates cfg and returns the source with no card loaded yet.
+func New(cfg Config) (*AgentTools, error) {
+	if err := Validate(cfg.Agents); err != nil {
+		return nil, fmt.Errorf("agenttools: %w", err)
+	}
+	if cfg.HTTPClient == nil {
+		return nil, errors.New("agenttools: an HTTP client is required (pass netguard's client)")
+	}
+	if cfg.MaxDescription <= 0 {
+		cfg.MaxDescription = DefaultMaxDescription
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	key := cfg.StateKey
+	if len(key) == 0 {
+		key = make([]byte, 32)
+		_, _ = rand.Read(key)
+	} else if len(key) < 32 {
+		return nil, errors.New("agenttools: state key must be at least 32 bytes")
+	}
+	t := &AgentTools{cfg: cfg, log: cfg.Logger, key: key, owners: newOwners(cfg.Now), byTool: map[string]toolRef{}, names: newNamer()}
+	for _, ac := range cfg.Agents {
+		if ac.Timeout == 0 {
+			ac.Timeout = DefaultTimeout
+		}
+		if ac.Credentials == nil {
+			ac.Credentials = auth.None{}
+		}
+		u, _ := url.Parse(ac.CardURL)
+		a := &agent{cfg: ac, cardHost: strings.ToLower(u.Host), skills: map[string]string{}}
+		a.toolName = t.names.name("agent\x00"+ac.Alias, ac.Alias)
+		t.agents = append(t.agents, a)
+		t.byTool[a.toolName] = toolRef{agent: a}
+	}
+	return t, nil
+}
+
+// OnChange registers fn to run whenever the tool set changes (a card was
+// loaded, replaced or refused). The face registers its resync here.
+func (t *AgentTools) OnChange(fn func()) {
+	t.mu.Lock()
+	t.onChange = append(t.onChange, fn)
+	t.mu.Unlock()
+}
+
+func (t *AgentTools) changed() {
+	t.mu.RLock()
+	fns := append([]func(){}, t.onChange...)
+	t.mu.RUnlock()
+	for _, fn := range fns {
+		fn()
+	}
+}
+
+// Refresh fetches every card whose cache entry expired (all of them the
+// first time) and reports whether the tool set changed. Failures are logged
+// and keep the failing agent's tools out (verification) or keep the last good
+// card (fetch errors); Refresh returns them joined.
+func (t *AgentTools) Refresh(ctx context.Context) error {
+	var errs []error
+	changed := false
+	now := t.cfg.Now()
+	for _, a := range t.agents {
+		a.mu.RLock()
+		due := a.card == nil || !now.Before(a.expires)
+		a.mu.RUnlock()
+		if !due {
+			continue
+		}
+		c, err := t.refreshAgent(ctx, a)
+		changed = changed || c
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if changed {
+		t.changed()
+	}
+	return errors.Join(errs...)
+}
+
+// Run refreshes cards as their cache lifetimes end, until ctx is done.
+func (t *AgentTools) Run(ctx context.Context) {
+	for {
+		_ = t.Refresh(ctx)
+		wait := MaxCardTTL
+		now := t.cfg.Now()
+		for _, a := range t.agents {
+			a.mu.RLock()
+			d := a.expires.Sub(now)
+			a.mu.RUnlock()
+			if d < wait {
+				wait = d
+			}
+		}
+		wait = max(wait, time.Second)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+	}
+}
+
+// refreshAgent fetches one card (conditionally), verifies it and swaps it in.
+func (t *AgentTools) refreshAgent(ctx context.Context, a *agent) (changed bool, err error) {
+	a.mu.RLock()
+	etag, had := a.etag, a.card != nil
+	a.mu.RUnlock()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.cfg.CardURL, nil)
+	if err != nil {
+		return false, fmt.Errorf("agenttools: agent %q: card request: %w", a.cfg.Alias, err)
+	}
+	req.Header.Set("Accept", "application/json")
+	if etag != "" && had {
+		req.Header.Set("If-None-Match", etag)
+	}
+	resp, err := t.cfg.HTTPClient.Do(req)
+	if err != nil {
+		return t.fetchFailed(a, fmt.Errorf("agenttools: agent %q: fetch card: %w", a.cfg.Alias, err))
+	}
+	defer resp.Body.Close()
+	ttl := cacheTTL(resp.Header.Get("Cache-Control"))
+	if resp.StatusCode == http.StatusNotModified && had {
+		a.mu.Lock()
+		a.expires = t.cfg.Now().Add(ttl)
+		a.mu.Unlock()
+		return false, nil
+	}
+	if resp.StatusCode != http.StatusOK {
+		return t.fetchFailed(a, fmt.Errorf("agenttools: agent %q: fetch card: HTTP status %d", a.cfg.Alias, resp.StatusCode))
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, card.DefaultMaxCardBytes+1))
+	if err != nil {
+		return t.fetchFailed(a, fmt.Errorf("agenttools: agent %q: read card: %w", a.cfg.Alias, err))
+	}
+	if len(body) > card.DefaultMaxCardBytes {
+		return t.refuse(a, ttl, fmt.Errorf("agenttools: agent %q: card exceeds %d bytes", a.cfg.Alias, card.DefaultMaxCardBytes))
+	}
+	res, err := card.Verify(ctx, body, a.cfg.Keys, card.VerifyOptions{RequireSignature: a.cfg.RequireSignature})
+	if err != nil {
+		return t.refuse(a, ttl, fmt.Errorf("agenttools: agent %q: card verification failed: %w", a.cfg.Alias, err))
+	}
+	var c a2a.AgentCard
+	if err := json.Unmarshal(body, &c); err != nil {
+		return t.refuse(a, ttl, fmt.Errorf("agenttools: agent %q: card is not a valid agent card: %w", a.cfg.Alias, err))
+	}
+	opts := []a2a.ClientOption{
+		a2a.WithHTTPClient(t.cfg.HTTPClient),
+		a2a.WithHeader(t.headerHook(a, res.Status == card.StatusVerified)),
+	}
+	if a.cfg.Binding != "" {
+		opts = append(opts, a2a.WithBinding(a.cfg.Binding))
+	}
+	cl, err := a2a.NewClientFromCard(&c, opts...)
+	if err != nil {
+		return t.refuse(a, ttl, fmt.Errorf("agenttools: agent %q: %w", a.cfg.Alias, err))
+	}
+	t.mu.Lock()
+	skills := map[string]string{}
+	if a.cfg.SkillTools {
+		for _, s := range c.Skills {
+			name := t.names.name("skill\x00"+a.cfg.Alias+"\x00"+s.ID, a.cfg.Alias+"."+s.ID)
+			skills[s.ID] = name
+			t.byTool[name] = toolRef{agent: a, skill: s.ID}
+		}
+	}
+	t.mu.Unlock()
+	a.mu.Lock()
+	changed = a.card == nil || string(a.raw) != string(body)
+	a.card, a.raw, a.status, a.client, a.skills = &c, body, res.Status, cl, skills
+	a.etag = resp.Header.Get("ETag")
+	a.expires = t.cfg.Now().Add(ttl)
+	a.lastError = ""
+	a.mu.Unlock()
+	if changed {
+		t.log.Info("agenttools: agent card loaded", "agent", a.cfg.Alias, "card", cleanText(c.Name, 100), "signature", res.Status.String())
+	}
+	return changed, nil
+}
+
+// fetchFailed keeps the last good card (stale) and retries soon.
+func (t *AgentTools) fetchFailed(a *agent, err error) (bool, error) {
+	t.log.Warn("agenttools: agent card fetch failed; keeping the last good card if any", "agent", a.cfg.Alias, "error", err.Error())
+	a.mu.Lock()
+	a.expires = t.cfg.Now().Add(MinCardTTL)
+	a.lastError = err.Error()
+	a.mu.Unlock()
+	return false, err
+}
+
+// refuse removes the agent's tools: its card failed verification or is unusable.
+func (t *AgentTools) refuse(a *agent, ttl time.Duration, err error) (bool, error) {
+	t.log.Error("agenttools: agent card refused; its tools are withdrawn", "agent", a.cfg.Alias, "error", err.Error())
+	a.mu.Lock()
+	changed := a.card != nil
+	a.card, a.raw, a.client, a.etag = nil, nil, nil, ""
+	a.expires = t.cfg.Now().Add(min(ttl, MinCardTTL*2))
+	a.lastError = err.Error()
+	a.mu.Unlock()
+	return changed, err
+}
+
+// headerHook applies the agent's outbound credentials. They go only to the
+// card's own host, or to any interface host when the card's signature
+// verified with a pinned key: an unsigned card cannot steer them elsewhere.
+// The MCP caller's token is never forwarded (Credentials.Apply strips it).
+func (t *AgentTools) headerHook(a *agent, signed bool) func(ctx context.Context, req *http.Request) error {
+	return func(ctx context.Context, req *http.Request) error {
+		if signed || strings.EqualFold(req.URL.Host, a.cardHost) {
+			return a.cfg.Credentials.Apply(ctx, req, auth.FromContext(ctx))
+		}
+		return auth.None{}.Apply(ctx, req, nil)
+	}
+}
+
+// cacheTTL reads max-age from Cache-Control, clamped to [MinCardTTL,
+// MaxCardTTL]; no-store/no-cache mean MinCardTTL; absent means DefaultCardTTL.
+func cacheTTL(cc string) time.Duration {
+	if cc == "" {
+		return DefaultCardTTL
+	}
+	ttl := DefaultCardTTL
+	for _, d := range strings.Split(cc, ",") {
+		d = strings.ToLower(strings.TrimSpace(d))
+		switch {
+		case d == "no-store" || d == "no-cache":
+			return MinCardTTL
+		case strings.HasPrefix(d, "max-age="):
+			n, err := strconv.Atoi(strings.Trim(strings.TrimPrefix(d, "max-age="), `"`))
+			if err == nil && n >= 0 {
+				ttl = time.Duration(n) * time.Second
+			}
+		}
+	}
+	return min(max(ttl, MinCardTTL), MaxCardTTL)
+}
+
+// Status describes one agent for health pages and tests.
+type Status struct {
+	Alias     string
+	Tool      string
+	Loaded    bool
+	Signature string
+	LastError string
+}
+
+// Statuses reports every agent's card state.
+func (t *AgentTools) Statuses() []Status {
+	out := make([]Status, 0, len(t.agents))
+	for _, a := range t.agents {
+		a.mu.RLock()
+		s := Status{Alias: a.cfg.Alias, Tool: a.toolName, Loaded: a.card != nil, LastError: a.lastError}
+		if a.card != nil {
+			s.Signature = a.status.String()
+		}
+		a.mu.RUnlock()
+		out = append(out, s)
+	}
+	return out
+}
+
+// inputSchema is the tool input of every agent tool (notes/mcp.md 3.2).
+var inputSchema = json.RawMessage(`{"type":"object","properties":{` +
+	`"message":{"type":"string","description":"Your request to the agent, in natural language."},` +
+	`"data":{"type":"object","description":"Optional structured input, sent as a data part."},` +
+	`"files":{"type":"array","description":"Optional files: a uri, or base64 bytes with a mimeType.","items":{"type":"object","properties":{"uri":{"type":"string","format":"uri"},"name":{"type":"string"},"mimeType":{"type":"string"},"bytes":{"type":"string","contentEncoding":"base64"}}}},` +
+	`"contextId":{"type":"string","description":"Conversation to continue (from a previous result)."},` +
+	`"taskId":{"type":"string","description":"Task to continue, e.g. to answer the agent's question (from a previous result)."}` +
+	`},"required":["message"],"additionalProperties":false}`)
+
+// Tools implements face.ToolSource: the tools of every agent whose card is loaded.
+func (t *AgentTools) Tools() []server.ServerTool {
+	var out []server.ServerTool
+	for _, a := range t.agents {
+		a.mu.RLock()
+		c := a.card
+		skills := a.skills
+		a.mu.RUnlock()
+		if c == nil {
+			continue
+		}
+		desc := a.cfg.Description
+		if desc == "" {
+			desc = describeAgent(c, t.cfg.MaxDescription)
+		}
+		out = append(out, server.ServerTool{Tool: t.tool(a.toolName, desc, c.Name), Handler: t.handler(a, "")})
+		if a.cfg.SkillTools {
+			for _, s := range c.Skills {
+				name, ok := skills[s.ID]
+				if !ok {
+					continue
+				}
+				out = append(out, server.ServerTool{Tool: t.tool(name, describeSkill(c, s, t.cfg.MaxDescription), c.Name+": "+s.Name), Handler: t.handler(a, s.ID)})
+			}
+		}
+	}
+	return out
+}
+
+func (t *AgentTools) tool(name, desc, title string) mcp.Tool {
+	tool := mcp.NewToolWithRawSchema(name, desc, inputSchema)
+	tool.Annotations = mcp.ToolAnnotation{
+		Title:           cleanText(title, 100),
+		ReadOnlyHint:    mcp.ToBoolPtr(false),
+		DestructiveHint: mcp.ToBoolPtr(true),
+		IdempotentHint:  mcp.ToBoolPtr(false),
+		OpenWorldHint:   mcp.ToBoolPtr(true),
+	}
+	return tool
+}
+
+// Hop implements face.HopDescriber: the agent alias and skill of a tool.
+func (t *AgentTools) Hop(tool string) (policy.Hop, bool) {
+	t.mu.RLock()
+	ref, ok := t.byTool[tool]
+	t.mu.RUnlock()
+	if !ok {
+		return policy.Hop{}, false
+	}
+	return policy.Hop{Direction: policy.DirExpose, Agent: ref.agent.cfg.Alias, Skill: ref.skill}, true
+}
+
+// CardURI is the MCP resource URI of an agent's card.
+func CardURI(alias string) string { return "a2a://agents/" + url.PathEscape(alias) + "/card" }
+
+// Resources implements face.ResourceSource: each loaded card as a resource.
+func (t *AgentTools) Resources() []server.ServerResource {
+	var out []server.ServerResource
+	for _, a := range t.agents {
+		a.mu.RLock()
+		c := a.card
+		a.mu.RUnlock()
+		if c == nil {
+			continue
+		}
+		uri := CardURI(a.cfg.Alias)
+		res := mcp.NewResource(uri, a.cfg.Alias+" agent card",
+			mcp.WithResourceDescription("The A2A agent card of "+strconv.Quote(cleanText(c.Name, 100))+", as received and verified."),
+			mcp.WithMIMEType("application/json"))
+		out = append(out, server.ServerResource{Resource: res, Handler: func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+			a.mu.RLock()
+			raw, st := a.raw, a.status
+			a.mu.RUnlock()
+			if raw == nil {
+				return nil, fmt.Errorf("agenttools: agent %q: no verified card", a.cfg.Alias)
+			}
+			return []mcp.ResourceContents{mcp.TextResourceContents{
+				URI: uri, MIMEType: "application/json", Text: string(raw),
+				Meta: map[string]any{"a2a-mcp-bridge/signature": st.String()},
+			}}, nil
+		}})
+	}
+	return out
+}

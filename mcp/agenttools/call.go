@@ -1,0 +1,385 @@
+package agenttools
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/auth"
+)
+
+// elicitID is the input request id and the single form field of the
+// elicitation that carries an agent's question.
+const elicitID = "response"
+
+// args is the tool input.
+type args struct {
+	Message   string          `json:"message"`
+	Data      json.RawMessage `json:"data,omitempty"`
+	Files     []fileArg       `json:"files,omitempty"`
+	ContextID string          `json:"contextId,omitempty"`
+	TaskID    string          `json:"taskId,omitempty"`
+}
+
+type fileArg struct {
+	URI      string `json:"uri,omitempty"`
+	Name     string `json:"name,omitempty"`
+	MimeType string `json:"mimeType,omitempty"`
+	Bytes    string `json:"bytes,omitempty"`
+}
+
+// run accumulates what the agent said during one exchange.
+type run struct {
+	taskID    string
+	contextID string
+	state     a2a.TaskState
+	status    *a2a.Message
+	artifacts []a2a.Artifact
+	message   *a2a.Message
+}
+
+func (t *AgentTools) handler(a *agent, skill string) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return t.call(ctx, a, skill, req), nil
+	}
+}
+
+func errResult(format string, v ...any) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(fmt.Sprintf(format, v...))}, IsError: true}
+}
+
+func (t *AgentTools) call(ctx context.Context, a *agent, skill string, req mcp.CallToolRequest) *mcp.CallToolResult {
+	alias := a.cfg.Alias
+	p := auth.FromContext(ctx)
+	if p == nil {
+		return errResult("agent %s: no authenticated caller", alias)
+	}
+	a.mu.RLock()
+	cl, c, lastErr := a.client, a.card, a.lastError
+	a.mu.RUnlock()
+	if cl == nil {
+		t.log.Warn("agenttools: call to an agent without a usable card", "agent", alias, "error", lastErr)
+		return errResult("agent %s is unavailable: its card could not be loaded or verified", alias)
+	}
+	streaming := c.Capabilities.Streaming != nil && *c.Capabilities.Streaming
+
+	var in args
+	var answer *mcp.ElicitationResult
+	if req.Params.RequestState != "" {
+		st, err := t.openState(req.Params.RequestState, p, a.toolName)
+		if err != nil {
+			return errResult("agent %s: the continuation state is invalid or expired; call the tool again", alias)
+		}
+		answer = server.ElicitationResponse(req.Params.InputResponses, elicitID)
+		if answer == nil || answer.Action != mcp.ElicitationResponseActionAccept {
+			return t.declined(a, st.TaskID, st.ContextID, st.Question)
+		}
+		in = args{Message: elicitText(answer), TaskID: st.TaskID, ContextID: st.ContextID}
+	} else {
+		raw := req.Params.RawArguments
+		if raw == nil {
+			b, err := json.Marshal(req.Params.Arguments)
+			if err != nil {
+				return errResult("agent %s: arguments are not a JSON object", alias)
+			}
+			raw = b
+		}
+		dec := json.NewDecoder(strings.NewReader(string(raw)))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&in); err != nil {
+			return errResult("agent %s: invalid arguments: %s (expected {message, data?, files?, contextId?, taskId?})", alias, cleanText(err.Error(), 200))
+		}
+		if strings.TrimSpace(in.Message) == "" {
+			return errResult("agent %s: `message` is required", alias)
+		}
+	}
+	if in.TaskID != "" && !t.owners.owns(p.Key(), alias, "task", in.TaskID) {
+		return errResult("agent %s: unknown taskId %q", alias, cleanText(in.TaskID, 80))
+	}
+	if in.ContextID != "" && !t.owners.owns(p.Key(), alias, "context", in.ContextID) {
+		return errResult("agent %s: unknown contextId %q", alias, cleanText(in.ContextID, 80))
+	}
+	msg, err := buildMessage(in, skill)
+	if err != nil {
+		return errResult("agent %s: %s", alias, err.Error())
+	}
+
+	callCtx, cancel := context.WithTimeout(ctx, a.cfg.Timeout)
+	defer cancel()
+	prog := newProgress(ctx, req)
+	for round := 0; ; round++ {
+		r, err := t.exchange(callCtx, cl, msg, streaming, prog)
+		t.own(p.Key(), alias, r)
+		if err != nil {
+			return t.failure(ctx, callCtx, cl, a, r, err)
+		}
+		if r.state != a2a.TaskStateInputRequired || round >= MaxElicitRounds {
+			return t.result(a, r)
+		}
+		question := statusText(r.status)
+		if question == "" {
+			question = "The agent needs more input."
+		}
+		switch {
+		case canElicit(ctx) && server.IsModernRequest(ctx):
+			state, err := t.sealState(stateClaims{Tool: a.toolName, TaskID: r.taskID, ContextID: r.contextID, Principal: p.Key(), Question: cleanText(question, 500)})
+			if err != nil {
+				return t.result(a, r)
+			}
+			return server.NewInputRequestBuilder(state).Elicit(elicitID, elicitParams(alias, question)).ToolResult()
+		case canElicit(ctx):
+			res, err := server.ServerFromContext(ctx).RequestElicitation(callCtx, mcp.ElicitationRequest{
+				Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
+				Params:  elicitParams(alias, question),
+			})
+			if err != nil {
+				t.log.Info("agenttools: elicitation failed; returning a continuation", "agent", alias, "error", err.Error())
+				return t.result(a, r)
+			}
+			if res.Action != mcp.ElicitationResponseActionAccept {
+				return t.declined(a, r.taskID, r.contextID, question)
+			}
+			msg, _ = buildMessage(args{Message: elicitText(res), TaskID: r.taskID, ContextID: r.contextID}, skill)
+		default:
+			return t.result(a, r)
+		}
+	}
+}
+
+// exchange sends msg and collects the agent's answer, streaming when the
+// agent can (so the task id is known early for cancellation and status
+// updates become progress).
+func (t *AgentTools) exchange(ctx context.Context, cl *a2a.Client, msg *a2a.Message, streaming bool, prog *progress) (*run, error) {
+	r := &run{taskID: msg.TaskID, contextID: msg.ContextID}
+	req := &a2a.SendMessageRequest{Message: msg}
+	if !streaming {
+		resp, err := cl.SendMessage(ctx, req)
+		if err != nil {
+			return r, err
+		}
+		if resp.Message != nil {
+			r.apply(&a2a.StreamResponse{Message: resp.Message})
+		} else if resp.Task != nil {
+			r.apply(&a2a.StreamResponse{Task: resp.Task})
+		}
+		return r, nil
+	}
+	st, err := cl.SendStreamingMessage(ctx, req)
+	if err != nil {
+		return r, err
+	}
+	defer st.Close()
+	for {
+		ev, err := st.Next()
+		if err == io.EOF {
+			return r, nil
+		}
+		if err != nil {
+			return r, err
+		}
+		before := r.state
+		r.apply(ev)
+		if ev.StatusUpdate != nil || (ev.Task != nil && r.state != before) {
+			text := statusText(r.status)
+			if text == "" {
+				text = shortState(r.state)
+			}
+			prog.send(text)
+		}
+		if r.message != nil || r.state.Terminal() || r.state.Interrupted() {
+			return r, nil
+		}
+	}
+}
+
+// apply folds one event into r.
+func (r *run) apply(ev *a2a.StreamResponse) {
+	switch {
+	case ev.Task != nil:
+		r.taskID, r.contextID = ev.Task.ID, ev.Task.ContextID
+		r.state, r.status = ev.Task.Status.State, ev.Task.Status.Message
+		if len(ev.Task.Artifacts) > 0 {
+			r.artifacts = append(r.artifacts[:0], ev.Task.Artifacts...)
+		}
+	case ev.StatusUpdate != nil:
+		u := ev.StatusUpdate
+		r.taskID, r.contextID = u.TaskID, u.ContextID
+		r.state, r.status = u.Status.State, u.Status.Message
+	case ev.ArtifactUpdate != nil:
+		u := ev.ArtifactUpdate
+		r.taskID, r.contextID = u.TaskID, u.ContextID
+		for i := range r.artifacts {
+			if r.artifacts[i].ArtifactID == u.Artifact.ArtifactID && u.Artifact.ArtifactID != "" {
+				if u.Append {
+					r.artifacts[i].Parts = append(r.artifacts[i].Parts, u.Artifact.Parts...)
+				} else {
+					r.artifacts[i] = u.Artifact
+				}
+				return
+			}
+		}
+		r.artifacts = append(r.artifacts, u.Artifact)
+	case ev.Message != nil:
+		r.message = ev.Message
+		if ev.Message.ContextID != "" {
+			r.contextID = ev.Message.ContextID
+		}
+		if ev.Message.TaskID != "" {
+			r.taskID = ev.Message.TaskID
+		}
+	}
+}
+
+// failure turns a transport error, a timeout or a cancel into a result, and
+// cancels the upstream task (best effort, bounded) when the call was
+// cancelled or timed out while the task was still running.
+func (t *AgentTools) failure(reqCtx, callCtx context.Context, cl *a2a.Client, a *agent, r *run, err error) *mcp.CallToolResult {
+	alias := a.cfg.Alias
+	if callCtx.Err() != nil && r.taskID != "" && !r.state.Terminal() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(reqCtx), DefaultCancelTimeout)
+		_, cerr := cl.CancelTask(cctx, &a2a.CancelTaskRequest{ID: r.taskID})
+		cancel()
+		if cerr != nil {
+			t.log.Warn("agenttools: could not cancel the upstream task", "agent", alias, "task", r.taskID, "error", cerr.Error())
+		} else {
+			t.log.Info("agenttools: cancelled the upstream task", "agent", alias, "task", r.taskID)
+		}
+	}
+	switch {
+	case reqCtx.Err() != nil:
+		return errResult("agent %s: the call was cancelled", alias)
+	case callCtx.Err() != nil:
+		return errResult("agent %s did not finish within %s; the task was cancelled", alias, a.cfg.Timeout)
+	}
+	var ae *a2a.Error
+	if errors.As(err, &ae) {
+		return errResult("agent %s returned an error: %s", alias, cleanText(ae.Message, 500))
+	}
+	t.log.Warn("agenttools: agent call failed", "agent", alias, "error", err.Error())
+	return errResult("agent %s could not be reached (transport failure)", alias)
+}
+
+func (t *AgentTools) own(owner, alias string, r *run) {
+	if r == nil {
+		return
+	}
+	if r.taskID != "" {
+		t.owners.add(owner, alias, "task", r.taskID)
+	}
+	if r.contextID != "" {
+		t.owners.add(owner, alias, "context", r.contextID)
+	}
+}
+
+// buildMessage turns the tool input into an A2A user message.
+func buildMessage(in args, skill string) (*a2a.Message, error) {
+	m := &a2a.Message{MessageID: uuid.NewString(), Role: a2a.RoleUser, TaskID: in.TaskID, ContextID: in.ContextID}
+	m.Parts = append(m.Parts, a2a.TextPart(in.Message))
+	if len(in.Data) > 0 && string(in.Data) != "null" {
+		var obj map[string]any
+		if err := json.Unmarshal(in.Data, &obj); err != nil {
+			return nil, errors.New("`data` must be a JSON object")
+		}
+		m.Parts = append(m.Parts, a2a.Part{Kind: a2a.PartData, Data: in.Data, MediaType: "application/json"})
+	}
+	for i, f := range in.Files {
+		switch {
+		case f.Bytes != "" && f.URI != "":
+			return nil, fmt.Errorf("files[%d]: give either uri or bytes, not both", i)
+		case f.Bytes != "":
+			b, err := base64.StdEncoding.DecodeString(f.Bytes)
+			if err != nil {
+				return nil, fmt.Errorf("files[%d].bytes: not valid base64", i)
+			}
+			m.Parts = append(m.Parts, a2a.RawPart(b, f.MimeType, f.Name))
+		case f.URI != "":
+			m.Parts = append(m.Parts, a2a.URLPart(f.URI, f.MimeType, f.Name))
+		default:
+			return nil, fmt.Errorf("files[%d]: uri or bytes is required", i)
+		}
+	}
+	if skill != "" {
+		m.Metadata = a2a.Metadata{"skillId": skill}
+	}
+	return m, nil
+}
+
+// canElicit reports whether the host declared form elicitation on this
+// session (legacy: at initialize; 2026-07-28: in the request's _meta). On
+// stateless streamable HTTP a legacy request's session knows no
+// capabilities, so the continuation path is used there.
+func canElicit(ctx context.Context) bool {
+	s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo)
+	if !ok || s == nil {
+		return false
+	}
+	return s.GetClientCapabilities().Elicitation != nil
+}
+
+func elicitParams(alias, question string) mcp.ElicitationParams {
+	return mcp.ElicitationParams{
+		Message: cleanText("Agent "+alias+" asks: "+question, 1000),
+		RequestedSchema: map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				elicitID: map[string]any{"type": "string", "title": "Your answer", "description": cleanText(question, 300)},
+			},
+			"required": []string{elicitID},
+		},
+	}
+}
+
+func elicitText(r *mcp.ElicitationResult) string {
+	if m, ok := r.Content.(map[string]any); ok {
+		if s, ok := m[elicitID].(string); ok {
+			return s
+		}
+		if v, ok := m[elicitID]; ok {
+			b, _ := json.Marshal(v)
+			return string(b)
+		}
+	}
+	return ""
+}
+
+// progress sends notifications/progress for one call when the host asked
+// for them; values strictly increase and nothing is sent once the handler
+// returned (all sends happen inside it).
+type progress struct {
+	ctx   context.Context
+	token mcp.ProgressToken
+	n     int
+}
+
+func newProgress(ctx context.Context, req mcp.CallToolRequest) *progress {
+	p := &progress{ctx: ctx}
+	if req.Params.Meta != nil {
+		p.token = req.Params.Meta.ProgressToken
+	}
+	return p
+}
+
+func (p *progress) send(msg string) {
+	if p.token == nil {
+		return
+	}
+	s := server.ServerFromContext(p.ctx)
+	if s == nil {
+		return
+	}
+	p.n++
+	_ = s.SendNotificationToClient(p.ctx, string(mcp.MethodNotificationProgress), map[string]any{
+		"progressToken": p.token,
+		"progress":      float64(p.n),
+		"message":       cleanText(msg, 300),
+	})
+}

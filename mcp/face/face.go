@@ -1,0 +1,429 @@
+// Package face is the bridge's MCP server face: one mcp-go server, served
+// over streamable HTTP (all protocol eras on one endpoint, stateless) and over
+// stdio, with the security mcp-go lacks in front of it: bearer validation per
+// the MCP authorization spec, the RFC 9728 protected resource metadata,
+// Origin validation and a request body cap. Tools come from pluggable
+// ToolSources and are listed and callable per principal through a policy
+// filter.
+package face
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/policy"
+)
+
+// DefaultPath is where the face is mounted.
+const DefaultPath = "/mcp"
+
+// DefaultMaxBodyBytes caps a request body when Config.MaxBodyBytes is zero.
+const DefaultMaxBodyBytes = 1 << 20
+
+// MetadataPrefix is the RFC 9728 well-known prefix; the face's document is at
+// MetadataPrefix + Path.
+const MetadataPrefix = "/.well-known/oauth-protected-resource"
+
+// Authenticator turns a request into the caller's principal, or an error the
+// face answers with auth.SetHeaders (401, 403 or 429). It must accept only
+// tokens whose audience is the face's canonical resource URL (Face.Resource);
+// with auth.Chain that is the audience list of its OIDC/JWKS issuers.
+type Authenticator interface {
+	Authenticate(r *http.Request) (*auth.Principal, error)
+}
+
+var _ Authenticator = (*auth.Chain)(nil)
+
+// ToolSource supplies tools with their call handlers. Tools is called when
+// the face starts and again whenever the source reports a change.
+type ToolSource interface {
+	Tools() []server.ServerTool
+}
+
+// ResourceSource is implemented by sources that also publish resources.
+type ResourceSource interface {
+	Resources() []server.ServerResource
+}
+
+// Notifier is implemented by sources whose tool set changes at run time
+// (card refreshes); the face registers its resync function with it.
+type Notifier interface {
+	OnChange(fn func())
+}
+
+// HopDescriber is implemented by sources that can say which agent or
+// upstream a tool belongs to, for policy rules.
+type HopDescriber interface {
+	Hop(tool string) (policy.Hop, bool)
+}
+
+// Decider is the policy engine (policy.Engine).
+type Decider interface {
+	Decide(ctx context.Context, hop policy.Hop) policy.Decision
+}
+
+var _ Decider = (*policy.Engine)(nil)
+
+// Config configures a Face. The zero value is not usable: Authenticator (or
+// UnsafeNoAuth) and PublicURL are required for HTTP.
+type Config struct {
+	// Name and Version are the server info sent to hosts.
+	Name, Version string
+	// Instructions is the optional server instructions text.
+	Instructions string
+	// PublicURL is the bridge's external base URL (scheme://host[:port]),
+	// without the path. The canonical resource URL, which tokens must name as
+	// their audience, is PublicURL + Path. Required for HTTP.
+	PublicURL string
+	// Path is where the face is mounted (default DefaultPath).
+	Path string
+	// Authenticator validates bearer tokens. Required unless UnsafeNoAuth.
+	Authenticator Authenticator
+	// UnsafeNoAuth serves HTTP without authentication: every caller is the
+	// StdioPrincipal. For loopback tests only; never in production.
+	UnsafeNoAuth bool
+	// Metadata is the RFC 9728 document served at MetadataPrefix + Path;
+	// build it with auth.Chain.ResourceMetadata(face.Resource()). Its
+	// Resource is forced to the canonical resource URL.
+	Metadata auth.ResourceMetadata
+	// RequiredScopes must all be granted to a caller, else 403
+	// insufficient_scope.
+	RequiredScopes []string
+	// AllowedOrigins lists the origins (scheme://host[:port]) browsers may
+	// call from. Requests without Origin and same-origin requests (the
+	// PublicURL's origin) are always allowed; any other Origin gets 403.
+	AllowedOrigins []string
+	// AllowLoopbackOrigins also allows http(s) origins on localhost,
+	// 127.0.0.0/8 and [::1] (desktop hosts and inspectors on this machine).
+	AllowLoopbackOrigins bool
+	// MaxBodyBytes caps request bodies (default DefaultMaxBodyBytes); larger
+	// bodies get 413.
+	MaxBodyBytes int64
+	// Policy, if set, decides per principal and tool which tools are listed
+	// and callable (deny hides the tool). Nil allows every tool.
+	Policy Decider
+	// Sources supply the tools.
+	Sources []ToolSource
+	// StdioPrincipal is the principal of stdio sessions (default subject
+	// "local", issuer "local", method "stdio").
+	StdioPrincipal *auth.Principal
+	// Logger receives the face's logs (default slog.Default()).
+	Logger *slog.Logger
+	// ServerOptions are appended to the mcp-go server options (tests).
+	ServerOptions []server.ServerOption
+}
+
+// Face is the MCP server face. It is an http.Handler for the MCP endpoint.
+type Face struct {
+	cfg      Config
+	mcp      *server.MCPServer
+	http     *server.StreamableHTTPServer
+	resource string
+	prmURL   string
+	prm      []byte
+	origins  map[string]bool
+	self     string
+	log      *slog.Logger
+	syncMu   sync.Mutex
+	resURIs  []string
+}
+
+// New builds the face and registers the sources' tools.
+func New(cfg Config) (*Face, error) {
+	if cfg.Path == "" {
+		cfg.Path = DefaultPath
+	}
+	if !strings.HasPrefix(cfg.Path, "/") {
+		return nil, fmt.Errorf("face: path %q must start with /", cfg.Path)
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.Name == "" {
+		cfg.Name = "a2a-mcp-bridge"
+	}
+	if cfg.Version == "" {
+		cfg.Version = "dev"
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.StdioPrincipal == nil {
+		cfg.StdioPrincipal = &auth.Principal{Subject: "local", Issuer: "local", Method: "stdio"}
+	}
+	if cfg.Authenticator == nil && !cfg.UnsafeNoAuth {
+		return nil, errors.New("face: an authenticator is required (UnsafeNoAuth is for loopback tests only)")
+	}
+	f := &Face{cfg: cfg, log: cfg.Logger, origins: map[string]bool{}}
+	if cfg.PublicURL != "" {
+		u, err := url.Parse(cfg.PublicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("face: public_url %q must be an absolute http(s) URL", cfg.PublicURL)
+		}
+		f.self = strings.ToLower(u.Scheme + "://" + u.Host)
+		base := strings.TrimRight(cfg.PublicURL, "/")
+		f.resource = base + cfg.Path
+		f.prmURL = base + MetadataPrefix + cfg.Path
+		md := cfg.Metadata
+		md.Resource = f.resource
+		if md.BearerMethodsSupported == nil {
+			md.BearerMethodsSupported = []string{"header"}
+		}
+		b, err := jsonMarshal(md)
+		if err != nil {
+			return nil, fmt.Errorf("face: encode resource metadata: %w", err)
+		}
+		f.prm = b
+	} else if !cfg.UnsafeNoAuth {
+		return nil, errors.New("face: public_url is required: it is the token audience and the resource metadata URL")
+	}
+	for _, o := range cfg.AllowedOrigins {
+		f.origins[strings.ToLower(strings.TrimRight(o, "/"))] = true
+	}
+	if cfg.UnsafeNoAuth {
+		f.log.Warn("face: UnsafeNoAuth is set: the MCP endpoint is served without authentication")
+	}
+
+	opts := []server.ServerOption{
+		server.WithToolCapabilities(true),
+		server.WithResourceCapabilities(false, true),
+		server.WithRecovery(),
+		server.WithElicitation(),
+		server.WithToolFilter(f.filter),
+	}
+	if cfg.Instructions != "" {
+		opts = append(opts, server.WithInstructions(cfg.Instructions))
+	}
+	opts = append(opts, cfg.ServerOptions...)
+	f.mcp = server.NewMCPServer(cfg.Name, cfg.Version, opts...)
+	f.http = server.NewStreamableHTTPServer(f.mcp, server.WithStateLess(true))
+	for _, s := range cfg.Sources {
+		if n, ok := s.(Notifier); ok {
+			n.OnChange(f.Sync)
+		}
+	}
+	f.Sync()
+	return f, nil
+}
+
+// MCPServer returns the underlying mcp-go server (in-process clients, tests).
+func (f *Face) MCPServer() *server.MCPServer { return f.mcp }
+
+// Resource is the canonical resource URL: the audience tokens must carry.
+func (f *Face) Resource() string { return f.resource }
+
+// ResourceMetadataURL is the URL of the RFC 9728 document.
+func (f *Face) ResourceMetadataURL() string { return f.prmURL }
+
+// Sync re-reads every source's tools and resources and replaces the served
+// set (hosts get notifications/tools/list_changed).
+func (f *Face) Sync() {
+	f.syncMu.Lock()
+	defer f.syncMu.Unlock()
+	var tools []server.ServerTool
+	var res []server.ServerResource
+	for _, s := range f.cfg.Sources {
+		tools = append(tools, s.Tools()...)
+		if rs, ok := s.(ResourceSource); ok {
+			res = append(res, rs.Resources()...)
+		}
+	}
+	f.mcp.SetTools(tools...)
+	if len(f.resURIs) > 0 {
+		f.mcp.DeleteResources(f.resURIs...)
+	}
+	f.resURIs = f.resURIs[:0]
+	for _, r := range res {
+		f.resURIs = append(f.resURIs, r.Resource.URI)
+	}
+	if len(res) > 0 {
+		f.mcp.AddResources(res...)
+	}
+}
+
+// filter is the per-principal tool filter; mcp-go applies it on tools/list
+// and on tools/call, so a hidden tool cannot be called either.
+func (f *Face) filter(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
+	p := auth.FromContext(ctx)
+	if p == nil {
+		return nil
+	}
+	if f.cfg.Policy == nil {
+		return tools
+	}
+	out := tools[:0:0]
+	for _, t := range tools {
+		hop := policy.Hop{Tool: t.Name}
+		for _, s := range f.cfg.Sources {
+			if hd, ok := s.(HopDescriber); ok {
+				if h, ok := hd.Hop(t.Name); ok {
+					hop = h
+					break
+				}
+			}
+		}
+		hop.Principal = p
+		hop.Face = policy.FaceMCP
+		hop.Tool = t.Name
+		hop.Method = "tools/call"
+		if t.Annotations.DestructiveHint != nil {
+			hop.ToolDestructive = *t.Annotations.DestructiveHint
+		}
+		if t.Annotations.ReadOnlyHint != nil {
+			hop.ToolReadOnly = *t.Annotations.ReadOnlyHint
+		}
+		if f.cfg.Policy.Decide(ctx, hop).Allow {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Mount registers the MCP endpoint and its resource metadata document on mux.
+func (f *Face) Mount(mux *http.ServeMux) {
+	mux.Handle(f.cfg.Path, f)
+	if f.prm != nil {
+		mux.HandleFunc(MetadataPrefix+f.cfg.Path, f.ServeMetadata)
+	}
+}
+
+// ServeMetadata writes the RFC 9728 protected resource metadata document.
+func (f *Face) ServeMetadata(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	if !f.originAllowed(r) {
+		writeJSONError(w, http.StatusForbidden, "forbidden", "origin not allowed")
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "public, max-age=3600")
+	w.Header().Set("Access-Control-Allow-Origin", "*")
+	if r.Method == http.MethodGet {
+		_, _ = w.Write(f.prm)
+	}
+}
+
+// ServeHTTP serves the MCP endpoint: Origin check, body cap,
+// authentication, scopes, then mcp-go with the principal in the context.
+func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !f.originAllowed(r) {
+		f.log.Warn("face: refused a request from a foreign origin", "origin", sanitizeLog(r.Header.Get("Origin")))
+		writeJSONError(w, http.StatusForbidden, "forbidden", "origin not allowed")
+		return
+	}
+	if r.ContentLength > f.cfg.MaxBodyBytes {
+		writeJSONError(w, http.StatusRequestEntityTooLarge, "request_too_large", "request body too large")
+		return
+	}
+	var p *auth.Principal
+	if f.cfg.UnsafeNoAuth && f.cfg.Authenticator == nil {
+		p = f.cfg.StdioPrincipal
+	} else {
+		var err error
+		p, err = f.cfg.Authenticator.Authenticate(r)
+		if err == nil && p == nil {
+			err = errors.New("face: authenticator returned no principal")
+		}
+		if err == nil {
+			err = auth.RequireScopes(p, f.cfg.RequiredScopes...)
+		}
+		if err != nil {
+			status := auth.SetHeaders(w.Header(), "", err, f.prmURL)
+			code, desc := "invalid_token", "authentication required"
+			var ae *auth.Error
+			if errors.As(err, &ae) {
+				if ae.Code != "" {
+					code = ae.Code
+				}
+				desc = ae.Message
+			}
+			writeJSONError(w, status, code, desc)
+			return
+		}
+	}
+	if r.Body != nil {
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, f.cfg.MaxBodyBytes))
+		if err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				writeJSONError(w, http.StatusRequestEntityTooLarge, "request_too_large", "request body too large")
+				return
+			}
+			writeJSONError(w, http.StatusBadRequest, "invalid_request", "could not read the request body")
+			return
+		}
+		r.Body = io.NopCloser(strings.NewReader(string(body)))
+	}
+	f.http.ServeHTTP(w, r.WithContext(auth.WithPrincipal(r.Context(), p)))
+}
+
+// originAllowed implements the MCP rule: an Origin header that is present
+// and not allowed is refused.
+func (f *Face) originAllowed(r *http.Request) bool {
+	o := r.Header.Get("Origin")
+	if o == "" {
+		return true
+	}
+	lo := strings.ToLower(strings.TrimRight(o, "/"))
+	if lo == f.self || f.origins[lo] {
+		return true
+	}
+	if f.cfg.AllowLoopbackOrigins {
+		u, err := url.Parse(lo)
+		if err == nil && (u.Scheme == "http" || u.Scheme == "https") && isLoopbackHost(u.Hostname()) && u.Path == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// ServeStdio serves the face over stdio (bridge mcp) until ctx ends or in
+// reaches EOF. Every request runs as Config.StdioPrincipal.
+func (f *Face) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	p := f.cfg.StdioPrincipal
+	s := server.NewStdioServer(f.mcp)
+	s.SetContextFunc(func(ctx context.Context) context.Context { return auth.WithPrincipal(ctx, p) })
+	s.SetErrorLogger(slog.NewLogLogger(f.log.Handler(), slog.LevelWarn))
+	err := s.Listen(ctx, in, out)
+	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, io.EOF)) {
+		return nil
+	}
+	return err
+}
+
+func isLoopbackHost(h string) bool {
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	h = strings.Trim(h, "[]")
+	if h == "::1" {
+		return true
+	}
+	return strings.HasPrefix(h, "127.") && strings.Count(h, ".") == 3
+}
+
+func sanitizeLog(s string) string {
+	if len(s) > 200 {
+		s = s[:200]
+	}
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return -1
+		}
+		return r
+	}, s)
+}
