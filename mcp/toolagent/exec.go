@@ -1,0 +1,451 @@
+package toolagent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
+)
+
+// run states.
+const (
+	stateActive = iota // an Execute drives the run
+	stateParked        // waiting for the A2A client's answer; no Execute
+	stateDone          // finished or given up
+)
+
+// run is one upstream tool call; it may outlive the Execute that started
+// it while it waits for input.
+type run struct {
+	taskID, owner string
+	tool          *tool
+	ctx           context.Context
+	cancel        context.CancelFunc
+	finished      chan struct{}
+	raw           json.RawMessage // valid after finished
+	err           error           // valid after finished
+	timer         *time.Timer     // per-tool timeout, paused while parked
+	timeout       time.Duration
+	timedOut      atomic.Bool
+	cancelled     atomic.Bool
+
+	progMu   sync.Mutex
+	progP    float64
+	progT    float64
+	progMsg  string
+	progSeen bool
+	progSig  chan struct{}
+
+	elicits chan *elicitReq
+
+	mu      sync.Mutex
+	state   int
+	u       *a2a.Updater
+	pending *elicitReq
+	resumed chan struct{}
+}
+
+type elicitReq struct {
+	e     upstream.Elicitation
+	reply chan upstream.ElicitResult
+}
+
+// onProgress runs on the transport's reader: it only records the latest
+// progress and signals the driver.
+func (r *run) onProgress(p, total float64, msg string) {
+	r.progMu.Lock()
+	r.progP, r.progT, r.progMsg, r.progSeen = p, total, msg, true
+	r.progMu.Unlock()
+	select {
+	case r.progSig <- struct{}{}:
+	default:
+	}
+}
+
+// elicit hands an upstream question to the driver and waits for the answer.
+func (r *run) elicit(ctx context.Context, e upstream.Elicitation) (upstream.ElicitResult, error) {
+	q := &elicitReq{e: e, reply: make(chan upstream.ElicitResult, 1)}
+	select {
+	case r.elicits <- q:
+	case <-ctx.Done():
+		return upstream.ElicitResult{}, ctx.Err()
+	case <-r.ctx.Done():
+		return upstream.ElicitResult{}, r.ctx.Err()
+	}
+	select {
+	case ans := <-q.reply:
+		return ans, nil
+	case <-ctx.Done():
+		return upstream.ElicitResult{}, ctx.Err()
+	case <-r.ctx.Done():
+		return upstream.ElicitResult{}, r.ctx.Err()
+	}
+}
+
+// Execute implements a2a.Executor.
+func (a *Agent) Execute(ctx context.Context, req *a2a.Request, u *a2a.Updater) error {
+	if req.Task != nil {
+		if r := a.resume(req.TaskID); r != nil {
+			ans := answer(req.Message, r.pending.e)
+			r.pending.reply <- ans
+			r.pending = nil
+			return a.drive(ctx, r, u)
+		}
+		if req.Task.Status.State == a2a.TaskStateInputRequired {
+			return u.Fail(ctx, "the tool call that asked for input is no longer waiting (it timed out, or the bridge restarted); send a new message to call the tool again")
+		}
+	}
+	ts := a.toolSet()
+	t, args, problem := ts.selectTool(req.Message, req.Metadata)
+	if problem != "" {
+		return u.Fail(ctx, problem)
+	}
+	if err := t.validate(args); err != nil {
+		return u.Fail(ctx, err.Error()+"; tools: "+ts.names())
+	}
+	if a.cfg.Authorize != nil {
+		actx := req.Context
+		if actx == nil {
+			actx = ctx
+		}
+		if err := a.cfg.Authorize(actx, t.Name, t.Annotations.Destructive()); err != nil {
+			return u.Status(ctx, a2a.TaskStateRejected, u.NewAgentMessage(a2a.TextPart(fmt.Sprintf("call of tool %q refused: %s", t.Name, safeErr(err)))))
+		}
+	}
+	if err := u.Working(ctx, fmt.Sprintf("calling tool %s", t.Name)); err != nil {
+		return err
+	}
+	r := a.start(req, t, args)
+	return a.drive(ctx, r, u)
+}
+
+// safeErr is the text of an authorization error shown to the caller.
+func safeErr(err error) string {
+	var e *a2a.Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return err.Error()
+}
+
+// start launches the upstream call of a run. Its context does not end with
+// the Execute that started it (the call may wait for input across messages)
+// but with Cancel, the per-tool timeout or the input timeout.
+func (a *Agent) start(req *a2a.Request, t *tool, args json.RawMessage) *run {
+	base := req.Context
+	if base == nil {
+		base = context.Background()
+	}
+	ctx, cancel := context.WithCancel(context.WithoutCancel(base))
+	r := &run{
+		taskID: req.TaskID, owner: req.Owner, tool: t, ctx: ctx, cancel: cancel,
+		finished: make(chan struct{}), progSig: make(chan struct{}, 1), elicits: make(chan *elicitReq),
+		timeout: a.timeout(t.Name), state: stateActive,
+	}
+	r.timer = time.AfterFunc(r.timeout, func() {
+		r.timedOut.Store(true)
+		cancel()
+	})
+	a.runsMu.Lock()
+	a.runs[r.taskID] = r
+	a.runsMu.Unlock()
+	go func() {
+		defer close(r.finished)
+		r.raw, r.err = a.up.CallTool(ctx, t.Name, args, r.onProgress, r.elicit)
+		r.timer.Stop()
+	}()
+	return r
+}
+
+func (a *Agent) forget(r *run) {
+	a.runsMu.Lock()
+	if a.runs[r.taskID] == r {
+		delete(a.runs, r.taskID)
+	}
+	a.runsMu.Unlock()
+	r.cancel()
+}
+
+// resume takes over a parked run of the task, if there is one.
+func (a *Agent) resume(taskID string) *run {
+	a.runsMu.Lock()
+	r := a.runs[taskID]
+	a.runsMu.Unlock()
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.state != stateParked {
+		return nil
+	}
+	r.state = stateActive
+	close(r.resumed)
+	r.timer.Reset(r.timeout)
+	return r
+}
+
+// drive follows a run for one Execute: progress becomes WORKING updates, a
+// question parks the run (INPUT_REQUIRED), the result ends the task.
+func (a *Agent) drive(ctx context.Context, r *run, u *a2a.Updater) error {
+	r.mu.Lock()
+	r.u = u
+	r.mu.Unlock()
+	lastP := math.Inf(-1)
+	var lastEmit time.Time
+	var throttle *time.Timer
+	var throttleC <-chan time.Time
+	defer func() {
+		if throttle != nil {
+			throttle.Stop()
+		}
+	}()
+	emitProgress := func() error {
+		r.progMu.Lock()
+		p, total, msg, seen := r.progP, r.progT, r.progMsg, r.progSeen
+		r.progMu.Unlock()
+		if !seen || p <= lastP {
+			return nil
+		}
+		if iv := a.cfg.ProgressInterval; iv > 0 {
+			if wait := iv - time.Since(lastEmit); wait > 0 {
+				if throttleC == nil {
+					throttle = time.NewTimer(wait)
+					throttleC = throttle.C
+				}
+				return nil
+			}
+		}
+		lastP, lastEmit = p, time.Now()
+		return u.Working(ctx, progressText(p, total, msg))
+	}
+	for {
+		// The result wins over pending progress: none is reported after it.
+		select {
+		case <-r.finished:
+			a.forget(r)
+			return a.finish(ctx, r, u)
+		default:
+		}
+		select {
+		case <-r.finished:
+			a.forget(r)
+			return a.finish(ctx, r, u)
+		case <-ctx.Done():
+			// The task was cancelled (Cancel has run) or the bridge stops.
+			r.cancelled.Store(true)
+			a.forget(r)
+			<-r.finished
+			return ctx.Err()
+		case <-r.progSig:
+			if err := emitProgress(); err != nil {
+				return err
+			}
+		case <-throttleC:
+			throttle, throttleC = nil, nil
+			if err := emitProgress(); err != nil {
+				return err
+			}
+		case q := <-r.elicits:
+			return a.park(ctx, r, u, q)
+		}
+	}
+}
+
+func progressText(p, total float64, msg string) string {
+	var b strings.Builder
+	b.WriteString(msg)
+	if msg == "" {
+		b.WriteString("progress")
+	}
+	if total > 0 {
+		fmt.Fprintf(&b, " (%g/%g)", p, total)
+	} else if msg == "" {
+		fmt.Fprintf(&b, " %g", p)
+	}
+	return b.String()
+}
+
+// park reports an upstream question as INPUT_REQUIRED and leaves the call
+// waiting for the next message on the task.
+func (a *Agent) park(ctx context.Context, r *run, u *a2a.Updater, q *elicitReq) error {
+	r.timer.Stop()
+	resumed := make(chan struct{})
+	r.mu.Lock()
+	r.state, r.pending, r.resumed = stateParked, q, resumed
+	r.mu.Unlock()
+	parts := []a2a.Part{a2a.TextPart(questionText(q.e))}
+	if len(q.e.RequestedSchema) > 0 {
+		if p, err := a2a.DataPart(json.RawMessage(q.e.RequestedSchema)); err == nil {
+			p.MediaType = "application/schema+json"
+			p.Metadata = a2a.Metadata{"mcp.elicitation": "requestedSchema"}
+			parts = append(parts, p)
+		}
+	}
+	msg := u.NewAgentMessage(parts...)
+	msg.Metadata = a2a.Metadata{"mcp.tool": r.tool.Name, "mcp.elicitation.mode": q.e.Mode}
+	if err := u.Status(ctx, a2a.TaskStateInputRequired, msg); err != nil {
+		a.forget(r)
+		return err
+	}
+	go a.watchParked(r, resumed)
+	return nil
+}
+
+func questionText(e upstream.Elicitation) string {
+	s := e.Message
+	if e.Mode == "url" && e.URL != "" {
+		s += "\nOpen: " + e.URL
+	}
+	return s + "\nAnswer with a data part matching the requested schema, or the text \"decline\" or \"cancel\"."
+}
+
+// watchParked ends a parked run that is not resumed in time, whose call
+// ended on its own, or whose task was cancelled meanwhile.
+func (a *Agent) watchParked(r *run, resumed chan struct{}) {
+	timer := time.NewTimer(a.cfg.InputTimeout)
+	defer timer.Stop()
+	var changes <-chan struct{}
+	if a.cfg.Store != nil {
+		ch, stop := a.cfg.Store.Watch(r.ctx, r.taskID)
+		defer stop()
+		changes = ch
+	}
+	giveUp := func() (*a2a.Updater, bool) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.state != stateParked {
+			return nil, false
+		}
+		r.state = stateDone
+		return r.u, true
+	}
+	bg := context.Background()
+	for {
+		select {
+		case <-resumed:
+			return
+		case <-r.finished:
+			if u, ok := giveUp(); ok {
+				a.forget(r)
+				if err := a.finish(bg, r, u); err != nil && !errors.Is(err, a2a.ErrTaskClosed) {
+					a.log.Warn("toolagent: could not finish a parked task", "task", r.taskID, "err", err)
+				}
+			}
+			return
+		case <-timer.C:
+			if u, ok := giveUp(); ok {
+				a.forget(r)
+				<-r.finished
+				_ = u.Fail(bg, fmt.Sprintf("no answer to the question of tool %s within %s; the call was cancelled", r.tool.Name, a.cfg.InputTimeout))
+			}
+			return
+		case <-changes:
+			rec, err := a.cfg.Store.GetTask(bg, r.owner, r.taskID)
+			if err == nil && rec.Task.Status.State.Terminal() {
+				if _, ok := giveUp(); ok {
+					a.forget(r)
+				}
+				return
+			}
+		}
+	}
+}
+
+// answer turns the client's next message into the elicitation's answer: a
+// data part is accepted content; the text "decline" or "cancel" is that
+// action; other text fills the only property of a one-property schema.
+func answer(msg *a2a.Message, e upstream.Elicitation) upstream.ElicitResult {
+	var texts []string
+	for _, p := range msg.Parts {
+		switch p.Kind {
+		case a2a.PartData:
+			var m map[string]any
+			if json.Unmarshal(p.Data, &m) == nil {
+				return upstream.ElicitResult{Action: upstream.ActionAccept, Content: m}
+			}
+		case a2a.PartText:
+			texts = append(texts, p.Text)
+		}
+	}
+	text := strings.TrimSpace(strings.Join(texts, "\n"))
+	switch strings.ToLower(text) {
+	case "", "cancel":
+		return upstream.ElicitResult{Action: upstream.ActionCancel}
+	case "decline":
+		return upstream.ElicitResult{Action: upstream.ActionDecline}
+	}
+	var s struct {
+		Properties map[string]any `json:"properties"`
+	}
+	if json.Unmarshal(e.RequestedSchema, &s) == nil && len(s.Properties) == 1 {
+		for k := range s.Properties {
+			return upstream.ElicitResult{Action: upstream.ActionAccept, Content: map[string]any{k: text}}
+		}
+	}
+	if e.Mode == "url" {
+		return upstream.ElicitResult{Action: upstream.ActionAccept}
+	}
+	return upstream.ElicitResult{Action: upstream.ActionDecline}
+}
+
+// finish ends the task from the call's outcome.
+func (a *Agent) finish(ctx context.Context, r *run, u *a2a.Updater) error {
+	name := r.tool.Name
+	switch {
+	case r.cancelled.Load():
+		return ignoreClosed(u.Status(ctx, a2a.TaskStateCanceled, u.NewAgentMessage(a2a.TextPart("canceled by the client"))))
+	case r.timedOut.Load():
+		return u.Fail(ctx, fmt.Sprintf("tool %s did not finish within %s; the call was cancelled", name, r.timeout))
+	case errors.Is(r.err, upstream.ErrDied):
+		return u.Fail(ctx, fmt.Sprintf("the MCP server went away during the call of tool %s; it is being restarted, try again", name))
+	case r.err != nil:
+		return u.Fail(ctx, fmt.Sprintf("tool %s failed: %s", name, r.err.Error()))
+	}
+	parts, isError, errText, err := toParts(r.raw)
+	if err != nil {
+		return u.Fail(ctx, fmt.Sprintf("tool %s: %v", name, err))
+	}
+	if isError {
+		if errText == "" {
+			errText = "the tool reported an error"
+		}
+		return u.Fail(ctx, fmt.Sprintf("tool %s failed: %s", name, errText))
+	}
+	if len(parts) == 0 {
+		return u.Complete(ctx, fmt.Sprintf("tool %s returned no content", name))
+	}
+	art := a2a.Artifact{Name: "result", Parts: parts, Metadata: a2a.Metadata{"mcp.tool": name}}
+	if err := u.Artifact(ctx, art, false, true); err != nil {
+		return err
+	}
+	return u.Complete(ctx, "")
+}
+
+func ignoreClosed(err error) error {
+	if errors.Is(err, a2a.ErrTaskClosed) {
+		return nil
+	}
+	return err
+}
+
+// Cancel implements a2a.Executor: the upstream call is cancelled (the
+// transport and era decide how) and the task marked CANCELED.
+func (a *Agent) Cancel(ctx context.Context, req *a2a.Request, u *a2a.Updater) error {
+	a.runsMu.Lock()
+	r := a.runs[req.TaskID]
+	a.runsMu.Unlock()
+	if r != nil {
+		r.cancelled.Store(true)
+		r.cancel()
+	}
+	return ignoreClosed(u.Status(ctx, a2a.TaskStateCanceled, u.NewAgentMessage(a2a.TextPart("canceled by the client"))))
+}

@@ -1,0 +1,686 @@
+package upstream
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Conn is a supervised connection to one MCP server. It is safe for
+// concurrent use.
+type Conn struct {
+	cfg  Config
+	log  *slog.Logger
+	dial func(ctx context.Context) (transport.Interface, *process, error)
+
+	life   context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu        sync.Mutex
+	sess      *session
+	ready     chan struct{} // closed when sess is set
+	tools     []Tool
+	toolsSum  [32]byte
+	listeners []func([]Tool)
+	lastErr   error
+
+	tokenSeq atomic.Uint64
+	callsMu  sync.Mutex
+	calls    map[string]*call // by progress token
+}
+
+type session struct {
+	c       *client.Client
+	rt      *rawTransport
+	proc    *process
+	era     string
+	info    mcp.Implementation
+	started time.Time
+	dead    chan struct{}
+	once    sync.Once
+}
+
+func (s *session) kill() { s.once.Do(func() { close(s.dead) }) }
+
+func (s *session) isDead() bool {
+	select {
+	case <-s.dead:
+		return true
+	default:
+		return false
+	}
+}
+
+// call is one tool call in flight.
+type call struct {
+	token    string
+	progress ProgressFunc
+	elicit   ElicitFunc
+	mu       sync.Mutex
+	done     bool
+	last     float64
+}
+
+type callKey struct{}
+
+// Dial starts the server (or connects to it), negotiates the era and reads
+// the tool list. It fails if the first connection fails; later failures are
+// retried in the background with backoff.
+func Dial(ctx context.Context, cfg Config) (*Conn, error) {
+	n := 0
+	for _, set := range []bool{cfg.Stdio != nil, cfg.HTTP != nil, cfg.SSE != nil} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return nil, fmt.Errorf("upstream %q: exactly one of stdio, http and sse must be set", cfg.Name)
+	}
+	if v := cfg.ProtocolVersion; v != "" && v != Era20250618 && v != Era20251125 && v != Era20260728 {
+		return nil, fmt.Errorf("upstream %q: protocol version %q is not one of %s, %s, %s", cfg.Name, v, Era20250618, Era20251125, Era20260728)
+	}
+	c := newConn(cfg)
+	switch {
+	case cfg.Stdio != nil:
+		if cfg.Stdio.Command == "" {
+			return nil, fmt.Errorf("upstream %q: stdio command is required", cfg.Name)
+		}
+		c.dial = c.dialStdio
+	case cfg.HTTP != nil:
+		if err := checkHTTP(cfg.HTTP); err != nil {
+			return nil, fmt.Errorf("upstream %q: %w", cfg.Name, err)
+		}
+		c.dial = c.dialStreamable
+	default:
+		if err := checkHTTP(cfg.SSE); err != nil {
+			return nil, fmt.Errorf("upstream %q: %w", cfg.Name, err)
+		}
+		c.dial = c.dialSSE
+	}
+	if err := c.start(ctx); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// InProcess connects to an mcp-go server in the same process (tests,
+// benchmarks, and servers the bridge hosts itself).
+func InProcess(ctx context.Context, s *server.MCPServer, cfg Config) (*Conn, error) {
+	c := newConn(cfg)
+	c.dial = func(ctx context.Context) (transport.Interface, *process, error) {
+		t := transport.NewInProcessTransportWithOptions(s, transport.WithElicitationHandler(elicitAdapter{c}))
+		return t, nil, nil
+	}
+	if err := c.start(ctx); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func newConn(cfg Config) *Conn {
+	if cfg.MinBackoff <= 0 {
+		cfg.MinBackoff = 250 * time.Millisecond
+	}
+	if cfg.MaxBackoff <= 0 {
+		cfg.MaxBackoff = 30 * time.Second
+	}
+	if cfg.MaxBackoff < cfg.MinBackoff {
+		cfg.MaxBackoff = cfg.MinBackoff
+	}
+	if cfg.ClientName == "" {
+		cfg.ClientName = "a2a-mcp-bridge"
+	}
+	if cfg.ClientVersion == "" {
+		cfg.ClientVersion = "1.0"
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	life, cancel := context.WithCancel(context.Background())
+	return &Conn{
+		cfg: cfg, log: log.With("upstream", cfg.Name),
+		life: life, cancel: cancel,
+		ready: make(chan struct{}),
+		calls: map[string]*call{},
+	}
+}
+
+func (c *Conn) start(ctx context.Context) error {
+	s, err := c.connect(ctx)
+	if err != nil {
+		c.cancel()
+		return err
+	}
+	if _, _, err := c.refresh(ctx, s); err != nil {
+		c.closeSession(s)
+		c.cancel()
+		return err
+	}
+	c.install(s)
+	if c.cfg.ToolsTTL > 0 {
+		c.wg.Add(1)
+		go c.poll()
+	}
+	return nil
+}
+
+// connect opens one session: transport, Start (so that notification and
+// request handlers are wired), Initialize.
+func (c *Conn) connect(ctx context.Context) (*session, error) {
+	t, proc, err := c.dial(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("upstream %q: connect: %w", c.cfg.Name, err)
+	}
+	s := &session{proc: proc, dead: make(chan struct{}), started: time.Now()}
+	s.rt = newRawTransport(t, c, s)
+	opts := []client.ClientOption{client.WithElicitationHandler(elicitAdapter{c})}
+	if c.cfg.ProtocolVersion != "" {
+		opts = append(opts, client.WithProtocolVersion(c.cfg.ProtocolVersion))
+	}
+	s.c = client.NewClient(s.rt.wrapped(), opts...)
+	s.c.OnNotification(func(n mcp.JSONRPCNotification) { c.onNotification(s, n) })
+	fail := func(err error) (*session, error) {
+		_ = s.c.Close()
+		if proc != nil {
+			proc.stop()
+		}
+		return nil, fmt.Errorf("upstream %q: connect: %w", c.cfg.Name, err)
+	}
+	if err := s.c.Start(c.life); err != nil {
+		return fail(err)
+	}
+	res, err := s.c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
+		ProtocolVersion: c.cfg.ProtocolVersion,
+		ClientInfo:      mcp.Implementation{Name: c.cfg.ClientName, Version: c.cfg.ClientVersion},
+	}})
+	if err != nil {
+		return fail(err)
+	}
+	s.era, s.info = res.ProtocolVersion, res.ServerInfo
+	if mcp.IsModernProtocol(s.era) && res.Capabilities.Tools != nil && res.Capabilities.Tools.ListChanged {
+		// 2026-07-28 delivers list changes only on a subscription stream.
+		if _, err := s.c.ListenAsync(c.life, mcp.SubscriptionFilter{ToolsListChanged: true}, func(err error) {
+			c.log.Debug("tool list subscription ended", "err", err)
+		}); err != nil {
+			c.log.Warn("could not subscribe to tool list changes", "err", err)
+		}
+	}
+	if proc != nil {
+		go func() {
+			select {
+			case <-proc.exited:
+				s.kill()
+			case <-s.dead:
+			}
+		}()
+	}
+	c.log.Info("connected to MCP server", "protocolVersion", s.era, "server", s.info.Name, "serverVersion", s.info.Version)
+	return s, nil
+}
+
+// install makes s the current session and supervises it.
+func (c *Conn) install(s *session) {
+	c.mu.Lock()
+	c.sess = s
+	close(c.ready)
+	c.mu.Unlock()
+	c.wg.Add(1)
+	go c.supervise(s)
+}
+
+// supervise waits for s to die and reconnects with backoff.
+func (c *Conn) supervise(s *session) {
+	defer c.wg.Done()
+	select {
+	case <-c.life.Done():
+		return
+	case <-s.dead:
+	}
+	c.mu.Lock()
+	if c.sess == s {
+		c.sess = nil
+		c.ready = make(chan struct{})
+	}
+	c.mu.Unlock()
+	reason := "connection lost"
+	if s.proc != nil {
+		reason = s.proc.exitReason()
+	}
+	c.log.Warn("MCP server went away; reconnecting", "reason", reason)
+	c.closeSession(s)
+	wait := c.cfg.MinBackoff
+	if time.Since(s.started) > c.cfg.MaxBackoff {
+		wait = 0
+	}
+	for {
+		if wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-c.life.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
+		}
+		ctx, cancel := context.WithTimeout(c.life, 30*time.Second)
+		ns, err := c.connect(ctx)
+		if err == nil {
+			_, _, err = c.refresh(ctx, ns)
+			if err != nil {
+				c.closeSession(ns)
+			}
+		}
+		cancel()
+		if err == nil {
+			c.install(ns)
+			return
+		}
+		if c.life.Err() != nil {
+			return
+		}
+		c.mu.Lock()
+		c.lastErr = err
+		c.mu.Unlock()
+		c.log.Warn("reconnect failed", "err", err, "retryIn", wait.String())
+		wait = min(max(2*wait, c.cfg.MinBackoff), c.cfg.MaxBackoff)
+	}
+}
+
+func (c *Conn) closeSession(s *session) {
+	s.kill()
+	_ = s.c.Close()
+	if s.proc != nil {
+		s.proc.stop()
+	}
+}
+
+// current returns the live session, waiting for a reconnect if needed.
+func (c *Conn) current(ctx context.Context) (*session, error) {
+	for {
+		c.mu.Lock()
+		s, ready := c.sess, c.ready
+		c.mu.Unlock()
+		if c.life.Err() != nil {
+			return nil, ErrClosed
+		}
+		if s != nil && !s.isDead() {
+			return s, nil
+		}
+		select {
+		case <-ready:
+		case <-ctx.Done():
+			c.mu.Lock()
+			last := c.lastErr
+			c.mu.Unlock()
+			if last != nil {
+				return nil, fmt.Errorf("upstream %q: not connected (%v): %w", c.cfg.Name, last, ctx.Err())
+			}
+			return nil, fmt.Errorf("upstream %q: not connected: %w", c.cfg.Name, ctx.Err())
+		case <-c.life.Done():
+			return nil, ErrClosed
+		}
+	}
+}
+
+// Name is the configured name of the server.
+func (c *Conn) Name() string { return c.cfg.Name }
+
+// ProtocolVersion is the era negotiated on the current connection ("" while
+// reconnecting).
+func (c *Conn) ProtocolVersion() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sess == nil {
+		return ""
+	}
+	return c.sess.era
+}
+
+// ServerInfo is the name and version the server gave ("" while reconnecting).
+func (c *Conn) ServerInfo() (name, version string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sess == nil {
+		return "", ""
+	}
+	return c.sess.info.Name, c.sess.info.Version
+}
+
+// Close stops the server (stdio: stdin closed, then SIGTERM, then kill, each
+// after StopGrace) or closes the connection, and ends every call.
+func (c *Conn) Close() error {
+	c.cancel()
+	c.mu.Lock()
+	s := c.sess
+	c.sess = nil
+	c.mu.Unlock()
+	if s != nil {
+		c.closeSession(s)
+	}
+	c.wg.Wait()
+	return nil
+}
+
+// Tools returns the tool list, raw, in the server's order.
+func (c *Conn) Tools(ctx context.Context) ([]Tool, error) {
+	c.mu.Lock()
+	tools := c.tools
+	c.mu.Unlock()
+	if tools != nil {
+		return tools, nil
+	}
+	tools, _, err := c.Refresh(ctx)
+	return tools, err
+}
+
+// Refresh re-reads the tool list and reports whether it changed; listeners
+// are called when it did.
+func (c *Conn) Refresh(ctx context.Context) ([]Tool, bool, error) {
+	s, err := c.current(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	return c.refresh(ctx, s)
+}
+
+// OnToolsChanged registers f, called with the new list whenever the tool
+// list changes (notification, subscription, poll, or reconnect).
+func (c *Conn) OnToolsChanged(f func([]Tool)) {
+	c.mu.Lock()
+	c.listeners = append(c.listeners, f)
+	c.mu.Unlock()
+}
+
+func (c *Conn) refresh(ctx context.Context, s *session) ([]Tool, bool, error) {
+	raw, err := listToolsRaw(ctx, s.c)
+	if err != nil {
+		return nil, false, fmt.Errorf("upstream %q: list tools: %w", c.cfg.Name, err)
+	}
+	tools, err := decodeTools(raw)
+	if err != nil {
+		return nil, false, fmt.Errorf("upstream %q: list tools: %w", c.cfg.Name, err)
+	}
+	h := sha256.New()
+	for _, r := range raw {
+		h.Write(r)
+		h.Write([]byte{0})
+	}
+	var sum [32]byte
+	copy(sum[:], h.Sum(nil))
+	c.mu.Lock()
+	changed := c.tools == nil || sum != c.toolsSum
+	first := c.tools == nil
+	c.tools, c.toolsSum = tools, sum
+	ls := append([]func([]Tool){}, c.listeners...)
+	c.mu.Unlock()
+	if changed && !first {
+		c.log.Info("tool list changed", "tools", len(tools))
+		for _, f := range ls {
+			f(tools)
+		}
+	}
+	return tools, changed, nil
+}
+
+func (c *Conn) poll() {
+	defer c.wg.Done()
+	t := time.NewTicker(c.cfg.ToolsTTL)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.life.Done():
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(c.life, c.cfg.ToolsTTL)
+		if _, _, err := c.Refresh(ctx); err != nil {
+			c.log.Debug("tool list poll failed", "err", err)
+		}
+		cancel()
+	}
+}
+
+// captureKey carries a *[]byte that the raw transport fills with the last
+// result of the request.
+type captureKey struct{}
+
+// listToolsRaw sends tools/list through the client (so that the era's
+// request metadata is applied) and keeps each page's result raw, following
+// cursors.
+func listToolsRaw(ctx context.Context, cl *client.Client) ([]json.RawMessage, error) {
+	var all []json.RawMessage
+	seen := map[string]bool{}
+	cursor := ""
+	for page := 0; ; page++ {
+		if page > 1000 {
+			return nil, errors.New("more than 1000 pages of tools")
+		}
+		var raw []byte
+		cctx := context.WithValue(ctx, captureKey{}, &raw)
+		req := mcp.ListToolsRequest{}
+		req.Params.Cursor = mcp.Cursor(cursor)
+		if _, err := cl.ListToolsByPage(cctx, req); err != nil {
+			return nil, err
+		}
+		var res struct {
+			Tools      []json.RawMessage `json:"tools"`
+			NextCursor string            `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(raw, &res); err != nil {
+			return nil, fmt.Errorf("decode tools/list result: %w", err)
+		}
+		all = append(all, res.Tools...)
+		if res.NextCursor == "" {
+			return all, nil
+		}
+		if seen[res.NextCursor] {
+			return nil, fmt.Errorf("tools/list cursor %q repeated", res.NextCursor)
+		}
+		seen[res.NextCursor] = true
+		cursor = res.NextCursor
+	}
+}
+
+func decodeTools(raw []json.RawMessage) ([]Tool, error) {
+	tools := make([]Tool, 0, len(raw))
+	names := map[string]bool{}
+	for _, r := range raw {
+		var t struct {
+			Name         string          `json:"name"`
+			Title        string          `json:"title"`
+			Description  string          `json:"description"`
+			InputSchema  json.RawMessage `json:"inputSchema"`
+			OutputSchema json.RawMessage `json:"outputSchema"`
+			Annotations  Annotations     `json:"annotations"`
+		}
+		if err := json.Unmarshal(r, &t); err != nil {
+			return nil, fmt.Errorf("decode tool: %w", err)
+		}
+		if t.Name == "" || names[t.Name] {
+			// A nameless or duplicate tool cannot be addressed: skip it.
+			continue
+		}
+		names[t.Name] = true
+		title := t.Title
+		if title == "" {
+			title = t.Annotations.Title
+		}
+		in := bytes.TrimSpace(t.InputSchema)
+		if len(in) == 0 || string(in) == "null" {
+			in = json.RawMessage(`{"type":"object"}`)
+		}
+		out := bytes.TrimSpace(t.OutputSchema)
+		if string(out) == "null" {
+			out = nil
+		}
+		tools = append(tools, Tool{
+			Name: t.Name, Title: title, Description: t.Description,
+			InputSchema: json.RawMessage(in), OutputSchema: json.RawMessage(out),
+			Annotations: t.Annotations, Raw: r,
+		})
+	}
+	return tools, nil
+}
+
+// CallTool calls a tool and returns its result exactly as the server sent it
+// (a CallToolResult object: content, structuredContent, isError). A JSON-RPC
+// error from the server is returned as an error. progress and elicit may be
+// nil. Cancelling ctx cancels the call upstream the way the transport and
+// era need: stdio sends notifications/cancelled, 2026-07-28 HTTP closes the
+// request's stream, handshake-era HTTP sends notifications/cancelled.
+func (c *Conn) CallTool(ctx context.Context, name string, args json.RawMessage, progress ProgressFunc, elicit ElicitFunc) (json.RawMessage, error) {
+	s, err := c.current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cl := &call{token: "bridge-" + strconv.FormatUint(c.tokenSeq.Add(1), 10), progress: progress, elicit: elicit}
+	c.callsMu.Lock()
+	c.calls[cl.token] = cl
+	c.callsMu.Unlock()
+	defer func() {
+		cl.mu.Lock()
+		cl.done = true
+		cl.mu.Unlock()
+		c.callsMu.Lock()
+		delete(c.calls, cl.token)
+		c.callsMu.Unlock()
+	}()
+	var argv map[string]any
+	if len(bytes.TrimSpace(args)) > 0 && string(bytes.TrimSpace(args)) != "null" {
+		d := json.NewDecoder(bytes.NewReader(args))
+		d.UseNumber()
+		if err := d.Decode(&argv); err != nil {
+			return nil, fmt.Errorf("upstream %q: arguments must be a JSON object: %w", c.cfg.Name, err)
+		}
+	}
+	var raw []byte
+	cctx := context.WithValue(context.WithValue(ctx, captureKey{}, &raw), callKey{}, cl)
+	req := mcp.CallToolRequest{}
+	req.Params.Name = name
+	req.Params.Arguments = argv
+	req.Params.Meta = &mcp.Meta{ProgressToken: cl.token}
+	_, err = s.c.CallTool(cctx, req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("upstream %q: call %s: %w", c.cfg.Name, name, ctx.Err())
+		}
+		if s.isDead() || errors.Is(err, transport.ErrTransportClosed) {
+			s.kill()
+			return nil, fmt.Errorf("upstream %q: call %s: %w", c.cfg.Name, name, ErrDied)
+		}
+		return nil, fmt.Errorf("upstream %q: call %s: %w", c.cfg.Name, name, err)
+	}
+	if raw == nil {
+		return nil, fmt.Errorf("upstream %q: call %s: no result captured", c.cfg.Name, name)
+	}
+	return raw, nil
+}
+
+func (c *Conn) onNotification(s *session, n mcp.JSONRPCNotification) {
+	switch n.Method {
+	case string(mcp.MethodNotificationProgress):
+		f := n.Params.AdditionalFields
+		tok := fmt.Sprint(f["progressToken"])
+		c.callsMu.Lock()
+		cl := c.calls[tok]
+		c.callsMu.Unlock()
+		if cl == nil || cl.progress == nil {
+			return // unknown or finished call: late notifications are dropped
+		}
+		p, _ := toFloat(f["progress"])
+		total, _ := toFloat(f["total"])
+		msg, _ := f["message"].(string)
+		cl.mu.Lock()
+		defer cl.mu.Unlock()
+		if cl.done || p < cl.last {
+			return
+		}
+		cl.last = p
+		cl.progress(p, total, msg)
+	case string(mcp.MethodNotificationToolsListChanged):
+		go func() {
+			ctx, cancel := context.WithTimeout(c.life, 30*time.Second)
+			defer cancel()
+			if _, _, err := c.refresh(ctx, s); err != nil {
+				c.log.Warn("re-reading the tool list after a change failed", "err", err)
+			}
+		}()
+	}
+}
+
+func toFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case json.Number:
+		f, err := x.Float64()
+		return f, err == nil
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	}
+	return 0, false
+}
+
+// elicitAdapter routes an upstream elicitation to the call it belongs to:
+// the call in the request's context (2026-07-28 round trips, HTTP streams,
+// in-process), else the only call in flight that accepts elicitations. When
+// that is ambiguous it declines: showing one caller's question to another
+// would leak it.
+type elicitAdapter struct{ c *Conn }
+
+func (a elicitAdapter) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	cl, _ := ctx.Value(callKey{}).(*call)
+	if cl == nil || cl.elicit == nil {
+		a.c.callsMu.Lock()
+		var only *call
+		n := 0
+		for _, x := range a.c.calls {
+			if x.elicit != nil {
+				only = x
+				n++
+			}
+		}
+		a.c.callsMu.Unlock()
+		if n != 1 {
+			a.c.log.Warn("declining an elicitation that matches no single call", "callsAcceptingInput", n)
+			return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionDecline}}, nil
+		}
+		cl = only
+	}
+	e := Elicitation{Mode: req.Params.Mode, Message: req.Params.Message, URL: req.Params.URL}
+	if e.Mode == "" {
+		e.Mode = "form"
+	}
+	if req.Params.RequestedSchema != nil {
+		b, err := json.Marshal(req.Params.RequestedSchema)
+		if err == nil {
+			e.RequestedSchema = b
+		}
+	}
+	res, err := cl.elicit(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	out := &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: mcp.ElicitationResponseAction(res.Action)}}
+	if res.Action == ActionAccept {
+		out.Content = res.Content
+	}
+	return out, nil
+}

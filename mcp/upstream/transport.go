@@ -1,0 +1,162 @@
+package upstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// rawTransport sits between mcp-go's client and its transport. It copies the
+// raw result of a request into the slot carried by the context (tools/list
+// and tools/call are decoded lossily by the client), notices a dead
+// transport, and sends the notifications/cancelled that the client omits on
+// HTTP transports of the handshake eras.
+type rawTransport struct {
+	transport.Interface
+	c    *Conn
+	s    *session
+	http transport.HTTPConnection // nil unless an HTTP transport
+}
+
+func newRawTransport(t transport.Interface, c *Conn, s *session) *rawTransport {
+	rt := &rawTransport{Interface: t, c: c, s: s}
+	if h, ok := t.(transport.HTTPConnection); ok {
+		rt.http = h
+	}
+	return rt
+}
+
+// wrapped returns the transport to give the client: an HTTP transport keeps
+// its HTTPConnection face (protocol version header), others must not have
+// it (the client sends stdio cancellations only to non-HTTP transports).
+func (t *rawTransport) wrapped() transport.Interface {
+	if t.http != nil {
+		return httpRawTransport{t}
+	}
+	return t
+}
+
+// SendRequest implements transport.Interface.
+func (t *rawTransport) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	resp, err := t.Interface.SendRequest(ctx, req)
+	if slot, ok := ctx.Value(captureKey{}).(*[]byte); ok && err == nil && resp != nil && resp.Error == nil {
+		*slot = append((*slot)[:0], resp.Result...)
+	}
+	if err != nil {
+		switch {
+		case ctx.Err() != nil:
+			if t.http != nil && req.Method == string(mcp.MethodToolsCall) && !mcp.IsModernProtocol(t.s.era) {
+				t.cancelHTTP(ctx, req)
+			}
+		case errors.Is(err, transport.ErrTransportClosed):
+			t.s.kill()
+		}
+	}
+	return resp, err
+}
+
+// cancelHTTP tells a handshake-era HTTP server to stop a request: on those
+// eras a dropped connection is not a cancellation (mcp-go sends nothing).
+func (t *rawTransport) cancelHTTP(ctx context.Context, req transport.JSONRPCRequest) {
+	n := mcp.JSONRPCNotification{
+		JSONRPC: mcp.JSONRPC_VERSION,
+		Notification: mcp.Notification{
+			Method: string(mcp.MethodNotificationCancelled),
+			Params: mcp.NotificationParams{AdditionalFields: map[string]any{"requestId": req.ID, "reason": "cancelled by the A2A client"}},
+		},
+	}
+	go func() {
+		nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := t.Interface.SendNotification(nctx, n); err != nil {
+			t.c.log.Debug("could not send notifications/cancelled", "err", err)
+		}
+	}()
+}
+
+// SetRequestHandler forwards server-to-client requests (elicitation).
+func (t *rawTransport) SetRequestHandler(h transport.RequestHandler) {
+	if b, ok := t.Interface.(transport.BidirectionalInterface); ok {
+		b.SetRequestHandler(h)
+	}
+}
+
+type httpRawTransport struct{ *rawTransport }
+
+// SetProtocolVersion implements transport.HTTPConnection.
+func (t httpRawTransport) SetProtocolVersion(v string) { t.http.SetProtocolVersion(v) }
+
+func checkHTTP(h *HTTPConfig) error {
+	if h.URL == "" {
+		return errors.New("url is required")
+	}
+	if h.Client == nil {
+		return errors.New("an HTTP client is required (netguard.Trusted for configured URLs)")
+	}
+	return nil
+}
+
+// credentialClient returns a copy of h.Client whose requests carry h's
+// credentials.
+func credentialClient(h *HTTPConfig) *http.Client {
+	hc := *h.Client
+	if h.Credentials != nil {
+		base := hc.Transport
+		if base == nil {
+			base = http.DefaultTransport
+		}
+		hc.Transport = credTransport{base: base, creds: h.Credentials}
+	}
+	return &hc
+}
+
+type credTransport struct {
+	base  http.RoundTripper
+	creds auth.Credentials
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t credTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r2 := r.Clone(r.Context())
+	if err := t.creds.Apply(r.Context(), r2, nil); err != nil {
+		if r.Body != nil {
+			_ = r.Body.Close()
+		}
+		return nil, fmt.Errorf("upstream: outbound credentials: %w", err)
+	}
+	return t.base.RoundTrip(r2)
+}
+
+func (c *Conn) dialStreamable(ctx context.Context) (transport.Interface, *process, error) {
+	h := c.cfg.HTTP
+	opts := []transport.StreamableHTTPCOption{transport.WithHTTPBasicClient(credentialClient(h)), transport.WithHTTPLogger(c.log)}
+	if len(h.Headers) > 0 {
+		opts = append(opts, transport.WithHTTPHeaders(h.Headers))
+	}
+	t, err := transport.NewStreamableHTTP(h.URL, opts...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return t, nil, nil
+}
+
+func (c *Conn) dialSSE(ctx context.Context) (transport.Interface, *process, error) {
+	h := c.cfg.SSE
+	opts := []transport.ClientOption{transport.WithHTTPClient(credentialClient(h)), transport.WithSSELogger(c.log)}
+	if len(h.Headers) > 0 {
+		opts = append(opts, transport.WithHeaders(h.Headers))
+	}
+	// The SSE stream is opened by the client's Start, with the Conn's
+	// lifetime as its context.
+	t, err := transport.NewSSE(h.URL, opts...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return t, nil, nil
+}

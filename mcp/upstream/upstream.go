@@ -1,0 +1,182 @@
+// Package upstream connects the bridge to one MCP server: a stdio child
+// process, a streamable HTTP server or a legacy HTTP+SSE server. A Conn
+// negotiates the protocol era (2025-06-18, 2025-11-25 or 2026-07-28), reads
+// the tool list raw so that schemas keep every keyword, follows tool list
+// changes, calls tools with progress, elicitation and cancellation wired to
+// what the transport and era need, and restarts a stdio child that dies.
+//
+// It is built on mcp-go's client and works around its traps: the client is
+// always Started (handlers wired), a child's environment is built from an
+// allow-list only, tools/list and tools/call results are captured raw from
+// the transport, and on HTTP transports of the handshake eras the
+// notifications/cancelled that mcp-go omits is sent here.
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// Protocol eras a Conn may be pinned to. The empty string negotiates: the
+// newest the server supports wins (see Conn.ProtocolVersion).
+const (
+	Era20250618 = mcp.ProtocolVersion20250618
+	Era20251125 = mcp.ProtocolVersion20251125
+	Era20260728 = mcp.ProtocolVersion20260728
+)
+
+// Config describes one upstream MCP server. Exactly one of Stdio, HTTP and
+// SSE is set.
+type Config struct {
+	// Name identifies the server in logs and errors.
+	Name string
+	// Stdio runs the server as a child process speaking MCP on stdin/stdout.
+	Stdio *StdioConfig
+	// HTTP reaches a streamable HTTP server.
+	HTTP *HTTPConfig
+	// SSE reaches a legacy HTTP+SSE server (protocol 2024-11-05 style).
+	SSE *HTTPConfig
+	// ProtocolVersion pins the era (one of the Era constants). Default "":
+	// negotiate, preferring 2026-07-28.
+	ProtocolVersion string
+	// ToolsTTL, if positive, re-reads the tool list on this interval, for
+	// servers that cannot notify changes (HTTP servers of the handshake eras
+	// have no stream to notify on). Default 0: rely on notifications only.
+	ToolsTTL time.Duration
+	// MinBackoff and MaxBackoff bound the wait before reconnecting after a
+	// child died or a connection broke (defaults 250ms and 30s; doubled on
+	// each failure, reset when a connection lived longer than MaxBackoff).
+	MinBackoff, MaxBackoff time.Duration
+	// ClientName and ClientVersion identify the bridge to the server
+	// (default "a2a-mcp-bridge", "1.0").
+	ClientName, ClientVersion string
+	// Logger receives connection events and a child's stderr (default slog.Default()).
+	Logger *slog.Logger
+}
+
+// StdioConfig runs an MCP server as a child process.
+type StdioConfig struct {
+	// Command is the program to run (looked up in the PATH given to the
+	// child by Env or InheritEnv, else the bridge's PATH).
+	Command string
+	// Args are its arguments.
+	Args []string
+	// Dir is its working directory (default: the bridge's).
+	Dir string
+	// Env sets variables for the child. The child's environment is exactly
+	// Env plus the InheritEnv variables: never the bridge's whole
+	// environment, which holds the bridge's own secrets.
+	Env map[string]string
+	// InheritEnv names variables copied from the bridge's environment when
+	// set there (e.g. PATH, HOME). Env wins over an inherited value.
+	InheritEnv []string
+	// StopGrace is how long the child gets to exit after its stdin is
+	// closed, and again after SIGTERM, before it is killed (default 3s).
+	StopGrace time.Duration
+}
+
+// HTTPConfig reaches an MCP server over HTTP.
+type HTTPConfig struct {
+	// URL is the MCP endpoint (streamable HTTP) or the SSE endpoint (legacy).
+	URL string
+	// Credentials, if set, give the bridge its identity towards the server;
+	// they are applied to every request (the caller's token never is).
+	Credentials auth.Credentials
+	// Client sends the requests. Required: use netguard.Trusted for a URL
+	// from the operator's config (with a negative Timeout: calls are bounded
+	// by their context, and streams are long-lived).
+	Client *http.Client
+	// Headers are extra static headers (not secrets: use Credentials).
+	Headers map[string]string
+}
+
+// Tool is one tool as the server listed it.
+type Tool struct {
+	// Name is the tool's name, unique per server.
+	Name string
+	// Title is the human-readable name (the tool's title, else its
+	// annotations' title), possibly empty.
+	Title string
+	// Description is the tool's description.
+	Description string
+	// InputSchema is the raw JSON Schema of the arguments, every keyword kept.
+	InputSchema json.RawMessage
+	// OutputSchema is the raw JSON Schema of structuredContent, if declared.
+	OutputSchema json.RawMessage
+	// Annotations are the server's behaviour hints (untrusted).
+	Annotations Annotations
+	// Raw is the tool object exactly as the server sent it.
+	Raw json.RawMessage
+}
+
+// Annotations are a tool's behaviour hints; nil means not stated.
+type Annotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
+	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+}
+
+// ReadOnly reports whether the tool says it does not modify anything.
+func (a Annotations) ReadOnly() bool { return a.ReadOnlyHint != nil && *a.ReadOnlyHint }
+
+// Destructive reports whether the tool may destroy data: per the MCP spec
+// the default is true unless the tool is read-only or says otherwise.
+func (a Annotations) Destructive() bool {
+	if a.ReadOnly() {
+		return false
+	}
+	return a.DestructiveHint == nil || *a.DestructiveHint
+}
+
+// ProgressFunc receives a call's progress notifications, in the order the
+// server sent them, never after CallTool returned.
+type ProgressFunc func(progress, total float64, message string)
+
+// Elicitation is a server's request for input from the user during a call.
+type Elicitation struct {
+	// Mode is "form" or "url".
+	Mode string
+	// Message is the question shown to the user.
+	Message string
+	// RequestedSchema is the raw JSON Schema of the expected answer (form mode).
+	RequestedSchema json.RawMessage
+	// URL is the page the user should open (url mode).
+	URL string
+}
+
+// Elicitation actions.
+const (
+	ActionAccept  = "accept"
+	ActionDecline = "decline"
+	ActionCancel  = "cancel"
+)
+
+// ElicitResult is the user's answer to an Elicitation.
+type ElicitResult struct {
+	// Action is ActionAccept, ActionDecline or ActionCancel.
+	Action string
+	// Content is the answer when accepted.
+	Content map[string]any
+}
+
+// ElicitFunc answers one elicitation of a call; it may block until the user
+// answers or ctx ends.
+type ElicitFunc func(ctx context.Context, e Elicitation) (ElicitResult, error)
+
+// Errors a Conn returns; match them with errors.Is.
+var (
+	// ErrDied means the server (or the connection to it) went away during
+	// the call. The Conn reconnects; a later call may succeed.
+	ErrDied = errors.New("upstream: the MCP server went away during the call")
+	// ErrClosed means the Conn was closed.
+	ErrClosed = errors.New("upstream: connection closed")
+)
