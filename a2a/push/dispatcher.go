@@ -34,6 +34,9 @@ type Dispatcher struct {
 
 	mu     sync.Mutex
 	active int
+	// skipped records that a round left a due config waiting for a busy
+	// slot; the next worker to finish starts another round.
+	skipped bool
 	dests  map[string]int
 	state  map[string]*configState
 }
@@ -138,6 +141,7 @@ func (d *Dispatcher) dispatch(ctx context.Context) {
 	d.prune(now)
 	for i := range due {
 		if d.active >= d.cfg.Workers {
+			d.skipped = true
 			return
 		}
 		p := due[i]
@@ -148,6 +152,9 @@ func (d *Dispatcher) dispatch(ctx context.Context) {
 			d.state[key] = s
 		}
 		if s.inflight {
+			// Its worker may have read the events before the one that
+			// made it due; look again when a worker finishes.
+			d.skipped = true
 			continue
 		}
 		// The answer may predate this dispatcher's own last write.
@@ -165,6 +172,7 @@ func (d *Dispatcher) dispatch(ctx context.Context) {
 		}
 		dest := destination(p.Config.URL)
 		if d.dests[dest] >= d.cfg.PerDestination {
+			d.skipped = true
 			continue
 		}
 		s.inflight, s.touched = true, now
@@ -193,6 +201,9 @@ func (d *Dispatcher) serve(ctx context.Context, key, dest string, p a2a.PushDue)
 	d.active--
 	if d.dests[dest]--; d.dests[dest] <= 0 {
 		delete(d.dests, dest)
+	}
+	if d.skipped {
+		d.skipped, more = false, true
 	}
 	d.mu.Unlock()
 	if more {
