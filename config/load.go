@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -63,6 +64,7 @@ func parse(data []byte, name string, lookup func(string) (string, bool)) (*Confi
 		return nil, Problems{yamlProblem(name, c.pos, err)}
 	}
 	var body ast.Node
+	var pre Problems
 	switch docs := nonEmptyDocs(f); len(docs) {
 	case 0:
 	case 1:
@@ -77,17 +79,19 @@ func parse(data []byte, name string, lookup func(string) (string, bool)) (*Confi
 		if len(x.problems) > 0 {
 			return nil, x.problems
 		}
-		w := walker{file: name, pos: c.pos}
+		w := walker{file: name, pos: c.pos, drop: map[*ast.MappingValueNode]bool{}}
 		w.walk(body, reflect.TypeOf(c).Elem(), "")
-		if len(w.problems) > 0 {
-			return nil, w.problems
-		}
+		// Entries already reported are removed so that the rest of the file
+		// is still decoded (strictly) and validated: one pass lists all.
+		w.prune(body)
 		if err := yaml.NodeToValue(body, c, yaml.Strict()); err != nil {
-			return nil, Problems{yamlProblem(name, c.pos, err)}
+			return nil, append(w.problems, yamlProblem(name, c.pos, err))
 		}
+		pre = w.problems
 	}
 	c.applyDefaults()
-	if ps := c.Validate(); len(ps) > 0 {
+	if ps := append(pre, c.Validate()...); len(ps) > 0 {
+		sortProblems(ps)
 		return nil, ps
 	}
 	return c, nil
@@ -226,7 +230,7 @@ func (x *expander) expand(s string, tk *token.Token, path string) string {
 		}
 		v, ok := x.lookup(ref)
 		if !ok {
-			x.add(tk, path, fmt.Sprintf("environment variable %s is not set: set it, or write $${%s} for a literal ${%s}", ref, ref, ref))
+			x.add(tk, path, fmt.Sprintf("environment variable %s is not set: set it, or write $${%s} to keep the text as it is", ref, ref))
 			continue
 		}
 		b.WriteString(v)
@@ -303,4 +307,15 @@ func joinKey(path, key string) string {
 		return key
 	}
 	return path + "." + key
+}
+
+// sortProblems orders problems by position in the file; problems without a
+// position come first, in the order they were found.
+func sortProblems(ps Problems) {
+	slices.SortStableFunc(ps, func(a, b Problem) int {
+		if a.Line != b.Line {
+			return a.Line - b.Line
+		}
+		return a.Column - b.Column
+	})
 }

@@ -1,11 +1,13 @@
 package config
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
 )
 
 // Duration is a time.Duration written in the file as a Go duration string
@@ -18,32 +20,35 @@ func (d Duration) D() time.Duration { return time.Duration(d) }
 // String formats d the way it is written in the file.
 func (d Duration) String() string { return time.Duration(d).String() }
 
-// UnmarshalYAML accepts a Go duration string or the number 0.
-func (d *Duration) UnmarshalYAML(unmarshal func(any) error) error {
-	var v any
-	if err := unmarshal(&v); err != nil {
+// UnmarshalYAML accepts a Go duration string or the number 0; an error
+// carries the value's position.
+func (d *Duration) UnmarshalYAML(n ast.Node) error {
+	v, err := durationFromNode(n)
+	if err != nil {
 		return err
 	}
-	switch x := v.(type) {
+	*d = v
+	return nil
+}
+
+func durationFromNode(n ast.Node) (Duration, error) {
+	switch v := scalarValue(n).(type) {
 	case string:
-		p, err := ParseDuration(x)
+		p, err := ParseDuration(v)
 		if err != nil {
-			return err
+			return 0, positioned(n, err.Error())
 		}
-		*d = p
-		return nil
+		return p, nil
 	case uint64:
-		if x == 0 {
-			*d = 0
-			return nil
+		if v == 0 {
+			return 0, nil
 		}
 	case int64:
-		if x == 0 {
-			*d = 0
-			return nil
+		if v == 0 {
+			return 0, nil
 		}
 	}
-	return errors.New(`invalid duration: write a Go duration string such as "30s", "5m" or "1h30m"`)
+	return 0, positioned(n, `invalid duration: write a Go duration such as "30s", "5m" or "1h30m"`)
 }
 
 // MarshalYAML writes d as a duration string.
@@ -102,32 +107,52 @@ func (b ByteSize) String() string {
 	return strconv.FormatInt(int64(b), 10)
 }
 
-// UnmarshalYAML accepts a number of bytes or a string with a unit.
-func (b *ByteSize) UnmarshalYAML(unmarshal func(any) error) error {
-	var v any
-	if err := unmarshal(&v); err != nil {
+// UnmarshalYAML accepts a number of bytes or a string with a unit; an
+// error carries the value's position.
+func (b *ByteSize) UnmarshalYAML(n ast.Node) error {
+	v, err := byteSizeFromNode(n)
+	if err != nil {
 		return err
 	}
-	switch x := v.(type) {
+	*b = v
+	return nil
+}
+
+func byteSizeFromNode(n ast.Node) (ByteSize, error) {
+	switch v := scalarValue(n).(type) {
 	case string:
-		p, err := ParseByteSize(x)
+		p, err := ParseByteSize(v)
 		if err != nil {
-			return err
+			return 0, positioned(n, err.Error())
 		}
-		*b = p
-		return nil
+		return p, nil
 	case uint64:
-		if x <= 1<<62 {
-			*b = ByteSize(x)
-			return nil
+		if v <= 1<<62 {
+			return ByteSize(v), nil
 		}
 	case int64:
-		if x >= 0 {
-			*b = ByteSize(x)
-			return nil
+		if v >= 0 {
+			return ByteSize(v), nil
 		}
 	}
-	return errors.New(`invalid size: write bytes as a number or with a unit, such as "1MiB" or "512KiB"`)
+	return 0, positioned(n, `invalid size: write bytes as a number or with a unit, such as "1MiB" or "512KiB"`)
+}
+
+// scalarValue is the value of a scalar node, or nil for anything else.
+func scalarValue(n ast.Node) any {
+	n = unwrap(n)
+	if s, ok := n.(ast.ScalarNode); ok {
+		if _, isNull := n.(*ast.NullNode); isNull {
+			return nil
+		}
+		return s.GetValue()
+	}
+	return nil
+}
+
+// positioned is an error carrying n's position, as the decoder reports it.
+func positioned(n ast.Node, msg string) error {
+	return &yaml.SyntaxError{Message: msg, Token: n.GetToken()}
 }
 
 // MarshalYAML writes b with its unit.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/token"
 )
@@ -120,6 +121,43 @@ type walker struct {
 	file     string
 	pos      positions
 	problems Problems
+	// drop are the entries reported as problems, removed before decoding so
+	// that the rest of the file can still be decoded and validated.
+	drop   map[*ast.MappingValueNode]bool
+	parent *ast.MappingValueNode
+}
+
+func (w *walker) bad(n ast.Node, path string, err error) {
+	p := posOf(n)
+	msg := err.Error()
+	if se, ok := err.(*yaml.SyntaxError); ok {
+		msg = se.Message
+	}
+	w.problems = append(w.problems, Problem{File: w.file, Line: p.Line, Column: p.Column, Path: path, Message: msg})
+	if w.parent != nil {
+		w.drop[w.parent] = true
+	}
+}
+
+// prune removes the dropped entries from the tree under n.
+func (w *walker) prune(n ast.Node) {
+	switch v := unwrap(n).(type) {
+	case *ast.MappingNode:
+		kept := v.Values[:0]
+		for _, mv := range v.Values {
+			if !w.drop[mv] {
+				w.prune(mv.Value)
+				kept = append(kept, mv)
+			}
+		}
+		v.Values = kept
+	case *ast.MappingValueNode:
+		w.prune(v.Value)
+	case *ast.SequenceNode:
+		for _, e := range v.Values {
+			w.prune(e)
+		}
+	}
 }
 
 func (w *walker) walk(n ast.Node, t reflect.Type, path string) {
@@ -131,6 +169,16 @@ func (w *walker) walk(n ast.Node, t reflect.Type, path string) {
 		t = t.Elem()
 	}
 	if scalarType(t) {
+		var err error
+		switch t {
+		case durationType:
+			_, err = durationFromNode(n)
+		case byteSizeType:
+			_, err = byteSizeFromNode(n)
+		}
+		if err != nil {
+			w.bad(n, path, err)
+		}
 		return
 	}
 	switch t.Kind() {
@@ -148,6 +196,7 @@ func (w *walker) walk(n ast.Node, t reflect.Type, path string) {
 				w.unknown(mv, child, key, fields)
 				continue
 			}
+			w.parent = mv
 			w.walk(mv.Value, fields[i].sf.Type, child)
 		}
 	case reflect.Slice:
@@ -160,7 +209,10 @@ func (w *walker) walk(n ast.Node, t reflect.Type, path string) {
 		}
 		if seq, ok := n.(*ast.SequenceNode); ok {
 			w.recordSeq(seq, path)
+			parent := w.parent
 			for i, e := range seq.Values {
+				// A bad element drops the whole list entry that holds it.
+				w.parent = parent
 				w.walk(e, t.Elem(), path+"["+strconv.Itoa(i)+"]")
 			}
 		}
@@ -168,6 +220,7 @@ func (w *walker) walk(n ast.Node, t reflect.Type, path string) {
 		for _, mv := range mappingValues(n) {
 			child := joinKey(path, keyString(mv.Key))
 			w.record(child, mv)
+			w.parent = mv
 			w.walk(mv.Value, t.Elem(), child)
 		}
 	}
@@ -206,6 +259,7 @@ func (w *walker) unknown(mv *ast.MappingValueNode, path, key string, fields []fi
 		msg += ": remove it (known keys here: " + strings.Join(names, ", ") + ")"
 	}
 	w.problems = append(w.problems, Problem{File: w.file, Line: p.Line, Column: p.Column, Path: path, Message: msg})
+	w.drop[mv] = true
 }
 
 func mappingValues(n ast.Node) []*ast.MappingValueNode {
@@ -236,6 +290,9 @@ func unwrap(n ast.Node) ast.Node {
 func posOf(n ast.Node) Position {
 	if n == nil {
 		return Position{}
+	}
+	if m, ok := unwrap(n).(*ast.MappingNode); ok && len(m.Values) > 0 && !m.IsFlowStyle {
+		return posOf(m.Values[0].Key)
 	}
 	if tk := n.GetToken(); tk != nil && tk.Position != nil {
 		return Position{tk.Position.Line, tk.Position.Column}

@@ -1,0 +1,283 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestCheckConfigMessages pins the exact messages `bridge check-config`
+// prints for deliberately broken files.
+func TestCheckConfigMessages(t *testing.T) {
+	tests := []struct {
+		file string
+		want []string
+	}{
+		{"unknown_key.yaml", []string{
+			`testdata/unknown_key.yaml:6:7: policy.rules[0].allow: set exactly one of allow or deny`,
+			`testdata/unknown_key.yaml:6:17: policy.rules[0].alow: unknown key: did you mean "allow"?`,
+			`testdata/unknown_key.yaml:10:5: publish[0].tool_timout: unknown key: did you mean "tool_timeout"?`,
+		}},
+		{"missing_required.yaml", []string{
+			`testdata/missing_required.yaml: auth: no authentication method configured: set oidc, jwks, api_keys, or anonymous (loopback only)`,
+			`testdata/missing_required.yaml:5:5: publish[0].stdio.command: required: the MCP server's executable, such as npx`,
+			`testdata/missing_required.yaml:9:7: expose.agents[0].alias: required: the name MCP tools carry for this agent, such as billing`,
+		}},
+		{"bad_cel.yaml", []string{
+			`testdata/bad_cel.yaml:5:31: policy.rules[0].allow: undefined field 'agnet'`,
+			`testdata/bad_cel.yaml:7:13: policy.rules[1].deny: expression returns list(string), want bool`,
+			`testdata/bad_cel.yaml:10:52: limits.rules[0].when: Syntax error: token recognition error at: '= '`,
+			`testdata/bad_cel.yaml:10:54: limits.rules[0].when: Syntax error: extraneous input '"search"' expecting <EOF>`,
+		}},
+		{"bad_url.yaml", []string{
+			`testdata/bad_url.yaml:2:1: public_url: "bridge.example.com" is not an absolute http(s) URL: write it as https://bridge.example.com`,
+			`testdata/bad_url.yaml:6:12: publish[0].http.url: "ftp://mcp.internal.example.com/mcp" is not an absolute http(s) URL: write it as https://host/path`,
+			`testdata/bad_url.yaml:10:7: expose.agents[0].url: "billing.example.com/a2a" is not an absolute http(s) URL: write it as https://host/path`,
+			`testdata/bad_url.yaml:11:39: expose.agents[0].card.keys: "http://keys.example.com/jwks.json": a JWKS URL must be https (or give a file path)`,
+		}},
+		{"unsafe_nonloopback.yaml", []string{
+			`testdata/unsafe_nonloopback.yaml:4:3: auth.anonymous: refused on the non-loopback listener 0.0.0.0:8080: anyone who can reach it would be a caller; listen on 127.0.0.1, configure oidc/jwks/api_keys, or confirm with auth.unsafe_anonymous_non_loopback: true`,
+			`testdata/unsafe_nonloopback.yaml:7:3: netguard.unsafe_allow: weakens SSRF protection on the non-loopback listener 0.0.0.0:8080: remove it, listen on 127.0.0.1, or confirm with netguard.unsafe_allow_confirm: true`,
+		}},
+		{"unset_env.yaml", []string{
+			`testdata/unset_env.yaml:3:8: redis: environment variable BRIDGE_TEST_UNSET_REDIS_URL is not set: set it, or write $${BRIDGE_TEST_UNSET_REDIS_URL} to keep the text as it is`,
+			`testdata/unset_env.yaml:9:28: publish[0].http.headers.X-Api-Key: environment variable BRIDGE_TEST_UNSET_KEY is not set: set it, or write $${BRIDGE_TEST_UNSET_KEY} to keep the text as it is`,
+		}},
+		{"bad_duration.yaml", []string{
+			`testdata/bad_duration.yaml:3:32: push.timeout: invalid duration "5 minutes": write a Go duration such as "30s", "5m" or "1h30m"`,
+		}},
+		{"bad_values.yaml", []string{
+			`testdata/bad_values.yaml: public_url: required when listen is not loopback: the https URL clients use to reach the bridge (cards and token audiences carry it)`,
+			`testdata/bad_values.yaml:1:8: auth.anonymous: refused on the non-loopback listener localhost: anyone who can reach it would be a caller; listen on 127.0.0.1, configure oidc/jwks/api_keys, or confirm with auth.unsafe_anonymous_non_loopback: true`,
+			`testdata/bad_values.yaml:2:1: listen: "localhost" is not HOST:PORT: write an address such as 127.0.0.1:8080`,
+			`testdata/bad_values.yaml:3:1: store: unsupported store: use memory:, sqlite:PATH or postgres://USER@HOST/DB`,
+			`testdata/bad_values.yaml:6:5: publish[0].name: "Tickets" is not a valid name: use 1 to 64 lower-case letters, digits, '-' or '_', starting with a letter or digit`,
+			`testdata/bad_values.yaml:6:5: publish[0]: set only one of stdio, http or sse`,
+			`testdata/bad_values.yaml:11:5: publish[2].name: "dup" is already used by publish[1]: agent names must be unique`,
+			`testdata/bad_values.yaml:13:5: publish[2].credentials: a stdio server gets no HTTP credentials: pass secrets in stdio.env instead`,
+			`testdata/bad_values.yaml:14:19: publish[2].tool_timeout: invalid duration "5 minutes": write a Go duration such as "30s", "5m" or "1h30m"`,
+			`testdata/bad_values.yaml:15:10: server.a2a_error_table: "2.0" is not a known table: use "1.0.1" or "1.0.0"`,
+		}},
+		{"syntax.yaml", []string{
+			`testdata/syntax.yaml:2:12: mapping value is not allowed in this context`,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			c, err := Load(filepath.Join("testdata", tt.file))
+			if c != nil {
+				t.Errorf("Load returned a config along with problems")
+			}
+			var ps Problems
+			if !errors.As(err, &ps) {
+				t.Fatalf("Load error = %v (%T), want Problems", err, err)
+			}
+			got := strings.Split(ps.Error(), "\n")
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
+
+func TestLoadFull(t *testing.T) {
+	t.Setenv("BRIDGE_TEST_REDIS", "redis://127.0.0.1:6379/0")
+	t.Setenv("BRIDGE_TEST_SECRET", "exchange-secret")
+	c, err := Load("testdata/full.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"listen", c.Listen, "127.0.0.1:8443"},
+		{"redis fills limits.redis", c.Limits.Redis, "redis://127.0.0.1:6379/0"},
+		{"file secret, trailing newline trimmed", c.Publish[1].Credentials.ClientCredentials.ClientSecret, "s3cr3t-from-file"},
+		{"env secret", c.Expose.Agents[0].Credentials.TokenExchange.ClientSecret, "exchange-secret"},
+		{"tool timeout", c.Publish[0].ToolTimeout.D(), 2 * time.Minute},
+		{"tool timeout default", c.Publish[1].ToolTimeout.D(), 60 * time.Second},
+		{"stdio env", c.Publish[0].Stdio.Env["LOG_LEVEL"], "warn"},
+		{"per as a list", len(c.Limits.Rules[1].Per), 2},
+		{"auth duration", c.Auth.OIDC[0].ClockSkew, time.Minute},
+		{"byte size", c.Server.MaxBodyBytes, ByteSize(4 << 20)},
+		{"card default size", c.Expose.Agents[0].Card.MaxCardBytes, ByteSize(256 << 10)},
+		{"tool prefix default", c.Front.MCP[0].ToolPrefix, "files_"},
+		{"tool prefix set", c.Front.MCP[1].ToolPrefix, "kb_"},
+		{"metrics", c.Observability.MetricsEnabled(), true},
+		{"write timeout 0", c.Server.WriteTimeout, Duration(0)},
+	}
+	for _, ck := range checks {
+		if ck.got != ck.want {
+			t.Errorf("%s = %v, want %v", ck.name, ck.got, ck.want)
+		}
+	}
+	if pos, ok := c.Position("publish[1].http.url"); !ok || pos != (Position{47, 7}) {
+		t.Errorf("Position(publish[1].http.url) = %v %v, want 47:7", pos, ok)
+	}
+	g, err := c.Netguard.Config()
+	if err != nil || len(g.UnsafeAllow) != 1 || g.MaxBodyBytes != 2<<20 || g.Timeout != 20*time.Second {
+		t.Errorf("Netguard.Config() = %+v, %v", g, err)
+	}
+	vo := c.Front.A2A[0].Card.VerifyOptions(nil)
+	if vo.JKU == nil || vo.JKU.TrustedHosts[0] != "keys.example.com" || vo.MaxCardBytes != 256<<10 {
+		t.Errorf("VerifyOptions() = %+v", vo)
+	}
+}
+
+func TestExamplesAreValid(t *testing.T) {
+	files, err := filepath.Glob("../examples/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no examples found: %v", err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			if _, err := Load(f); err != nil {
+				t.Errorf("%v", err)
+			}
+		})
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	c, err := Parse([]byte("auth: {anonymous: true}\npolicy: {default: deny}\n"), "min.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Listen != "127.0.0.1:8080" || c.Store != "sqlite:./bridge.db" || c.PublicURL != "http://127.0.0.1:8080" ||
+		c.Expose.MCP.Path != "/mcp" || c.Server.A2AErrorTable != "1.0.1" || c.Server.MaxBodyBytes != 1<<20 ||
+		c.Retention.FinishedTasks.D() != 168*time.Hour || !c.Observability.MetricsEnabled() || c.Push.MaxAttempts != 5 {
+		t.Errorf("defaults not applied: %+v", c)
+	}
+	off, err := Parse([]byte("auth: {anonymous: true}\npolicy: {default: deny}\nobservability: {metrics: false}\n"), "off.yaml")
+	if err != nil || off.Observability.MetricsEnabled() {
+		t.Errorf("metrics: false not kept: %v", err)
+	}
+}
+
+func TestExpansion(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "token"), []byte("tok\r\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("BRIDGE_TEST_PORT", "9090")
+	t.Setenv("BRIDGE_TEST_CONFIRM", "true")
+	t.Setenv("BRIDGE_TEST_INJECT", "x\nlisten: 0.0.0.0:1")
+	src := `
+listen: 127.0.0.1:${BRIDGE_TEST_PORT}
+auth: {anonymous: true}
+policy: {default: deny}
+push:
+  max_attempts: ${BRIDGE_TEST_PORT}
+netguard:
+  unsafe_allow: [127.0.0.1/32]
+  unsafe_allow_confirm: ${BRIDGE_TEST_CONFIRM}
+publish:
+  - name: a
+    http: {url: https://a.example.com/mcp, headers: {A: "$${LITERAL}", B: "${file:token}", C: "${BRIDGE_TEST_INJECT}"}}
+# ${NOT_EXPANDED_IN_COMMENTS}
+`
+	_, err := Parse([]byte(src), filepath.Join(dir, "c.yaml"))
+	var ps Problems
+	if !errors.As(err, &ps) || len(ps) != 1 || ps[0].Path != "push.max_attempts" {
+		t.Fatalf("want only the push.max_attempts problem (9090 > 20), got %v", err)
+	}
+	src = strings.Replace(src, "max_attempts: ${BRIDGE_TEST_PORT}", "max_attempts: 3", 1)
+	c, err := Parse([]byte(src), filepath.Join(dir, "c.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := c.Publish[0].HTTP.Headers
+	if c.Listen != "127.0.0.1:9090" || !c.Netguard.UnsafeAllowConfirm || h["A"] != "${LITERAL}" || h["B"] != "tok" || h["C"] != "x\nlisten: 0.0.0.0:1" {
+		t.Errorf("expansion: listen %q confirm %v headers %q", c.Listen, c.Netguard.UnsafeAllowConfirm, h)
+	}
+}
+
+// TestEnvValueCannotInjectKeys: a secret holding YAML must stay a string.
+func TestEnvValueCannotInjectKeys(t *testing.T) {
+	t.Setenv("BRIDGE_TEST_EVIL", "{anonymous: true}")
+	c, err := Parse([]byte("listen: 0.0.0.0:8080\npublic_url: https://b.example.com\nauth: {api_key_header: X-Key, api_keys: [{name: k, sha256: \"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\"}]}\npolicy: {default: deny}\nobservability:\n  service_name: ${BRIDGE_TEST_EVIL}\n"), "e.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Auth.Anonymous || c.Observability.ServiceName != "{anonymous: true}" {
+		t.Errorf("env value changed the structure: anonymous=%v service=%q", c.Auth.Anonymous, c.Observability.ServiceName)
+	}
+}
+
+func TestFileSecretErrorsDoNotLeakContent(t *testing.T) {
+	_, err := Parse([]byte("auth: {anonymous: true}\npolicy: {default: deny}\nredis: ${file:missing}\n"), filepath.Join(t.TempDir(), "c.yaml"))
+	if err == nil || !strings.Contains(err.Error(), "redis: ${file:missing}: cannot read") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestRedisPasswordNotInProblems(t *testing.T) {
+	_, err := Parse([]byte("auth: {anonymous: true}\npolicy: {default: deny}\nredis: \"redis://:hunter2@[bad\"\nlimits: {on_redis_error: open}\nstore: \"postgres://u:hunter2@%zz\"\n"), "c.yaml")
+	if err == nil || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestValidateBuiltInGo(t *testing.T) {
+	c := Defaults()
+	c.Auth.Anonymous = true
+	c.Policy.Default = "deny"
+	if ps := c.Validate(); ps.Err() != nil {
+		t.Fatalf("defaults + anonymous + deny: %v", ps)
+	}
+	c.Listen = "[::]:8080"
+	c.PublicURL = "https://b.example.com"
+	ps := c.Validate()
+	if len(ps) != 1 || ps[0].Path != "auth.anonymous" || ps[0].Line != 0 {
+		t.Errorf("problems = %v", ps)
+	}
+	c.Auth.UnsafeAnonymousNonLoopback = true
+	if ps := c.Validate(); ps.Err() != nil {
+		t.Errorf("confirmed: %v", ps)
+	}
+}
+
+func TestUnsafeAllowConfirmed(t *testing.T) {
+	src := "listen: 0.0.0.0:8080\npublic_url: https://b.example.com\nauth: {oidc: [{issuer: https://idp.example.com, audience: [x]}]}\npolicy: {default: deny}\nnetguard: {unsafe_allow: [10.0.0.0/8], unsafe_allow_http: true, unsafe_allow_confirm: true}\n"
+	c, err := Parse([]byte(src), "c.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := c.Warnings(); len(w) != 2 {
+		t.Errorf("warnings = %q", w)
+	}
+}
+
+func TestProblemsErr(t *testing.T) {
+	var ps Problems
+	if ps.Err() != nil {
+		t.Error("empty Problems must be a nil error")
+	}
+	p := Problem{Path: "listen", Message: "required"}
+	if p.Error() != "listen: required" {
+		t.Errorf("%q", p.Error())
+	}
+}
+
+func TestUnits(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want ByteSize
+		ok   bool
+	}{
+		{"1MiB", 1 << 20, true}, {"512KiB", 512 << 10, true}, {"10MB", 10e6, true}, {"42", 42, true}, {"7B", 7, true},
+		{"1.5MiB", 0, false}, {"-1", 0, false}, {"MiB", 0, false}, {"99999999999GiB", 0, false},
+	} {
+		got, err := ParseByteSize(tt.in)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("ParseByteSize(%q) = %v, %v", tt.in, got, err)
+		}
+	}
+	if ByteSize(1<<20).String() != "1MiB" || ByteSize(1000).String() != "1000" {
+		t.Error("ByteSize.String")
+	}
+}
