@@ -37,8 +37,8 @@ type Dispatcher struct {
 	// skipped records that a round left a due config waiting for a busy
 	// slot; the next worker to finish starts another round.
 	skipped bool
-	dests  map[string]int
-	state  map[string]*configState
+	dests   map[string]int
+	state   map[string]*configState
 }
 
 // configState is what this dispatcher knows about one config beyond the
