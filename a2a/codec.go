@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // TaskState is the lifecycle state of a task, carried by its ProtoJSON name.
@@ -77,6 +78,18 @@ func (s *TaskState) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// MarshalJSON writes the enum name, or the number of an unknown value.
+func (s TaskState) MarshalJSON() ([]byte, error) { return enumToJSON(string(s)) }
+
+func enumToJSON(v string) ([]byte, error) {
+	if v != "" && (v[0] == '-' || v[0] >= '0' && v[0] <= '9') {
+		if _, err := strconv.Atoi(v); err == nil {
+			return []byte(v), nil
+		}
+	}
+	return json.Marshal(v)
+}
+
 // Role says who sent a message.
 type Role string
 
@@ -86,6 +99,15 @@ const (
 	RoleUser        Role = "ROLE_USER"
 	RoleAgent       Role = "ROLE_AGENT"
 )
+
+// MarshalJSON writes the enum name (ROLE_UNSPECIFIED when empty), or the
+// number of an unknown value.
+func (r Role) MarshalJSON() ([]byte, error) {
+	if r == "" {
+		r = RoleUnspecified
+	}
+	return enumToJSON(string(r))
+}
 
 // UnmarshalJSON accepts the enum name or its number.
 func (r *Role) UnmarshalJSON(b []byte) error {
@@ -131,7 +153,9 @@ func enumFromJSON(b []byte, byNumber func(int) (string, bool)) (string, error) {
 		if v, ok := byNumber(n); ok {
 			return v, nil
 		}
-		return "", fmt.Errorf("unknown enum number %d", n)
+		// An enum number this version does not know is kept as its digits
+		// and written back as a number; it is never a known state.
+		return strconv.Itoa(n), nil
 	}
 	return "", fmt.Errorf("not an enum name or number: %s", truncate(b, 32))
 }
@@ -198,10 +222,36 @@ func (p Part) MarshalJSON() ([]byte, error) {
 	return json.Marshal(w)
 }
 
+// presentRaw records whether a member was present, even as JSON null.
+type presentRaw struct {
+	set bool
+	raw json.RawMessage
+}
+
+func (p *presentRaw) UnmarshalJSON(b []byte) error {
+	p.set = true
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		return err
+	}
+	p.raw = buf.Bytes()
+	return nil
+}
+
+type partWireIn struct {
+	Text      *string    `json:"text"`
+	Raw       *string    `json:"raw"`
+	URL       *string    `json:"url"`
+	Data      presentRaw `json:"data"`
+	Metadata  Metadata   `json:"metadata"`
+	Filename  string     `json:"filename"`
+	MediaType string     `json:"mediaType"`
+}
+
 // UnmarshalJSON reads a part; exactly one content member may be present.
 // A part with none of the members this version knows gets Kind PartUnknown.
 func (p *Part) UnmarshalJSON(b []byte) error {
-	var w partWire
+	var w partWireIn
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
@@ -223,9 +273,9 @@ func (p *Part) UnmarshalJSON(b []byte) error {
 		n++
 		p.Kind, p.URL = PartURL, *w.URL
 	}
-	if w.Data != nil {
+	if w.Data.set {
 		n++
-		p.Kind, p.Data = PartData, *w.Data
+		p.Kind, p.Data = PartData, w.Data.raw
 	}
 	if n > 1 {
 		return errors.New("a2a: part sets more than one of text, raw, url, data")
@@ -270,12 +320,16 @@ func (m Message) MarshalJSON() ([]byte, error) {
 	return json.Marshal(a)
 }
 
-// UnmarshalJSON reads a message, skipping parts of unknown kind.
+// UnmarshalJSON reads a message, skipping parts of unknown kind. An absent
+// role reads as ROLE_UNSPECIFIED.
 func (m *Message) UnmarshalJSON(b []byte) error {
 	type alias Message
 	var a alias
 	if err := json.Unmarshal(b, &a); err != nil {
 		return err
+	}
+	if a.Role == "" {
+		a.Role = RoleUnspecified
 	}
 	a.Parts = knownParts(a.Parts, "message")
 	*m = Message(a)
@@ -304,14 +358,74 @@ func (a *Artifact) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// MarshalJSON writes the state even when unspecified (the field is REQUIRED).
+// MarshalJSON writes the state even when unspecified (the field is REQUIRED)
+// and the timestamp in ProtoJSON form.
 func (s TaskStatus) MarshalJSON() ([]byte, error) {
-	type alias TaskStatus
-	a := alias(s)
-	if a.State == "" {
-		a.State = TaskStateUnspecified
+	type wire struct {
+		State     TaskState  `json:"state"`
+		Message   *Message   `json:"message,omitempty"`
+		Timestamp *protoTime `json:"timestamp,omitempty"`
 	}
-	return json.Marshal(a)
+	w := wire{State: s.State, Message: s.Message, Timestamp: (*protoTime)(s.Timestamp)}
+	if w.State == "" {
+		w.State = TaskStateUnspecified
+	}
+	return json.Marshal(w)
+}
+
+// MarshalJSON writes statusTimestampAfter in ProtoJSON form.
+func (r ListTasksRequest) MarshalJSON() ([]byte, error) {
+	type wire struct {
+		Tenant               string     `json:"tenant,omitempty"`
+		ContextID            string     `json:"contextId,omitempty"`
+		Status               TaskState  `json:"status,omitempty"`
+		PageSize             *int32     `json:"pageSize,omitempty"`
+		PageToken            string     `json:"pageToken,omitempty"`
+		HistoryLength        *int32     `json:"historyLength,omitempty"`
+		StatusTimestampAfter *protoTime `json:"statusTimestampAfter,omitempty"`
+		IncludeArtifacts     *bool      `json:"includeArtifacts,omitempty"`
+	}
+	return json.Marshal(wire{r.Tenant, r.ContextID, r.Status, r.PageSize, r.PageToken, r.HistoryLength, (*protoTime)(r.StatusTimestampAfter), r.IncludeArtifacts})
+}
+
+// UnmarshalJSON reads a status; its timestamp must be within the range
+// of google.protobuf.Timestamp (years 1 to 9999 in UTC).
+func (s *TaskStatus) UnmarshalJSON(b []byte) error {
+	type alias TaskStatus
+	var a alias
+	if err := json.Unmarshal(b, &a); err != nil {
+		return err
+	}
+	if a.Timestamp != nil {
+		if y := a.Timestamp.UTC().Year(); y < 1 || y > 9999 {
+			return fmt.Errorf("a2a: status timestamp out of range (year %d)", y)
+		}
+	}
+	*s = TaskStatus(a)
+	return nil
+}
+
+// protoTime is a google.protobuf.Timestamp on the wire: RFC 3339 in UTC
+// with 0, 3, 6 or 9 fractional digits.
+type protoTime time.Time
+
+func (t protoTime) MarshalJSON() ([]byte, error) {
+	u := time.Time(t).UTC()
+	layout := "2006-01-02T15:04:05"
+	switch ns := u.Nanosecond(); {
+	case ns == 0:
+	case ns%1_000_000 == 0:
+		layout += ".000"
+	case ns%1_000 == 0:
+		layout += ".000000"
+	default:
+		layout += ".000000000"
+	}
+	b := make([]byte, 0, 40)
+	b = append(b, '"')
+	b = u.AppendFormat(b, layout)
+	b = append(b, 'Z', '"')
+	return b, nil
 }
 
 // MarshalJSON writes tasks as a list even when empty.
@@ -479,4 +593,42 @@ func lowerCamel(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// UnmarshalJSON reads a security scheme; two members at once is an error.
+func (s *SecurityScheme) UnmarshalJSON(b []byte) error {
+	type alias SecurityScheme
+	var a alias
+	if err := json.Unmarshal(b, &a); err != nil {
+		return err
+	}
+	if countSet(a.APIKey != nil, a.HTTPAuth != nil, a.OAuth2 != nil, a.OpenIDConnect != nil, a.MTLS != nil) > 1 {
+		return errors.New("a2a: security scheme sets more than one kind")
+	}
+	*s = SecurityScheme(a)
+	return nil
+}
+
+// UnmarshalJSON reads OAuth flows; two flows at once is an error.
+func (f *OAuthFlows) UnmarshalJSON(b []byte) error {
+	type alias OAuthFlows
+	var a alias
+	if err := json.Unmarshal(b, &a); err != nil {
+		return err
+	}
+	if countSet(a.AuthorizationCode != nil, a.ClientCredentials != nil, a.Implicit != nil, a.Password != nil, a.DeviceCode != nil) > 1 {
+		return errors.New("a2a: oauth flows set more than one flow")
+	}
+	*f = OAuthFlows(a)
+	return nil
+}
+
+func countSet(set ...bool) int {
+	n := 0
+	for _, s := range set {
+		if s {
+			n++
+		}
+	}
+	return n
 }

@@ -24,6 +24,9 @@ type Error struct {
 	Violations []FieldViolation
 	// Status, when set, overrides the HTTP status of the error's kind.
 	Status int
+	// Header holds HTTP headers to send with the error (WWW-Authenticate,
+	// Retry-After, RateLimit…).
+	Header http.Header
 }
 
 // FieldViolation names one invalid field of a request.
@@ -52,12 +55,20 @@ func (e *Error) With(msg string) *Error {
 	c.Message = msg
 	c.Metadata = nil
 	c.Violations = nil
+	c.Header = nil
 	return &c
 }
 
 // Withf is With with formatting.
 func (e *Error) Withf(format string, args ...any) *Error {
 	return e.With(fmt.Sprintf(format, args...))
+}
+
+// WithStatus returns a copy answered with HTTP status code.
+func (e *Error) WithStatus(code int) *Error {
+	c := *e
+	c.Status = code
+	return &c
 }
 
 // WithMeta returns a copy with metadata key k set to v.

@@ -235,6 +235,7 @@ func (s *Server) writeRPCError(w http.ResponseWriter, id json.RawMessage, err er
 		id = nullID
 	}
 	e := s.loggedError(err)
+	copyHeader(w.Header(), e.Header)
 	status := http.StatusOK
 	if e.Status != 0 || e.Code <= -31000 && e.Code > -32000 {
 		status = e.HTTPStatus(s.cfg.ErrorTable)
@@ -253,4 +254,10 @@ func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
+}
+
+func copyHeader(dst, src http.Header) {
+	for k, vs := range src {
+		dst[k] = append([]string(nil), vs...)
+	}
 }

@@ -327,6 +327,7 @@ func (s *Server) restErrorBody(err error) restError {
 }
 
 func (s *Server) writeRESTError(w http.ResponseWriter, err error) {
+	copyHeader(w.Header(), AsError(err).Header)
 	body := s.restErrorBody(err)
 	s.writeJSON(w, body.Error.Code, body)
 }

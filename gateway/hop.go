@@ -1,0 +1,195 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/policy"
+	"github.com/a2a-mcp-bridge/bridge/ratelimit"
+)
+
+// Authenticator turns a request into a principal.
+type Authenticator interface {
+	Authenticate(r *http.Request) (*auth.Principal, error)
+}
+
+// Authorizer decides whether a hop may be taken.
+type Authorizer interface {
+	Decide(ctx context.Context, hop policy.Hop) policy.Decision
+}
+
+// Limiter counts a hop against the configured rate limits.
+type Limiter interface {
+	Allow(ctx context.Context, hop policy.Hop) (ratelimit.Result, error)
+}
+
+// IPLimiter bounds work done per client address before authentication.
+type IPLimiter interface {
+	Check(ip string) ratelimit.Result
+}
+
+// Hops is the hop chain every inbound request goes through:
+// authenticate → rate-limit → authorize, in that order.
+type Hops struct {
+	// Authn authenticates callers; nil makes every caller anonymous.
+	Authn Authenticator
+	// IPLimit runs before authentication (nil: none).
+	IPLimit IPLimiter
+	// Authz decides per hop; nil allows every hop.
+	Authz Authorizer
+	// Limits counts hops; nil limits nothing.
+	Limits Limiter
+	// Realm names the protection space in challenges.
+	Realm string
+	// Log receives refusals (never tokens).
+	Log *slog.Logger
+}
+
+// anonymous is the principal of callers when no authenticator is configured.
+var anonymous = &auth.Principal{Subject: "anonymous", Issuer: "local", Method: "anonymous"}
+
+func (h *Hops) log() *slog.Logger {
+	if h.Log != nil {
+		return h.Log
+	}
+	return slog.Default()
+}
+
+// clientIP is the address of the peer (proxies are not trusted).
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// authenticate applies the pre-auth IP limit and the authenticator. The
+// returned error is an *a2a.Error carrying the challenge headers.
+func (h *Hops) authenticate(r *http.Request) (*auth.Principal, *a2a.Error) {
+	if h.IPLimit != nil {
+		if res := h.IPLimit.Check(clientIP(r)); !res.Allowed {
+			e := a2a.ErrRateLimited.With("too many requests from this address")
+			e.Header = http.Header{}
+			ratelimit.WriteHeaders(headerWriter(e.Header), res)
+			return nil, e
+		}
+	}
+	if h.Authn == nil {
+		return anonymous, nil
+	}
+	p, err := h.Authn.Authenticate(r)
+	if err == nil {
+		return p, nil
+	}
+	hdr := http.Header{}
+	status := auth.SetHeaders(hdr, h.Realm, err, "")
+	var e *a2a.Error
+	switch status {
+	case http.StatusForbidden:
+		e = a2a.ErrPermissionDenied.With("insufficient scope")
+	case http.StatusTooManyRequests:
+		e = a2a.ErrRateLimited.With("too many authentication attempts")
+	case http.StatusBadRequest:
+		e = a2a.ErrInvalidRequest.With("malformed credentials").WithStatus(http.StatusBadRequest)
+	default:
+		e = a2a.ErrUnauthenticated.With(safeAuthMessage(err))
+	}
+	e.Header = hdr
+	h.log().Info("authentication refused", "remote", clientIP(r), "status", status, "reason", authReason(err))
+	return nil, e
+}
+
+func safeAuthMessage(err error) string {
+	var ae *auth.Error
+	if errors.As(err, &ae) && ae.Message != "" {
+		return ae.Message
+	}
+	return "authentication required"
+}
+
+func authReason(err error) string {
+	var ae *auth.Error
+	if errors.As(err, &ae) {
+		return ae.Reason.String()
+	}
+	return "unknown"
+}
+
+// headerWriter adapts a header map to the ResponseWriter that
+// ratelimit.WriteHeaders fills.
+type headerWriter http.Header
+
+func (h headerWriter) Header() http.Header       { return http.Header(h) }
+func (headerWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (headerWriter) WriteHeader(int)             {}
+
+// ProtectA2A puts the hop chain's authentication in front of an agent's
+// handler. The public card stays public; everything else needs a principal,
+// which also becomes the owner of the tasks the caller creates.
+func (h *Hops) ProtectA2A(srv *a2a.Server) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/.well-known/agent-card.json") {
+			srv.ServeHTTP(w, r)
+			return
+		}
+		p, err := h.authenticate(r)
+		if err != nil {
+			srv.WriteError(w, r, err)
+			return
+		}
+		ctx := auth.WithPrincipal(r.Context(), p)
+		ctx = a2a.WithOwner(ctx, p.Key())
+		srv.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// A2AGuard is the a2a.ServerConfig.Guard of one agent: rate limits, then
+// policy, for every parsed call.
+func (h *Hops) A2AGuard(agent string, dir policy.Direction) func(ctx context.Context, c *a2a.Call) error {
+	return func(ctx context.Context, c *a2a.Call) error {
+		hop := policy.Hop{
+			Principal: auth.FromContext(ctx), Face: policy.FaceA2A, Direction: dir,
+			Agent: agent, Skill: c.Skill, Method: c.Method, TaskID: c.TaskID, RemoteIP: clientIP(c.Request),
+		}
+		return h.Check(ctx, hop)
+	}
+}
+
+// Check applies the rate limits and the policy to a hop, returning an
+// *a2a.Error for a refusal (callers of other protocols map it).
+func (h *Hops) Check(ctx context.Context, hop policy.Hop) error {
+	if h.Limits != nil {
+		res, err := h.Limits.Allow(ctx, hop)
+		if err != nil {
+			var le *ratelimit.LimitError
+			if !errors.As(err, &le) {
+				return a2a.ErrUnavailable.With("rate limiting is unavailable")
+			}
+			e := a2a.ErrRateLimited.Withf("rate limit %q exceeded; retry later", le.Result.Rule)
+			if errors.Is(err, ratelimit.ErrUnavailable) {
+				e = a2a.ErrUnavailable.With("rate limiting is unavailable; retry later")
+			}
+			e.Header = http.Header{}
+			ratelimit.WriteHeaders(headerWriter(e.Header), le.Result)
+			if e.Header.Get("Retry-After") == "" {
+				e.Header.Set("Retry-After", strconv.Itoa(1))
+			}
+			return e
+		}
+		_ = res
+	}
+	if h.Authz != nil {
+		if d := h.Authz.Decide(ctx, hop); !d.Allow {
+			return a2a.ErrPermissionDenied.Withf("denied by policy: %s", d.Reason)
+		}
+	}
+	return nil
+}
