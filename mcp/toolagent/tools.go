@@ -134,7 +134,7 @@ func (ts *toolSet) selectTool(msg *a2a.Message, reqMeta a2a.Metadata) (*tool, js
 			args = []byte("{}")
 		}
 		if args[0] != '{' {
-			return nil, nil, fmt.Sprintf("arguments of tool %q must be a JSON object", t.Name)
+			return nil, nil, fmt.Sprintf("arguments of tool %q must be a JSON object; tools: %s", t.Name, ts.names())
 		}
 		return t, args, ""
 	}
@@ -158,14 +158,14 @@ func (ts *toolSet) selectTool(msg *a2a.Message, reqMeta a2a.Metadata) (*tool, js
 		case len(objs) == 1:
 			return t, objs[0], ""
 		case len(objs) > 1:
-			return nil, nil, fmt.Sprintf("skill %q: send the arguments in exactly one data part, got %d", skill, len(objs))
+			return nil, nil, fmt.Sprintf("skill %q: send the arguments in exactly one data part, got %d; tools: %s", skill, len(objs), ts.names())
 		case t.textArg != "" && len(texts) > 0:
 			args, _ := json.Marshal(map[string]string{t.textArg: strings.Join(texts, "\n")})
 			return t, args, ""
 		case len(t.req) == 0:
 			return t, json.RawMessage("{}"), ""
 		}
-		return nil, nil, fmt.Sprintf("skill %q needs arguments in a data part (required: %s)", skill, strings.Join(t.req, ", "))
+		return nil, nil, fmt.Sprintf("skill %q needs arguments in a data part (required: %s); tools: %s", skill, strings.Join(t.req, ", "), ts.names())
 	}
 	// 3. plain text, only for a server with one one-string tool.
 	if len(datas) == 0 && len(texts) > 0 {
