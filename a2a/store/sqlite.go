@@ -1,0 +1,614 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver (pure Go, no cgo)
+)
+
+// SQLite is an a2a.Store in one SQLite file: the embedded default, for a
+// single process. Writes go through one connection (SQLite has one writer;
+// queueing in the pool beats retrying on SQLITE_BUSY), reads through a pool
+// of their own (WAL lets them run beside the writer). Watch wake-ups are
+// in-process, so a second process on the same file would only see changes
+// through the manager's polling fallback: use PostgreSQL for replicas.
+type SQLite struct {
+	w   *sql.DB
+	r   *sql.DB
+	hub *hub
+	now func() time.Time
+}
+
+var _ a2a.Store = (*SQLite)(nil)
+
+// sqliteMigrations are applied in order; PRAGMA user_version counts the
+// ones applied. Append only.
+var sqliteMigrations = []string{
+	`create table a2a_tasks (
+		id text primary key,
+		owner text not null,
+		context_id text not null,
+		state text not null,
+		status_ts integer not null,
+		version integer not null,
+		last_seq integer not null,
+		snapshot blob not null
+	);
+	create index a2a_tasks_owner_order on a2a_tasks (owner, status_ts desc, id desc);
+	create index a2a_tasks_owner_context_order on a2a_tasks (owner, context_id, status_ts desc, id desc);
+	create index a2a_tasks_state_ts on a2a_tasks (state, status_ts);
+	create table a2a_events (
+		task_id text not null references a2a_tasks (id) on delete cascade,
+		seq integer not null,
+		event blob not null,
+		primary key (task_id, seq)
+	) without rowid;
+	create table a2a_leases (
+		task_id text primary key,
+		holder text not null,
+		expires_at integer not null
+	) without rowid;
+	create table a2a_cancels (
+		task_id text primary key
+	) without rowid;
+	create table a2a_push_configs (
+		pos integer primary key autoincrement,
+		task_id text not null references a2a_tasks (id) on delete cascade,
+		id text not null,
+		config blob not null,
+		delivered integer not null,
+		attempts integer not null default 0,
+		next_at integer not null default 0,
+		last_error text not null default '',
+		unique (task_id, id)
+	);`,
+}
+
+// OpenSQLite opens (creating if needed) the store in the file at path and
+// brings its schema up to date.
+func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
+	if path == "" || strings.ContainsAny(path, "?#") {
+		return nil, fmt.Errorf("store: open sqlite: path %q must be a plain file path", path)
+	}
+	common := "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+	w, err := sql.Open("sqlite", path+"?"+common+"&_pragma=journal_mode(WAL)&_txlock=immediate")
+	if err != nil {
+		return nil, fmt.Errorf("store: open sqlite: %w", err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxIdleTime(0)
+	s := &SQLite{w: w, hub: newHub(), now: time.Now}
+	if err := s.migrate(ctx); err != nil {
+		w.Close()
+		return nil, err
+	}
+	r, err := sql.Open("sqlite", path+"?"+common+"&_pragma=query_only(1)")
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("store: open sqlite: %w", err)
+	}
+	r.SetMaxOpenConns(8)
+	r.SetMaxIdleConns(8)
+	s.r = r
+	return s, nil
+}
+
+func (s *SQLite) migrate(ctx context.Context) error {
+	tx, err := s.w.BeginTx(ctx, nil) // BEGIN IMMEDIATE: one migrator at a time
+	if err != nil {
+		return fmt.Errorf("store: migrate sqlite: %w", err)
+	}
+	defer tx.Rollback()
+	var v int
+	if err := tx.QueryRowContext(ctx, "pragma user_version").Scan(&v); err != nil {
+		return fmt.Errorf("store: migrate sqlite: read version: %w", err)
+	}
+	if v > len(sqliteMigrations) {
+		return fmt.Errorf("store: migrate sqlite: schema version %d is newer than this binary knows (%d)", v, len(sqliteMigrations))
+	}
+	for i := v; i < len(sqliteMigrations); i++ {
+		if _, err := tx.ExecContext(ctx, sqliteMigrations[i]); err != nil {
+			return fmt.Errorf("store: migrate sqlite to version %d: %w", i+1, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("pragma user_version = %d", len(sqliteMigrations))); err != nil {
+		return fmt.Errorf("store: migrate sqlite: set version: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: migrate sqlite: %w", err)
+	}
+	return nil
+}
+
+// Close closes the database.
+func (s *SQLite) Close() error {
+	return errors.Join(s.r.Close(), s.w.Close())
+}
+
+// CreateTask implements a2a.TaskStore.
+func (s *SQLite) CreateTask(ctx context.Context, owner string, t *a2a.Task) error {
+	c, err := columnsOf(t)
+	if err != nil {
+		return err
+	}
+	res, err := s.w.ExecContext(ctx, `insert into a2a_tasks (id, owner, context_id, state, status_ts, version, last_seq, snapshot)
+		values (?, ?, ?, ?, ?, 1, 0, ?) on conflict (id) do nothing`,
+		t.ID, owner, c.contextID, c.state, c.statusTS, c.snapshot)
+	if err != nil {
+		return fmt.Errorf("store: create task: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return a2a.ErrExists
+	}
+	s.hub.notify(t.ID)
+	return nil
+}
+
+// GetTask implements a2a.TaskStore.
+func (s *SQLite) GetTask(ctx context.Context, owner, id string) (*a2a.TaskRecord, error) {
+	var rec a2a.TaskRecord
+	var snap []byte
+	err := s.r.QueryRowContext(ctx, `select version, last_seq, snapshot from a2a_tasks where id = ? and owner = ?`, id, owner).
+		Scan(&rec.Version, &rec.LastSeq, &snap)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, taskNotFound(id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: get task: %w", err)
+	}
+	t, err := decodeTask(snap)
+	if err != nil {
+		return nil, err
+	}
+	rec.Task = *t
+	return &rec, nil
+}
+
+// UpdateTask implements a2a.TaskStore.
+func (s *SQLite) UpdateTask(ctx context.Context, owner string, t *a2a.Task, version int64, events []a2a.StreamResponse) (*a2a.TaskRecord, error) {
+	c, err := columnsOf(t)
+	if err != nil {
+		return nil, err
+	}
+	evs, err := encodeEvents(events)
+	if err != nil {
+		return nil, err
+	}
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("store: update task: %w", err)
+	}
+	defer tx.Rollback()
+	rec := &a2a.TaskRecord{Task: *t.Clone()}
+	err = tx.QueryRowContext(ctx, `update a2a_tasks
+		set context_id = ?, state = ?, status_ts = ?, snapshot = ?, version = version + 1, last_seq = last_seq + ?
+		where id = ? and owner = ? and version = ?
+		returning version, last_seq`,
+		c.contextID, c.state, c.statusTS, c.snapshot, len(evs), t.ID, owner, version).Scan(&rec.Version, &rec.LastSeq)
+	if errors.Is(err, sql.ErrNoRows) {
+		var one int
+		err = tx.QueryRowContext(ctx, `select 1 from a2a_tasks where id = ? and owner = ?`, t.ID, owner).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, taskNotFound(t.ID)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("store: update task: %w", err)
+		}
+		return nil, a2a.ErrConflict
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: update task: %w", err)
+	}
+	if len(evs) > 0 {
+		stmt, err := tx.PrepareContext(ctx, `insert into a2a_events (task_id, seq, event) values (?, ?, ?)`)
+		if err != nil {
+			return nil, fmt.Errorf("store: append events: %w", err)
+		}
+		defer stmt.Close()
+		first := rec.LastSeq - int64(len(evs)) + 1
+		for i, e := range evs {
+			if _, err := stmt.ExecContext(ctx, t.ID, first+int64(i), e); err != nil {
+				return nil, fmt.Errorf("store: append events: %w", err)
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("store: update task: %w", err)
+	}
+	s.hub.notify(t.ID)
+	return rec, nil
+}
+
+// Events implements a2a.TaskStore.
+func (s *SQLite) Events(ctx context.Context, owner, taskID string, after int64, limit int) ([]a2a.StoredEvent, error) {
+	rows, err := s.r.QueryContext(ctx, `select e.seq, e.event from a2a_tasks t
+		left join a2a_events e on e.task_id = t.id and e.seq > ? and e.seq <= ?
+		where t.id = ? and t.owner = ? order by e.seq`, after, eventsUpper(after, limit), taskID, owner)
+	if err != nil {
+		return nil, fmt.Errorf("store: read events: %w", err)
+	}
+	defer rows.Close()
+	return scanEvents(taskID, rows.Next, func(seq *sql.NullInt64, ev *[]byte) error { return rows.Scan(seq, ev) }, rows.Err)
+}
+
+// scanEvents reads the rows of the Events query: none means the task is
+// not the owner's; one with a NULL seq means no events.
+func scanEvents(taskID string, next func() bool, scan func(*sql.NullInt64, *[]byte) error, rowsErr func() error) ([]a2a.StoredEvent, error) {
+	found := false
+	var out []a2a.StoredEvent
+	for next() {
+		found = true
+		var seq sql.NullInt64
+		var ev []byte
+		if err := scan(&seq, &ev); err != nil {
+			return nil, fmt.Errorf("store: read events: %w", err)
+		}
+		if !seq.Valid {
+			continue
+		}
+		e, err := decodeEvent(seq.Int64, ev)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	if err := rowsErr(); err != nil {
+		return nil, fmt.Errorf("store: read events: %w", err)
+	}
+	if !found {
+		return nil, taskNotFound(taskID)
+	}
+	return out, nil
+}
+
+// ListTasks implements a2a.TaskStore.
+func (s *SQLite) ListTasks(ctx context.Context, owner string, q a2a.TaskQuery) (*a2a.TaskPage, error) {
+	pageQ, pageArgs, countQ, countArgs := listQueries(owner, q, false)
+	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("store: list tasks: %w", err)
+	}
+	defer tx.Rollback()
+	page := &a2a.TaskPage{}
+	if err := tx.QueryRowContext(ctx, countQ, countArgs...).Scan(&page.Total); err != nil {
+		return nil, fmt.Errorf("store: count tasks: %w", err)
+	}
+	rows, err := tx.QueryContext(ctx, pageQ, pageArgs...)
+	if err != nil {
+		return nil, fmt.Errorf("store: list tasks: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var snap []byte
+		if err := rows.Scan(&snap); err != nil {
+			return nil, fmt.Errorf("store: list tasks: %w", err)
+		}
+		if q.Limit > 0 && len(page.Tasks) == q.Limit {
+			page.More = true
+			break
+		}
+		t, err := decodeTask(snap)
+		if err != nil {
+			return nil, err
+		}
+		page.Tasks = append(page.Tasks, *t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: list tasks: %w", err)
+	}
+	return page, nil
+}
+
+// Watch implements a2a.TaskStore.
+func (s *SQLite) Watch(_ context.Context, taskID string) (<-chan struct{}, func()) {
+	return s.hub.watch(taskID)
+}
+
+// AcquireLease implements a2a.LeaseStore.
+func (s *SQLite) AcquireLease(ctx context.Context, taskID, holder string, ttl time.Duration) (bool, error) {
+	now := s.now().UnixNano()
+	res, err := s.w.ExecContext(ctx, `insert into a2a_leases (task_id, holder, expires_at) values (?, ?, ?)
+		on conflict (task_id) do update set holder = excluded.holder, expires_at = excluded.expires_at
+		where a2a_leases.holder = excluded.holder or a2a_leases.expires_at <= ?`,
+		taskID, holder, now+int64(ttl), now)
+	if err != nil {
+		return false, fmt.Errorf("store: acquire lease: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+// RenewLease implements a2a.LeaseStore.
+func (s *SQLite) RenewLease(ctx context.Context, taskID, holder string, ttl time.Duration) (bool, error) {
+	now := s.now().UnixNano()
+	res, err := s.w.ExecContext(ctx, `update a2a_leases set expires_at = ? where task_id = ? and holder = ? and expires_at > ?`,
+		now+int64(ttl), taskID, holder, now)
+	if err != nil {
+		return false, fmt.Errorf("store: renew lease: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+// ReleaseLease implements a2a.LeaseStore.
+func (s *SQLite) ReleaseLease(ctx context.Context, taskID, holder string) error {
+	if _, err := s.w.ExecContext(ctx, `delete from a2a_leases where task_id = ? and holder = ?`, taskID, holder); err != nil {
+		return fmt.Errorf("store: release lease: %w", err)
+	}
+	s.hub.notify(taskID) // a waiting message may take it now
+	return nil
+}
+
+// RequestCancel implements a2a.LeaseStore.
+func (s *SQLite) RequestCancel(ctx context.Context, taskID string) error {
+	if _, err := s.w.ExecContext(ctx, `insert into a2a_cancels (task_id) values (?) on conflict do nothing`, taskID); err != nil {
+		return fmt.Errorf("store: request cancel: %w", err)
+	}
+	s.hub.notify(taskID)
+	return nil
+}
+
+// CancelRequested implements a2a.LeaseStore.
+func (s *SQLite) CancelRequested(ctx context.Context, taskID string) (bool, error) {
+	var n int
+	if err := s.r.QueryRowContext(ctx, `select count(*) from a2a_cancels where task_id = ?`, taskID).Scan(&n); err != nil {
+		return false, fmt.Errorf("store: read cancel flag: %w", err)
+	}
+	return n > 0, nil
+}
+
+// ownsTask reports whether owner's task id exists.
+func (s *SQLite) ownsTask(ctx context.Context, owner, id string) error {
+	var one int
+	err := s.r.QueryRowContext(ctx, `select 1 from a2a_tasks where id = ? and owner = ?`, id, owner).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return taskNotFound(id)
+	}
+	if err != nil {
+		return fmt.Errorf("store: read task: %w", err)
+	}
+	return nil
+}
+
+// PutPushConfig implements a2a.PushConfigStore. A new config's cursor
+// starts at the task's last event: it gets only later events.
+func (s *SQLite) PutPushConfig(ctx context.Context, owner string, cfg *a2a.TaskPushNotificationConfig) error {
+	b, err := jsonBytes(cfg)
+	if err != nil {
+		return err
+	}
+	res, err := s.w.ExecContext(ctx, `insert into a2a_push_configs (task_id, id, config, delivered)
+		select id, ?, ?, last_seq from a2a_tasks where id = ? and owner = ?
+		on conflict (task_id, id) do update set config = excluded.config`, cfg.ID, b, cfg.TaskID, owner)
+	if err != nil {
+		return fmt.Errorf("store: put push config: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return taskNotFound(cfg.TaskID)
+	}
+	return nil
+}
+
+// GetPushConfig implements a2a.PushConfigStore.
+func (s *SQLite) GetPushConfig(ctx context.Context, owner, taskID, id string) (*a2a.TaskPushNotificationConfig, error) {
+	var b []byte
+	err := s.r.QueryRowContext(ctx, `select p.config from a2a_push_configs p join a2a_tasks t on t.id = p.task_id
+		where p.task_id = ? and p.id = ? and t.owner = ?`, taskID, id, owner).Scan(&b)
+	if errors.Is(err, sql.ErrNoRows) {
+		if err := s.ownsTask(ctx, owner, taskID); err != nil {
+			return nil, err
+		}
+		return nil, pushNotFound(taskID, id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: get push config: %w", err)
+	}
+	c, err := decodePush(b)
+	return &c, err
+}
+
+// ListPushConfigs implements a2a.PushConfigStore.
+func (s *SQLite) ListPushConfigs(ctx context.Context, owner, taskID string) ([]a2a.TaskPushNotificationConfig, error) {
+	if err := s.ownsTask(ctx, owner, taskID); err != nil {
+		return nil, err
+	}
+	rows, err := s.r.QueryContext(ctx, `select config from a2a_push_configs where task_id = ? order by pos`, taskID)
+	if err != nil {
+		return nil, fmt.Errorf("store: list push configs: %w", err)
+	}
+	defer rows.Close()
+	var out []a2a.TaskPushNotificationConfig
+	for rows.Next() {
+		var b []byte
+		if err := rows.Scan(&b); err != nil {
+			return nil, fmt.Errorf("store: list push configs: %w", err)
+		}
+		c, err := decodePush(b)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: list push configs: %w", err)
+	}
+	return out, nil
+}
+
+// DeletePushConfig implements a2a.PushConfigStore.
+func (s *SQLite) DeletePushConfig(ctx context.Context, owner, taskID, id string) error {
+	res, err := s.w.ExecContext(ctx, `delete from a2a_push_configs where task_id = ? and id = ?
+		and exists (select 1 from a2a_tasks t where t.id = ? and t.owner = ?)`, taskID, id, taskID, owner)
+	if err != nil {
+		return fmt.Errorf("store: delete push config: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return s.ownsTask(ctx, owner, taskID)
+	}
+	return nil
+}
+
+// DuePushes implements a2a.PushCursorStore.
+func (s *SQLite) DuePushes(ctx context.Context, now time.Time, limit int) ([]a2a.PushDue, error) {
+	rows, err := s.r.QueryContext(ctx, `select t.owner, p.config, p.delivered, t.last_seq, p.attempts
+		from a2a_push_configs p join a2a_tasks t on t.id = p.task_id
+		where p.delivered < t.last_seq and p.next_at <= ?
+		order by p.next_at, p.task_id, p.id limit ?`, timeNanos(now), sqlLimit(limit))
+	if err != nil {
+		return nil, fmt.Errorf("store: list due pushes: %w", err)
+	}
+	defer rows.Close()
+	var out []a2a.PushDue
+	for rows.Next() {
+		var d a2a.PushDue
+		var b []byte
+		if err := rows.Scan(&d.Owner, &b, &d.Delivered, &d.LastSeq, &d.Attempts); err != nil {
+			return nil, fmt.Errorf("store: list due pushes: %w", err)
+		}
+		if d.Config, err = decodePush(b); err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: list due pushes: %w", err)
+	}
+	return out, nil
+}
+
+// AdvancePush implements a2a.PushCursorStore.
+func (s *SQLite) AdvancePush(ctx context.Context, owner, taskID, configID string, seq int64) error {
+	res, err := s.w.ExecContext(ctx, `update a2a_push_configs
+		set delivered = max(delivered, ?), attempts = 0, next_at = 0, last_error = ''
+		where task_id = ? and id = ? and exists (select 1 from a2a_tasks t where t.id = ? and t.owner = ?)`,
+		seq, taskID, configID, taskID, owner)
+	if err != nil {
+		return fmt.Errorf("store: advance push cursor: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return pushNotFound(taskID, configID)
+	}
+	return nil
+}
+
+// FailPush implements a2a.PushCursorStore.
+func (s *SQLite) FailPush(ctx context.Context, owner, taskID, configID string, next time.Time, lastErr string) error {
+	res, err := s.w.ExecContext(ctx, `update a2a_push_configs
+		set attempts = attempts + 1, next_at = ?, last_error = ?
+		where task_id = ? and id = ? and exists (select 1 from a2a_tasks t where t.id = ? and t.owner = ?)`,
+		timeNanos(next), lastErr, taskID, configID, taskID, owner)
+	if err != nil {
+		return fmt.Errorf("store: record push failure: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return pushNotFound(taskID, configID)
+	}
+	return nil
+}
+
+// Prune implements a2a.MaintenanceStore.
+func (s *SQLite) Prune(ctx context.Context, finishedBefore time.Time) (int, error) {
+	states := terminalStates()
+	marks := strings.TrimSuffix(strings.Repeat("?, ", len(states)), ", ")
+	sel := `select id from a2a_tasks where state in (` + marks + `) and status_ts < ? limit ` + fmt.Sprint(pruneBatch)
+	args := make([]any, 0, len(states)+1)
+	for _, st := range states {
+		args = append(args, st)
+	}
+	args = append(args, timeNanos(finishedBefore))
+	total := 0
+	for {
+		n, err := s.pruneBatch(ctx, sel, args)
+		total += n
+		if err != nil {
+			return total, err
+		}
+		if n < pruneBatch {
+			return total, nil
+		}
+	}
+}
+
+func (s *SQLite) pruneBatch(ctx context.Context, sel string, args []any) (int, error) {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("store: prune: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `create temp table if not exists a2a_prune (id text primary key)`); err != nil {
+		return 0, fmt.Errorf("store: prune: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `delete from temp.a2a_prune`); err != nil {
+		return 0, fmt.Errorf("store: prune: %w", err)
+	}
+	res, err := tx.ExecContext(ctx, `insert into temp.a2a_prune (id) `+sel, args...)
+	if err != nil {
+		return 0, fmt.Errorf("store: prune: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	for _, q := range []string{
+		`delete from a2a_leases where task_id in (select id from temp.a2a_prune)`,
+		`delete from a2a_cancels where task_id in (select id from temp.a2a_prune)`,
+		`delete from a2a_tasks where id in (select id from temp.a2a_prune)`, // events and push configs cascade
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return 0, fmt.Errorf("store: prune: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("store: prune: %w", err)
+	}
+	return int(n), nil
+}
+
+// Orphans implements a2a.MaintenanceStore.
+func (s *SQLite) Orphans(ctx context.Context, limit int) ([]a2a.TaskRef, error) {
+	rows, err := s.r.QueryContext(ctx, `select owner, id from a2a_tasks t
+		where state in (?, ?)
+		and not exists (select 1 from a2a_leases l where l.task_id = t.id and l.expires_at > ?)
+		order by id limit ?`,
+		string(a2a.TaskStateSubmitted), string(a2a.TaskStateWorking), s.now().UnixNano(), sqlLimit(limit))
+	if err != nil {
+		return nil, fmt.Errorf("store: list orphans: %w", err)
+	}
+	defer rows.Close()
+	var out []a2a.TaskRef
+	for rows.Next() {
+		var r a2a.TaskRef
+		if err := rows.Scan(&r.Owner, &r.ID); err != nil {
+			return nil, fmt.Errorf("store: list orphans: %w", err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: list orphans: %w", err)
+	}
+	return out, nil
+}
+
+// sqlitePath extracts the file path of a sqlite: URL.
+func sqlitePath(raw string) (string, error) {
+	rest, ok := strings.CutPrefix(raw, "sqlite:")
+	if !ok {
+		return "", fmt.Errorf("store: %q is not a sqlite: URL", raw)
+	}
+	if p, ok := strings.CutPrefix(rest, "//"); ok {
+		rest = p
+	}
+	if u, err := url.PathUnescape(rest); err == nil {
+		rest = u
+	}
+	if rest == "" {
+		return "", fmt.Errorf("store: sqlite: URL needs a file path, e.g. sqlite:/var/lib/bridge/tasks.db")
+	}
+	return rest, nil
+}
