@@ -186,16 +186,24 @@ func (t *AgentTools) exchange(ctx context.Context, cl *a2a.Client, msg *a2a.Mess
 		if err != nil {
 			return r, err
 		}
-		before := r.state
 		r.apply(ev)
-		if ev.StatusUpdate != nil || (ev.Task != nil && r.state != before) {
+		// The stream ends by itself when the task stops or is interrupted.
+		// A Task snapshot may show the state before this message (a
+		// continued task is still INPUT_REQUIRED), so only status updates
+		// and direct messages end the exchange early.
+		if ev.StatusUpdate != nil {
 			text := statusText(r.status)
 			if text == "" {
 				text = shortState(r.state)
 			}
-			prog.send(text)
+			if !r.state.Terminal() && !r.state.Interrupted() {
+				prog.send(text)
+			}
+			if r.state.Terminal() || r.state.Interrupted() {
+				return r, nil
+			}
 		}
-		if r.message != nil || r.state.Terminal() || r.state.Interrupted() {
+		if r.message != nil {
 			return r, nil
 		}
 	}

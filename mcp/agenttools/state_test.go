@@ -1,0 +1,162 @@
+package agenttools
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/netguard"
+)
+
+func testTools(t testing.TB, now func() time.Time) *AgentTools {
+	t.Helper()
+	tools, err := New(Config{Agents: []AgentConfig{{Alias: "echo", CardURL: "http://127.0.0.1:1/card"}}, HTTPClient: netguard.Trusted(netguard.Config{}), Now: now, StateKey: []byte(strings.Repeat("k", 32))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tools
+}
+
+func TestForgedContinuationStateIsRefused(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	clock := func() time.Time { return now }
+	tools := testTools(t, clock)
+	alice := &auth.Principal{Subject: "alice", Issuer: "idp"}
+	mallory := &auth.Principal{Subject: "mallory", Issuer: "idp"}
+	good, err := tools.sealState(stateClaims{Tool: "echo", TaskID: "t1", ContextID: "c1", Principal: alice.Key()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := tools.openState(good, alice, "echo"); err != nil || c.TaskID != "t1" {
+		t.Fatalf("valid state refused: %v %+v", err, c)
+	}
+	body, sig, _ := strings.Cut(good, ".")
+	other := testTools(t, clock)
+	otherKey, _ := other.sealState(stateClaims{Tool: "echo", TaskID: "t1", Principal: mallory.Key()})
+	tests := []struct {
+		name  string
+		state string
+		p     *auth.Principal
+		tool  string
+	}{
+		{"state replayed by another principal", good, mallory, "echo"},
+		{"state used on another tool", good, alice, "echo.slow"},
+		{"body swapped under a valid mac", otherKey[:strings.Index(otherKey, ".")] + "." + sig, mallory, "echo"},
+		{"mac stripped", body, alice, "echo"},
+		{"mac truncated", body + "." + sig[:10], alice, "echo"},
+		{"garbage", "x.y", alice, "echo"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := tools.openState(tt.state, tt.p, tt.tool); err == nil {
+				t.Fatal("accepted")
+			}
+		})
+	}
+	now = now.Add(StateTTL + time.Second)
+	if _, err := tools.openState(good, alice, "echo"); err == nil {
+		t.Fatal("expired state accepted")
+	}
+}
+
+func TestOwnersBindTasksToTheirCreator(t *testing.T) {
+	o := newOwners(time.Now)
+	o.add("alice", "echo", "task", "t1")
+	o.add("mallory", "echo", "task", "t1") // cannot take it over
+	if !o.owns("alice", "echo", "task", "t1") || o.owns("mallory", "echo", "task", "t1") {
+		t.Fatal("ownership not kept by the first owner")
+	}
+	if o.owns("alice", "other", "task", "t1") {
+		t.Fatal("ownership leaked across agents")
+	}
+}
+
+func FuzzOpenState(f *testing.F) {
+	tools := testTools(f, time.Now)
+	good, _ := tools.sealState(stateClaims{Tool: "echo", TaskID: "t", Principal: "idp|alice"})
+	f.Add(good)
+	f.Add("")
+	f.Add(".")
+	f.Add("eyJ0b29sIjoiZWNobyJ9.AAAA")
+	p := &auth.Principal{Subject: "alice", Issuer: "idp"}
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := tools.openState(s, p, "echo")
+		if err == nil && s != good {
+			t.Fatalf("accepted a state it did not seal: %q -> %+v", s, c)
+		}
+	})
+}
+
+func FuzzSanitizeName(f *testing.F) {
+	for _, s := range []string{"echo", "", "a b/c", strings.Repeat("x", 300), "ünïcode", "\x00\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n := SanitizeName(s)
+		if n == "" || len(n) > MaxToolName {
+			t.Fatalf("bad length %d", len(n))
+		}
+		for _, r := range n {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '.' || r == '-') {
+				t.Fatalf("bad rune %q in %q", r, n)
+			}
+		}
+	})
+}
+
+func TestNamesAreCollisionFreeAndStable(t *testing.T) {
+	n := newNamer()
+	tests := []struct{ key, want, got string }{
+		{"a", "billing", "billing"},
+		{"b", "billing", "billing_2"},
+		{"c", "bill ing", "bill_ing"},
+		{"d", "bill_ing", "bill_ing_2"},
+		{"a", "renamed", "billing"}, // stable per key
+		{"e", strings.Repeat("x", 200), strings.Repeat("x", 128)},
+		{"f", strings.Repeat("x", 200), strings.Repeat("x", 126) + "_2"},
+	}
+	for _, tt := range tests {
+		if got := n.name(tt.key, tt.want); got != tt.got {
+			t.Errorf("name(%q, %q) = %q, want %q", tt.key, tt.want, got, tt.got)
+		}
+	}
+}
+
+func TestCleanTextStripsControlsAndCaps(t *testing.T) {
+	tests := []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"a\x1b[31mb", 100, "a[31mb"},
+		{"line\nnext\ttab", 100, "line\nnext tab"},
+		{"zero\u200bwidth", 100, "zerowidth"},
+		{"ééééé", 5, "éé…"},
+		{"  padded  ", 100, "padded"},
+	}
+	for _, tt := range tests {
+		if got := cleanText(tt.in, tt.max); got != tt.want {
+			t.Errorf("cleanText(%q, %d) = %q, want %q", tt.in, tt.max, got, tt.want)
+		}
+	}
+}
+
+func TestCacheTTL(t *testing.T) {
+	tests := []struct {
+		cc   string
+		want time.Duration
+	}{
+		{"", DefaultCardTTL},
+		{"max-age=600", 10 * time.Minute},
+		{"public, max-age=1", MinCardTTL},
+		{"max-age=999999", MaxCardTTL},
+		{"no-store", MinCardTTL},
+		{"max-age=abc", DefaultCardTTL},
+	}
+	for _, tt := range tests {
+		if got := cacheTTL(tt.cc); got != tt.want {
+			t.Errorf("cacheTTL(%q) = %s, want %s", tt.cc, got, tt.want)
+		}
+	}
+}
