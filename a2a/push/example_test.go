@@ -13,10 +13,7 @@ import (
 // wakes the dispatcher after every persisted event, and Run delivers in the
 // background until the context ends.
 func Example() {
-	var store interface {
-		a2a.Store
-		a2a.PushCursorStore
-	} // the gateway's store: memory, SQLite or PostgreSQL
+	var store a2a.Store // the gateway's store: memory, SQLite or PostgreSQL
 
 	guard, err := netguard.New(netguard.Config{}) // https, public addresses only
 	if err != nil {
