@@ -84,7 +84,7 @@ func parse(data []byte, name string, lookup func(string) (string, bool)) (*Confi
 		// Entries already reported are removed so that the rest of the file
 		// is still decoded (strictly) and validated: one pass lists all.
 		w.prune(body)
-		if err := yaml.NodeToValue(body, c, yaml.Strict()); err != nil {
+		if err := decode(body, c); err != nil {
 			return nil, append(w.problems, yamlProblem(name, c.pos, err))
 		}
 		pre = w.problems
@@ -318,4 +318,15 @@ func sortProblems(ps Problems) {
 		}
 		return a.Column - b.Column
 	})
+}
+
+// decode runs the strict decoder. The decoder panics on some malformed
+// inputs (found by FuzzParse); such a file is reported, not fatal.
+func decode(body ast.Node, c *Config) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &yaml.SyntaxError{Message: "malformed YAML the decoder cannot read: check tags (!…) and anchors (&…) near here", Token: body.GetToken()}
+		}
+	}()
+	return yaml.NodeToValue(body, c, yaml.Strict())
 }
