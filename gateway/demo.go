@@ -1,13 +1,16 @@
 package gateway
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/push"
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
+	"github.com/a2a-mcp-bridge/bridge/netguard"
 )
 
 // DemoBase is the base path of the demo agent.
@@ -19,24 +22,48 @@ type DemoOptions struct {
 	PublicURL string
 	// Store keeps tasks (default: in memory).
 	Store a2a.Store
-	Log   *slog.Logger
+	// Netguard guards push deliveries. UnsafeAllow in it lets webhooks on
+	// those ranges (loopback, for the conformance kit) through.
+	Netguard netguard.Config
+	Log      *slog.Logger
+}
+
+// Demo is the running demo: its handler and the background work to run.
+type Demo struct {
+	Handler  http.Handler
+	Manager  *a2a.Manager
+	Dispatch *push.Dispatcher
 }
 
 // NewDemo returns the handler of `bridge demo`: the demo agent at
 // /a2a/echo (JSON-RPC at the base, HTTP+JSON under /rest), its card at the
 // agent's and the root well-known paths, and /healthz.
-func NewDemo(opts DemoOptions) (http.Handler, *a2a.Manager, error) {
+func NewDemo(opts DemoOptions) (*Demo, error) {
 	if opts.Store == nil {
-		return nil, nil, fmt.Errorf("gateway: demo needs a store")
+		return nil, fmt.Errorf("gateway: demo needs a store")
 	}
-	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: opts.Store, Executor: &demoagent.Agent{}, Logger: opts.Log})
+	guard, err := netguard.New(opts.Netguard)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
+	}
+	disp, err := push.New(push.Config{Logger: opts.Log}, opts.Store, guard)
+	if err != nil {
+		return nil, err
+	}
+	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: opts.Store, Executor: &demoagent.Agent{}, Logger: opts.Log, OnEvent: disp.OnEvent})
+	if err != nil {
+		return nil, err
 	}
 	base := strings.TrimRight(opts.PublicURL, "/") + DemoBase
-	srv, err := a2a.NewServer(a2a.ServerConfig{Manager: mgr, Card: demoagent.Card(base), Logger: opts.Log})
+	card := demoagent.Card(base)
+	card.Capabilities.PushNotifications = a2a.Ptr(true)
+	srv, err := a2a.NewServer(a2a.ServerConfig{
+		Manager: mgr, Card: card, Logger: opts.Log,
+		PushEnabled:  true,
+		CheckPushURL: PushURLCheck(guard),
+	})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	mux := http.NewServeMux()
 	Mount(mux, DemoBase, srv)
@@ -45,7 +72,16 @@ func NewDemo(opts DemoOptions) (http.Handler, *a2a.Manager, error) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = w.Write([]byte("ok\n"))
 	})
-	return mux, mgr, nil
+	return &Demo{Handler: mux, Manager: mgr, Dispatch: disp}, nil
+}
+
+// PushURLCheck validates a webhook config's URL when it is created: the
+// outbound network policy must allow it now (it is checked again before
+// every delivery).
+func PushURLCheck(guard *netguard.Guard) func(ctx context.Context, url string) error {
+	return func(ctx context.Context, url string) error {
+		return netguard.RedactURL(guard.CheckURL(ctx, url))
+	}
 }
 
 // Mount serves h under prefix with the prefix stripped, so that h sees the

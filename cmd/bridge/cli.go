@@ -8,12 +8,14 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 
 	"strings"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
+	"github.com/a2a-mcp-bridge/bridge/netguard"
 )
 
 const usage = `bridge joins A2A agents and MCP servers and guards every hop between them.
@@ -84,6 +86,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
 	publicURL := fs.String("public-url", "", "URL clients reach the bridge at (default http://ADDR)")
 	storeURL := fs.String("store", "memory:", "task store: memory:, sqlite:PATH or postgres://…")
+	unsafeLoopback := fs.Bool("unsafe-allow-loopback-push", false, "let push webhooks reach 127.0.0.0/8 over plain http (conformance kit only; never in production)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -101,11 +104,23 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if pub == "" {
 		pub = "http://" + displayAddr(l.BoundAddr())
 	}
-	h, mgr, err := gateway.NewDemo(gateway.DemoOptions{PublicURL: pub, Store: st, Log: log})
+	var guard netguard.Config
+	if *unsafeLoopback {
+		guard.UnsafeAllow = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+		guard.AllowHTTP = true
+		for _, w := range guard.Warnings() {
+			log.Warn(w)
+		}
+	}
+	demo, err := gateway.NewDemo(gateway.DemoOptions{PublicURL: pub, Store: st, Log: log, Netguard: guard})
 	if err != nil {
 		return err
 	}
-	l.Handler = h
+	dctx, dstop := context.WithCancel(context.WithoutCancel(ctx))
+	defer dstop()
+	go func() { _ = demo.Dispatch.Run(dctx) }()
+	mgr := demo.Manager
+	l.Handler = demo.Handler
 	log.Info("bridge demo listening", "addr", l.BoundAddr(), "agent", pub+gateway.DemoBase, "card", pub+gateway.DemoBase+"/.well-known/agent-card.json")
 	fmt.Fprintf(stdout, "demo agent at %s%s (card: %s/.well-known/agent-card.json)\n", pub, gateway.DemoBase, pub)
 	err = l.Serve(ctx)
@@ -125,10 +140,23 @@ func displayAddr(a string) string {
 	return net.JoinHostPort(host, port)
 }
 
-func openStore(_ context.Context, url string) (a2a.Store, func(), error) {
+func openStore(ctx context.Context, url string) (a2a.Store, func(), error) {
 	switch {
 	case url == "" || url == "memory:" || url == "memory":
 		return store.NewMemory(), func() {}, nil
+	case strings.HasPrefix(url, "sqlite:"):
+		path := strings.TrimPrefix(strings.TrimPrefix(url, "sqlite:"), "//")
+		s, err := store.OpenSQLite(ctx, path)
+		if err != nil {
+			return nil, nil, err
+		}
+		return s, func() { _ = s.Close() }, nil
+	case strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://"):
+		s, err := store.OpenPostgres(ctx, url)
+		if err != nil {
+			return nil, nil, err
+		}
+		return s, func() { _ = s.Close() }, nil
 	}
-	return nil, nil, fmt.Errorf("store %q: unsupported (use memory:)", strings.SplitN(url, "?", 2)[0])
+	return nil, nil, fmt.Errorf("store %q: unsupported; use memory:, sqlite:PATH or postgres://…", strings.SplitN(url, "?", 2)[0])
 }
