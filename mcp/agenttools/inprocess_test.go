@@ -1,0 +1,72 @@
+package agenttools_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/mcp/agenttools"
+	"github.com/a2a-mcp-bridge/bridge/mcp/face"
+)
+
+// inProcess is the face served to an in-process client speaking the legacy
+// era (the path stdio hosts such as Claude Desktop take): elicitation is a
+// server-initiated elicitation/create request.
+func inProcess(t *testing.T, h client.ElicitationHandler) (*client.Client, context.Context) {
+	t.Helper()
+	d := startDemo(t, nil)
+	tools, err := agenttools.New(agenttools.Config{Agents: []agenttools.AgentConfig{{Alias: "echo", CardURL: d.cardURL}}, HTTPClient: guardedClient(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tools.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	f, err := face.New(face.Config{UnsafeNoAuth: true, Sources: []face.ToolSource{tools}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := []client.ClientOption{client.WithLegacyProtocolOnly()}
+	if h != nil {
+		opts = append(opts, client.WithElicitationHandler(h))
+	}
+	c, err := client.NewInProcessClientWithOptions(f.MCPServer(), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := auth.WithPrincipal(context.Background(), &auth.Principal{Subject: "local", Issuer: "local", Method: "stdio"})
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	caps := mcp.ClientCapabilities{}
+	if h != nil {
+		caps.Elicitation = &mcp.ElicitationCapability{}
+	}
+	if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{ProtocolVersion: mcp.ProtocolVersion20251125, Capabilities: caps, ClientInfo: mcp.Implementation{Name: "t", Version: "1"}}}); err != nil {
+		t.Fatal(err)
+	}
+	return c, ctx
+}
+
+func TestInterviewLegacyElicitationCreate(t *testing.T) {
+	h := &answer{text: "Lin"}
+	c, ctx := inProcess(t, h)
+	res := call(t, c, ctx, "echo", map[string]any{"message": "/interview"}, nil)
+	if res.IsError || !strings.Contains(texts(res), "Hello, Lin!") || h.calls.Load() != 1 {
+		t.Fatalf("result %q after %d elicitations", texts(res), h.calls.Load())
+	}
+}
+
+func TestInterviewLegacyWithoutElicitationCapability(t *testing.T) {
+	c, ctx := inProcess(t, nil)
+	res := call(t, c, ctx, "echo", map[string]any{"message": "/interview"}, nil)
+	sc := structured(t, res)
+	if sc["state"] != "input_required" {
+		t.Fatalf("result %v %q", sc, texts(res))
+	}
+}
