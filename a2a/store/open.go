@@ -1,0 +1,41 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
+)
+
+// Open opens the store a URL names and returns it with the function that
+// closes it:
+//
+//	memory:                          in-process, lost on exit (also "memory")
+//	sqlite:PATH or sqlite://PATH     one SQLite file (sqlite:///abs/path for an absolute path)
+//	postgres://… or postgresql://…   PostgreSQL, shared by replicas
+func Open(ctx context.Context, url string) (a2a.Store, func() error, error) {
+	switch {
+	case url == "memory:" || url == "memory":
+		m := NewMemory()
+		return m, m.Close, nil
+	case strings.HasPrefix(url, "sqlite:"):
+		path, err := sqlitePath(url)
+		if err != nil {
+			return nil, nil, err
+		}
+		s, err := OpenSQLite(ctx, path)
+		if err != nil {
+			return nil, nil, err
+		}
+		return s, s.Close, nil
+	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
+		p, err := OpenPostgres(ctx, url)
+		if err != nil {
+			return nil, nil, err
+		}
+		return p, p.Close, nil
+	}
+	scheme, _, _ := strings.Cut(url, ":")
+	return nil, nil, fmt.Errorf("store: unsupported store URL scheme %q: use memory:, sqlite:PATH or postgres://…", scheme)
+}

@@ -1,0 +1,164 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/store/storetest"
+	"github.com/jackc/pgx/v5"
+)
+
+// postgresSchema creates a fresh schema named after the test and returns a
+// URL whose connections use it; the schema is dropped at cleanup. Tests
+// and packages running at once never share tables.
+func postgresSchema(t testing.TB) string {
+	t.Helper()
+	base := os.Getenv("BRIDGE_TEST_POSTGRES_URL")
+	if base == "" {
+		t.Skip("BRIDGE_TEST_POSTGRES_URL is not set; set it to run the PostgreSQL store tests, e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable")
+	}
+	name := strings.ToLower(regexp.MustCompile(`[^A-Za-z0-9]+`).ReplaceAllString(t.Name(), "_"))
+	if len(name) > 40 {
+		name = name[len(name)-40:]
+	}
+	schema := fmt.Sprintf("st_%s_%d", strings.Trim(name, "_"), time.Now().UnixNano()%1e9)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatalf("connect to BRIDGE_TEST_POSTGRES_URL: %v", err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "create schema "+pgx.Identifier{schema}.Sanitize()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		conn, err := pgx.Connect(ctx, base)
+		if err != nil {
+			t.Errorf("drop schema %s: %v", schema, err)
+			return
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, "drop schema "+pgx.Identifier{schema}.Sanitize()+" cascade"); err != nil {
+			t.Errorf("drop schema %s: %v", schema, err)
+		}
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+func openPostgres(t testing.TB, u string) *store.Postgres {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := store.OpenPostgres(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestPostgresConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) a2a.Store {
+		return openPostgres(t, postgresSchema(t))
+	})
+}
+
+func TestPostgresMigratesOnceFromReplicasOpeningAtOnce(t *testing.T) {
+	u := postgresSchema(t)
+	const replicas = 4
+	stores := make([]*store.Postgres, replicas)
+	errs := make([]error, replicas)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range replicas {
+		wg.Go(func() {
+			<-start
+			stores[i], errs[i] = store.OpenPostgres(context.Background(), u)
+		})
+	}
+	close(start)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("replica %d: %v", i, err)
+		}
+		t.Cleanup(func() { stores[i].Close() })
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n, maxV int
+	if err := conn.QueryRow(ctx, "select count(*), max(version) from a2a_store_migrations").Scan(&n, &maxV); err != nil {
+		t.Fatal(err)
+	}
+	if n != maxV || n == 0 {
+		t.Errorf("migrations table: %d rows up to version %d; each migration must be applied once", n, maxV)
+	}
+	// Every replica works on the shared schema.
+	task := &a2a.Task{ID: "t1", ContextID: "c", Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted}}
+	if err := stores[0].CreateTask(ctx, "alice", task); err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range stores {
+		if _, err := s.GetTask(ctx, "alice", "t1"); err != nil {
+			t.Errorf("replica %d: %v", i, err)
+		}
+	}
+}
+
+// TestPostgresWatchWakesOtherReplica pins LISTEN/NOTIFY: a write through
+// one pool wakes a watcher of another (the local shortcut cannot).
+func TestPostgresWatchWakesOtherReplica(t *testing.T) {
+	u := postgresSchema(t)
+	a, b := openPostgres(t, u), openPostgres(t, u)
+	ctx := context.Background()
+	task := &a2a.Task{ID: "t1", ContextID: "c", Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted}}
+	if err := a.CreateTask(ctx, "alice", task); err != nil {
+		t.Fatal(err)
+	}
+	ch, stop := b.Watch(ctx, "t1")
+	defer stop()
+	for len(ch) > 0 {
+		<-ch
+	}
+	next := task.Clone()
+	next.Status.State = a2a.TaskStateWorking
+	if _, err := a.UpdateTask(ctx, "alice", next, 1, []a2a.StreamResponse{{StatusUpdate: &a2a.TaskStatusUpdateEvent{Status: next.Status}}}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ch:
+	case <-time.After(20 * time.Second):
+		t.Fatal("replica B was not woken by an update on replica A")
+	}
+	for len(ch) > 0 {
+		<-ch
+	}
+	if err := a.RequestCancel(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ch:
+	case <-time.After(20 * time.Second):
+		t.Fatal("replica B was not woken by a cancel request on replica A")
+	}
+}
