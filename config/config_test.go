@@ -129,6 +129,8 @@ func TestLoadFull(t *testing.T) {
 }
 
 func TestExamplesAreValid(t *testing.T) {
+	t.Setenv("REDIS_URL", "redis://127.0.0.1:6379/0")
+	t.Setenv("BILLING_CLIENT_SECRET", "s")
 	files, err := filepath.Glob("../examples/*.yaml")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no examples found: %v", err)

@@ -24,7 +24,7 @@ func runCheckConfig(_ context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	if fs.NArg() == 0 {
-		return fmt.Errorf("check-config: name a configuration file: %w", errUsage)
+		return fmt.Errorf("name a configuration file: %w", errUsage)
 	}
 	failed := 0
 	for _, file := range fs.Args() {
@@ -47,7 +47,7 @@ func runCheckConfig(_ context.Context, args []string, stdout, stderr io.Writer) 
 		}
 	}
 	if failed > 0 {
-		return fmt.Errorf("check-config: %d of %d files have problems", failed, fs.NArg())
+		return fmt.Errorf("%d of %d files have problems", failed, fs.NArg())
 	}
 	return nil
 }
