@@ -114,6 +114,7 @@ func New(cfg Config) (*AgentTools, error) {
 		if ac.Credentials == nil {
 			ac.Credentials = auth.None{}
 		}
+		ac.CardURL = CardURLOf(ac.CardURL)
 		u, _ := url.Parse(ac.CardURL)
 		a := &agent{cfg: ac, cardHost: strings.ToLower(u.Host), skills: map[string]string{}}
 		a.toolName = t.names.name("agent\x00"+ac.Alias, ac.Alias)
@@ -121,6 +122,19 @@ func New(cfg Config) (*AgentTools, error) {
 		t.byTool[a.toolName] = toolRef{agent: a}
 	}
 	return t, nil
+}
+
+// CardURLOf returns the card URL for a configured agent URL: a URL whose
+// path ends in ".json" is taken as the card's; any other is the agent's base
+// URL and gets /.well-known/agent-card.json appended.
+func CardURLOf(agentURL string) string {
+	u, err := url.Parse(agentURL)
+	if err != nil || strings.HasSuffix(u.Path, ".json") {
+		return agentURL
+	}
+	u.Path = strings.TrimRight(u.Path, "/") + "/.well-known/agent-card.json"
+	u.RawPath = ""
+	return u.String()
 }
 
 // OnChange registers fn to run whenever the tool set changes (a card was

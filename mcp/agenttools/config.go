@@ -39,8 +39,8 @@ type AgentConfig struct {
 	// characters). Required, unique. Tool names never come from the remote
 	// card.
 	Alias string
-	// CardURL is the agent card's URL (https://host/.well-known/agent-card.json).
-	// Required.
+	// CardURL is the agent card's URL (https://host/.well-known/agent-card.json),
+	// or the agent's base URL (see CardURLOf). Required.
 	CardURL string
 	// Credentials give the bridge its identity towards the agent. The MCP
 	// caller's token is never forwarded. Default: none.

@@ -160,3 +160,17 @@ func TestCacheTTL(t *testing.T) {
 		}
 	}
 }
+
+func TestCardURLOf(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"https://a.example/.well-known/agent-card.json", "https://a.example/.well-known/agent-card.json"},
+		{"https://a.example/cards/billing.json", "https://a.example/cards/billing.json"},
+		{"https://a.example", "https://a.example/.well-known/agent-card.json"},
+		{"https://a.example/a2a/billing/", "https://a.example/a2a/billing/.well-known/agent-card.json"},
+	}
+	for _, tt := range tests {
+		if got := CardURLOf(tt.in); got != tt.want {
+			t.Errorf("CardURLOf(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
