@@ -22,6 +22,7 @@ const usage = `bridge joins A2A agents and MCP servers and guards every hop betw
 
 Usage:
   bridge demo [--addr HOST:PORT] [--store URL]   run the demo agent on the embedded defaults
+  bridge check-config FILE                       validate a config file; print every problem with its position
   bridge keys generate [--alg ES256|EdDSA] FILE  write a new card-signing key (PEM, mode 0600)
   bridge keys jwks PEM...                        print the public keys of PEM files as a JWKS
   bridge card sign --key PEM CARD                print CARD signed (detached JWS over its JCS form)
@@ -41,6 +42,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"demo", runDemo},
+		{"check-config", runCheckConfig},
 		{"keys", runKeys},
 		{"card", runCard},
 		{"version", runVersion},
@@ -85,7 +87,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
 	publicURL := fs.String("public-url", "", "URL clients reach the bridge at (default http://ADDR)")
-	storeURL := fs.String("store", "memory:", "task store: memory:, sqlite:PATH or postgres://…")
+	storeURL := fs.String("store", "sqlite:bridge-demo.db", "task store: sqlite:PATH (default; keeps tasks across restarts), postgres://… (replicas) or memory:")
 	unsafeLoopback := fs.Bool("unsafe-allow-loopback-push", false, "let push webhooks reach 127.0.0.0/8 over plain http (conformance kit only; never in production)")
 	if err := fs.Parse(args); err != nil {
 		return err
