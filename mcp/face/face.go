@@ -88,7 +88,9 @@ type Config struct {
 	PublicURL string
 	// Path is where the face is mounted (default DefaultPath).
 	Path string
-	// Authenticator validates bearer tokens. Required unless UnsafeNoAuth.
+	// Authenticator validates bearer tokens. Without it (and without
+	// UnsafeNoAuth) the face serves stdio only and its HTTP endpoint answers
+	// 503.
 	Authenticator Authenticator
 	// UnsafeNoAuth serves HTTP without authentication: every caller is the
 	// StdioPrincipal. For loopback tests only; never in production.
@@ -162,9 +164,6 @@ func New(cfg Config) (*Face, error) {
 	if cfg.StdioPrincipal == nil {
 		cfg.StdioPrincipal = &auth.Principal{Subject: "local", Issuer: "local", Method: "stdio"}
 	}
-	if cfg.Authenticator == nil && !cfg.UnsafeNoAuth {
-		return nil, errors.New("face: an authenticator is required (UnsafeNoAuth is for loopback tests only)")
-	}
 	f := &Face{cfg: cfg, log: cfg.Logger, origins: map[string]bool{}}
 	if cfg.PublicURL != "" {
 		u, err := url.Parse(cfg.PublicURL)
@@ -185,7 +184,7 @@ func New(cfg Config) (*Face, error) {
 			return nil, fmt.Errorf("face: encode resource metadata: %w", err)
 		}
 		f.prm = b
-	} else if !cfg.UnsafeNoAuth {
+	} else if cfg.Authenticator != nil {
 		return nil, errors.New("face: public_url is required: it is the token audience and the resource metadata URL")
 	}
 	for _, o := range cfg.AllowedOrigins {
@@ -330,6 +329,10 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var p *auth.Principal
+	if f.cfg.Authenticator == nil && !f.cfg.UnsafeNoAuth {
+		writeJSONError(w, http.StatusServiceUnavailable, "temporarily_unavailable", "the MCP endpoint has no authenticator configured")
+		return
+	}
 	if f.cfg.UnsafeNoAuth && f.cfg.Authenticator == nil {
 		p = f.cfg.StdioPrincipal
 	} else {

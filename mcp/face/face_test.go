@@ -269,11 +269,17 @@ func TestLegacyEraOnSameEndpoint(t *testing.T) {
 	}
 }
 
-func TestNewRefusesMissingAuthenticator(t *testing.T) {
-	if _, err := face.New(face.Config{PublicURL: "https://b.example"}); err == nil {
-		t.Fatal("built a face without authentication")
+func TestHTTPRefusedWithoutAuthenticator(t *testing.T) {
+	f, err := face.New(face.Config{Sources: []face.ToolSource{tools{"alpha"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	f.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(initBody)))
+	if rec.Code != http.StatusServiceUnavailable {
+		t.Fatalf("a stdio-only face served HTTP: %d", rec.Code)
 	}
 	if _, err := face.New(face.Config{Authenticator: auth.NewChain(auth.ChainOptions{})}); err == nil {
-		t.Fatal("built a face without a public URL")
+		t.Fatal("built an HTTP face without a public URL (token audience)")
 	}
 }

@@ -1,0 +1,194 @@
+//go:build interop
+
+// Package mcpexpose runs the official MCP TypeScript client
+// (@modelcontextprotocol/sdk, pinned in package-lock.json) against the
+// bridge's MCP face exposing an A2A agent written on @a2a-js/sdk
+// (../a2ajs/server.mjs), over streamable HTTP with a bearer token and over
+// stdio. Run with `go test -tags interop ./interop/...`; needs node 20+.
+package mcpexpose
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/mcp/agenttools"
+	"github.com/a2a-mcp-bridge/bridge/mcp/face"
+	"github.com/a2a-mcp-bridge/bridge/netguard"
+)
+
+var npmOnce sync.Map
+
+// requireNode skips without node and runs npm ci where node_modules is missing.
+func requireNode(t *testing.T, dirs ...string) string {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("interop: node not found on PATH; install Node.js 20+")
+	}
+	for _, dir := range dirs {
+		if _, err := os.Stat(filepath.Join(dir, "node_modules")); err == nil {
+			continue
+		}
+		v, _ := npmOnce.LoadOrStore(dir, &sync.Once{})
+		v.(*sync.Once).Do(func() {
+			cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
+			cmd.Dir = dir
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("npm ci in %s: %v\n%s", dir, err, out)
+			}
+		})
+	}
+	return node
+}
+
+// startJSAgent runs ../a2ajs/server.mjs on a free loopback port.
+func startJSAgent(t *testing.T, node string) string {
+	t.Helper()
+	cmd := exec.Command(node, "server.mjs")
+	cmd.Dir = "../a2ajs"
+	cmd.Env = append(os.Environ(), "PORT=0", "HOST=127.0.0.1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		if u, ok := strings.CutPrefix(sc.Text(), "listening "); ok {
+			go func() { _, _ = io.Copy(io.Discard, out) }()
+			return strings.TrimSpace(u)
+		}
+	}
+	t.Fatal("the JS agent did not start")
+	return ""
+}
+
+// cancelRecorder counts CancelTask calls that the agent answered with a
+// CANCELED task.
+type cancelRecorder struct {
+	base     http.RoundTripper
+	canceled atomic.Int64
+}
+
+func (c *cancelRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	var body []byte
+	if req.Body != nil {
+		body, _ = io.ReadAll(req.Body)
+		req.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	resp, err := c.base.RoundTrip(req)
+	if err != nil || !(bytes.Contains(body, []byte(`"CancelTask"`)) || strings.HasSuffix(req.URL.Path, ":cancel")) {
+		return resp, err
+	}
+	rb, _ := io.ReadAll(resp.Body)
+	resp.Body = io.NopCloser(bytes.NewReader(rb))
+	if bytes.Contains(rb, []byte("TASK_STATE_CANCELED")) {
+		c.canceled.Add(1)
+	}
+	return resp, nil
+}
+
+// tokenAuth accepts one bearer token.
+type tokenAuth string
+
+func (a tokenAuth) Authenticate(r *http.Request) (*auth.Principal, error) {
+	if r.Header.Get("Authorization") != "Bearer "+string(a) {
+		return nil, errors.New("mcpexpose: wrong or missing token")
+	}
+	return &auth.Principal{Subject: "interop", Issuer: "test", Method: "bearer"}, nil
+}
+
+func runNode(t *testing.T, node string, env ...string) {
+	t.Helper()
+	cmd := exec.Command(node, "--test", "--test-reporter=spec", "client-test.mjs")
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("node --test client-test.mjs: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+}
+
+func guarded(t *testing.T) *http.Client {
+	g, err := netguard.New(netguard.Config{
+		UnsafeAllow:  []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")},
+		AllowHTTP:    true,
+		Timeout:      10 * time.Minute,
+		MaxBodyBytes: 64 << 20,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g.Client()
+}
+
+func TestTSClientOverStreamableHTTP(t *testing.T) {
+	node := requireNode(t, ".", "../a2ajs")
+	agent := startJSAgent(t, node)
+	hc := guarded(t)
+	rec := &cancelRecorder{base: hc.Transport}
+	hc.Transport = rec
+	tools, err := agenttools.New(agenttools.Config{Agents: []agenttools.AgentConfig{{Alias: "echo", CardURL: agent}}, HTTPClient: hc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tools.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	public := "http://" + ln.Addr().String()
+	f, err := face.New(face.Config{PublicURL: public, Authenticator: tokenAuth("interop-token"),
+		Metadata: auth.ResourceMetadata{AuthorizationServers: []string{"https://idp.example"}}, Sources: []face.ToolSource{tools}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	f.Mount(mux)
+	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: mux}}
+	srv.Start()
+	defer srv.Close()
+	runNode(t, node, "MCP_MODE=http", "MCP_URL="+public+"/mcp", "MCP_TOKEN=interop-token")
+	if rec.canceled.Load() == 0 {
+		t.Fatal("the cancelled call did not cancel the A2A task")
+	}
+}
+
+func TestTSClientOverStdio(t *testing.T) {
+	node := requireNode(t, ".", "../a2ajs")
+	agent := startJSAgent(t, node)
+	bin := filepath.Join(t.TempDir(), "stdiobridge")
+	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/stdiobridge").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	logFile := filepath.Join(t.TempDir(), "bridge.log")
+	runNode(t, node, "MCP_MODE=stdio", "MCP_STDIO="+bin, "AGENT_CARD_URL="+agent, "BRIDGE_LOG="+logFile)
+	b, _ := os.ReadFile(logFile)
+	if !strings.Contains(string(b), "cancelled the upstream task") {
+		t.Fatalf("the cancelled call did not cancel the A2A task; bridge log:\n%s", b)
+	}
+	fmt.Fprint(io.Discard, string(b))
+}
