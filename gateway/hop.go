@@ -159,6 +159,7 @@ func (h *Hops) A2AGuard(agent string, dir policy.Direction) func(ctx context.Con
 			Principal: auth.FromContext(ctx), Face: policy.FaceA2A, Direction: dir,
 			Agent: agent, Skill: c.Skill, Method: c.Method, TaskID: c.TaskID, RemoteIP: clientIP(c.Request),
 		}
+		setMethod(ctx, c.Method)
 		return h.Check(ctx, hop)
 	}
 }
@@ -166,6 +167,26 @@ func (h *Hops) A2AGuard(agent string, dir policy.Direction) func(ctx context.Con
 // Check applies the rate limits and the policy to a hop, returning an
 // *a2a.Error for a refusal (callers of other protocols map it).
 func (h *Hops) Check(ctx context.Context, hop policy.Hop) error {
+	if err := h.Limit(ctx, hop); err != nil {
+		return err
+	}
+	return h.Authorize(ctx, hop)
+}
+
+// Authorize applies the policy alone to a hop (for a second decision on the
+// same request once more is known, e.g. the tool a message selected, so
+// that the limits are not counted twice).
+func (h *Hops) Authorize(ctx context.Context, hop policy.Hop) error {
+	if h.Authz != nil {
+		if d := h.Authz.Decide(ctx, hop); !d.Allow {
+			return a2a.ErrPermissionDenied.Withf("denied by policy: %s", d.Reason)
+		}
+	}
+	return nil
+}
+
+// Limit counts a hop against the rate limits alone.
+func (h *Hops) Limit(ctx context.Context, hop policy.Hop) error {
 	if h.Limits != nil {
 		res, err := h.Limits.Allow(ctx, hop)
 		if err != nil {
@@ -185,11 +206,6 @@ func (h *Hops) Check(ctx context.Context, hop policy.Hop) error {
 			return e
 		}
 		_ = res
-	}
-	if h.Authz != nil {
-		if d := h.Authz.Decide(ctx, hop); !d.Allow {
-			return a2a.ErrPermissionDenied.Withf("denied by policy: %s", d.Reason)
-		}
 	}
 	return nil
 }

@@ -24,6 +24,12 @@ type Listener struct {
 	Handler http.Handler
 	Grace   time.Duration
 	Log     *slog.Logger
+	// ReadHeaderTimeout bounds reading request headers (default 10s).
+	ReadHeaderTimeout time.Duration
+	// IdleTimeout closes idle keep-alive connections (default 120s). There
+	// is deliberately no whole-request read or write timeout: streams stay
+	// open, and the faces bound bodies and responses themselves.
+	IdleTimeout time.Duration
 
 	mu     sync.Mutex
 	srv    *http.Server
@@ -40,9 +46,16 @@ func (l *Listener) Listen() error {
 	base, cancel := context.WithCancel(context.Background())
 	l.mu.Lock()
 	l.ln, l.cancel = ln, cancel
+	rht, idle := l.ReadHeaderTimeout, l.IdleTimeout
+	if rht <= 0 {
+		rht = 10 * time.Second
+	}
+	if idle <= 0 {
+		idle = 120 * time.Second
+	}
 	l.srv = &http.Server{
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       120 * time.Second,
+		ReadHeaderTimeout: rht,
+		IdleTimeout:       idle,
 		MaxHeaderBytes:    64 << 10,
 		BaseContext:       func(net.Listener) context.Context { return base },
 		ErrorLog:          slog.NewLogLogger(l.logger().Handler(), slog.LevelWarn),

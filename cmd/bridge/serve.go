@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/a2a-mcp-bridge/bridge/config"
+	"github.com/a2a-mcp-bridge/bridge/gateway"
+)
+
+// loadConfig loads FILE and prints every problem to stderr.
+func loadConfig(file string, stderr io.Writer) (*config.Config, error) {
+	if file == "" {
+		return nil, fmt.Errorf("name a configuration file with --config FILE: %w", errUsage)
+	}
+	cfg, err := config.Load(file)
+	var ps config.Problems
+	if errors.As(err, &ps) {
+		for _, p := range ps {
+			fmt.Fprintln(stderr, p.Error())
+		}
+		return nil, fmt.Errorf("%s: %d problem(s); run bridge check-config %s", file, len(ps), file)
+	}
+	return cfg, err
+}
+
+// configLogger builds the logger the observability section asks for, with
+// the request id added to every line logged in a request's context.
+func configLogger(o config.Observability, w io.Writer) *slog.Logger {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(o.LogLevel)); err != nil {
+		level = slog.LevelInfo
+	}
+	hopts := &slog.HandlerOptions{Level: level}
+	var h slog.Handler = slog.NewJSONHandler(w, hopts)
+	if strings.EqualFold(o.LogFormat, "text") {
+		h = slog.NewTextHandler(w, hopts)
+	}
+	return slog.New(gateway.ContextHandler{Handler: h})
+}
+
+// runServe is `bridge serve --config FILE`: it builds the bridge from the
+// file, serves every face on the configured listener, and drains on
+// SIGTERM (ctx ending) within server.shutdown_grace.
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	file := fs.String("config", "", "configuration file (YAML)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg, err := loadConfig(*file, stderr)
+	if err != nil {
+		return err
+	}
+	log := configLogger(cfg.Observability, stderr)
+	l := &gateway.Listener{
+		Addr: cfg.Listen, Grace: cfg.Server.ShutdownGrace.D(), Log: log,
+		ReadHeaderTimeout: cfg.Server.ReadHeaderTimeout.D(), IdleTimeout: cfg.Server.IdleTimeout.D(),
+	}
+	if err := l.Listen(); err != nil {
+		return err
+	}
+	pub := cfg.PublicURL
+	if pub == "" {
+		pub = "http://" + displayAddr(l.BoundAddr())
+	}
+	b, err := gateway.Build(ctx, cfg, gateway.Options{Logger: log, PublicURL: pub})
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	l.Handler = b.Handler()
+
+	bg, stopBG := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { b.Run(bg) })
+	defer func() { stopBG(); wg.Wait() }()
+	stopHUP := watchHUP(ctx, *file, b, log)
+	defer stopHUP()
+
+	log.Info("bridge serving", "addr", l.BoundAddr(), "public_url", pub, "version", gateway.Version)
+	fmt.Fprintf(stdout, "bridge serving on %s (public URL %s)\n", l.BoundAddr(), pub)
+	return l.Serve(ctx)
+}
+
+// watchHUP reloads what can change safely (policy rules, rate limits) on
+// SIGHUP; an invalid file is logged and the running configuration kept.
+func watchHUP(ctx context.Context, file string, b *gateway.Bridge, log *slog.Logger) (stop func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case _, ok := <-ch:
+				if !ok {
+					return
+				}
+				cfg, err := config.Load(file)
+				if err == nil {
+					err = b.Reload(cfg)
+				}
+				if err != nil {
+					log.Error("reload refused; the running configuration is kept", "file", file, "err", err)
+					continue
+				}
+				log.Info("configuration reloaded (policy and limits)", "file", file)
+			}
+		}
+	}()
+	return func() { signal.Stop(ch); close(ch); <-done }
+}
+
+// runMCP is `bridge mcp --config FILE`: the exposed agents as MCP tools on
+// stdin/stdout, for desktop hosts. Logs go to stderr; stdout carries MCP
+// only.
+func runMCP(ctx context.Context, args []string, _, stderr io.Writer) error {
+	return serveMCP(ctx, args, os.Stdin, os.Stdout, stderr)
+}
+
+func serveMCP(ctx context.Context, args []string, in io.Reader, out, stderr io.Writer) error {
+	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	file := fs.String("config", "", "configuration file (YAML)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg, err := loadConfig(*file, stderr)
+	if err != nil {
+		return err
+	}
+	if !cfg.Expose.MCP.Stdio {
+		return errors.New("expose.mcp.stdio is false: set it to serve the exposed agents over stdio")
+	}
+	if len(cfg.Expose.Agents) == 0 {
+		return errors.New("expose.agents is empty: there is nothing to serve over stdio")
+	}
+	log := configLogger(cfg.Observability, stderr)
+	b, err := gateway.Build(ctx, cfg, gateway.Options{Logger: log, MCPOnly: true})
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	bg, stopBG := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { b.Run(bg) })
+	defer func() { stopBG(); wg.Wait() }()
+	return b.Face().ServeStdio(ctx, in, out)
+}

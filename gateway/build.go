@@ -1,0 +1,755 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/card"
+	"github.com/a2a-mcp-bridge/bridge/a2a/push"
+	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/config"
+	"github.com/a2a-mcp-bridge/bridge/mcp/agenttools"
+	"github.com/a2a-mcp-bridge/bridge/mcp/face"
+	"github.com/a2a-mcp-bridge/bridge/mcp/toolagent"
+	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
+	"github.com/a2a-mcp-bridge/bridge/netguard"
+	"github.com/a2a-mcp-bridge/bridge/policy"
+	"github.com/a2a-mcp-bridge/bridge/ratelimit"
+)
+
+// JWKSPath is where the public card-verification keys are served.
+const JWKSPath = "/.well-known/jwks.json"
+
+// Options are the runtime dependencies of Build. The zero value is usable.
+type Options struct {
+	// Logger receives every log (default slog.Default()). Wrap its handler
+	// in ContextHandler to get request ids on every line.
+	Logger *slog.Logger
+	// Registry receives every metric and is served at the metrics path
+	// (default: a new registry).
+	Registry *prometheus.Registry
+	// PublicURL overrides cfg.PublicURL (the serve command fills it from the
+	// bound address when the file has none).
+	PublicURL string
+	// Store, if set, is used instead of opening cfg.Store (the caller closes it).
+	Store a2a.Store
+	// DialUpstream connects a published MCP server (default upstream.Dial);
+	// tests inject upstream.InProcess.
+	DialUpstream func(ctx context.Context, cfg upstream.Config) (*upstream.Conn, error)
+	// MCPOnly builds only what `bridge mcp` serves: the policy, limits and
+	// exposed agents behind the MCP face (no store, no published agents).
+	MCPOnly bool
+}
+
+// Bridge is the running bridge built from one configuration.
+type Bridge struct {
+	cfg       *config.Config
+	log       *slog.Logger
+	reg       *prometheus.Registry
+	metrics   *Metrics
+	publicURL string
+
+	store      a2a.Store
+	closeStore func() error
+	guard      *netguard.Guard
+	chain      *auth.Chain
+	engine     *policy.Engine
+	limiter    *ratelimit.Limiter
+	hops       *Hops
+	keys       *card.KeySet
+	jwks       []byte
+	schemes    map[string]a2a.SecurityScheme
+	reqs       []a2a.SecurityRequirement
+	dispatcher *push.Dispatcher
+
+	agents []*publishedAgent
+	tools  *agenttools.AgentTools
+	face   *face.Face
+
+	policy   livePolicy
+	limits   liveLimits
+	reloadMu sync.Mutex
+	retired  []*ratelimit.Limiter
+
+	handler   http.Handler
+	closeOnce sync.Once
+}
+
+// publishedAgent is one publish[] entry, running.
+type publishedAgent struct {
+	name string
+	base string
+	conn *upstream.Conn
+	exec *toolagent.Agent
+	mgr  *a2a.Manager
+	srv  *a2a.Server
+}
+
+// Build wires every package from cfg: store, netguard, auth chain, policy,
+// limits, signing keys, published agents at /a2a/{name}, exposed agents
+// behind the MCP face, push delivery, and the operational endpoints. Run
+// starts the background jobs; Close releases everything.
+func Build(ctx context.Context, cfg *config.Config, opts Options) (_ *Bridge, err error) {
+	if cfg == nil {
+		return nil, errors.New("gateway: no configuration")
+	}
+	b := &Bridge{cfg: cfg, log: opts.Logger, reg: opts.Registry}
+	if b.log == nil {
+		b.log = slog.Default()
+	}
+	if b.reg == nil {
+		b.reg = prometheus.NewRegistry()
+	}
+	defer func() {
+		if err != nil {
+			b.Close()
+		}
+	}()
+	b.publicURL = strings.TrimRight(opts.PublicURL, "/")
+	if b.publicURL == "" {
+		b.publicURL = strings.TrimRight(cfg.PublicURL, "/")
+	}
+	if b.publicURL == "" {
+		b.publicURL = "http://" + cfg.Listen
+	}
+	for _, w := range cfg.Warnings() {
+		b.log.Warn(w)
+	}
+	if len(cfg.Front.A2A) > 0 || len(cfg.Front.MCP) > 0 {
+		return nil, errors.New("gateway: front.a2a and front.mcp are not served by this version; remove the front section")
+	}
+	if b.metrics, err = NewMetrics(b.reg); err != nil {
+		return nil, fmt.Errorf("gateway: metrics: %w", err)
+	}
+
+	ngcfg, err := cfg.Netguard.Config()
+	if err != nil {
+		return nil, fmt.Errorf("gateway: netguard: %w", err)
+	}
+	if b.guard, err = netguard.New(ngcfg); err != nil {
+		return nil, fmt.Errorf("gateway: netguard: %w", err)
+	}
+	// Destinations named in this file (issuers, published servers) use the
+	// trusted client: no address policy, no environment proxy, no redirects.
+	trusted := netguard.Trusted(ngcfg)
+	streaming := ngcfg
+	streaming.Timeout = -1
+	streaming.MaxBodyBytes = -1
+	trustedStreams := netguard.Trusted(streaming)
+
+	if !opts.MCPOnly {
+		if b.chain, err = auth.New(ctx, cfg.Auth, auth.Options{HTTPClient: trusted, ListenAddr: cfg.Listen}); err != nil {
+			return nil, err
+		}
+	}
+	if b.engine, err = policy.Compile(cfg.Policy, policy.WithLogger(b.log), policy.WithRegisterer(b.reg)); err != nil {
+		return nil, err
+	}
+	if b.limiter, err = ratelimit.New(cfg.Limits, ratelimit.WithCompiler(celCondition),
+		ratelimit.WithLogger(b.log), ratelimit.WithRegisterer(b.reg)); err != nil {
+		return nil, err
+	}
+	b.policy.p.Store(b.engine)
+	b.limits.p.Store(b.limiter)
+	b.hops = &Hops{Authz: &b.policy, Limits: &b.limits, Realm: "a2a-mcp-bridge", Log: b.log}
+	if b.chain != nil {
+		b.hops.Authn = b.chain
+		b.schemes, b.reqs = securityOf(b.chain)
+	}
+
+	mux := http.NewServeMux()
+	if !opts.MCPOnly {
+		if err := b.buildA2A(ctx, mux, opts, trustedStreams); err != nil {
+			return nil, err
+		}
+	}
+	if len(cfg.Expose.Agents) > 0 {
+		if err := b.buildExpose(ctx, mux, opts.MCPOnly); err != nil {
+			return nil, err
+		}
+	}
+	b.mountOps(mux)
+	b.handler = b.metrics.observe(b.log, cfg.Expose.MCP.Path, mux)
+	return b, nil
+}
+
+// celCondition plugs policy's CEL conditions into the limiter's `when`.
+func celCondition(expr string) (ratelimit.Matcher, error) {
+	c, err := policy.CompileCondition(expr)
+	if err != nil {
+		return nil, err
+	}
+	return ratelimit.MatcherFunc(c.Eval), nil
+}
+
+// buildA2A opens the store, loads the keys and mounts every published agent.
+func (b *Bridge) buildA2A(ctx context.Context, mux *http.ServeMux, opts Options, streams *http.Client) error {
+	cfg := b.cfg
+	if opts.Store != nil {
+		b.store = opts.Store
+	} else {
+		st, closeFn, err := OpenStore(ctx, cfg.Store)
+		if err != nil {
+			return err
+		}
+		b.store, b.closeStore = st, closeFn
+	}
+	if err := b.loadKeys(); err != nil {
+		return err
+	}
+	if cfg.Push.Enabled {
+		d, err := push.New(push.Config{
+			Timeout: cfg.Push.Timeout.D(), MaxAttempts: cfg.Push.MaxAttempts,
+			Logger: b.log, Registerer: b.reg,
+		}, b.store, b.guard)
+		if err != nil {
+			return fmt.Errorf("gateway: push: %w", err)
+		}
+		b.dispatcher = d
+	}
+	dial := opts.DialUpstream
+	if dial == nil {
+		dial = upstream.Dial
+	}
+	for i := range cfg.Publish {
+		p := &cfg.Publish[i]
+		if err := b.publish(ctx, mux, p, dial, streams); err != nil {
+			return err
+		}
+	}
+	if len(b.agents) == 1 {
+		// One agent: its card is also the bridge's well-known card.
+		mux.HandleFunc("GET /.well-known/agent-card.json", b.agents[0].srv.ServeCard)
+	}
+	return nil
+}
+
+// loadKeys loads the signing keys, or makes an ephemeral one: every card
+// the bridge serves is signed.
+func (b *Bridge) loadKeys() error {
+	ks := &card.KeySet{JKU: b.publicURL + JWKSPath}
+	if b.cfg.Keys.Signing != "" {
+		k, err := card.LoadSigningKey(b.cfg.Keys.Signing)
+		if err != nil {
+			return fmt.Errorf("gateway: keys.signing: %w", err)
+		}
+		ks.Current = k
+	} else {
+		pemKey, err := card.GenerateKey(card.ES256)
+		if err != nil {
+			return fmt.Errorf("gateway: generate an ephemeral signing key: %w", err)
+		}
+		k, err := card.ParseSigningKey(pemKey)
+		if err != nil {
+			return fmt.Errorf("gateway: generate an ephemeral signing key: %w", err)
+		}
+		ks.Current = k
+		b.log.Warn("keys.signing is not set: cards are signed with an ephemeral key that changes at every start; clients cannot pin it")
+	}
+	for i, path := range b.cfg.Keys.Previous {
+		k, err := card.LoadSigningKey(path)
+		if err != nil {
+			return fmt.Errorf("gateway: keys.previous[%d]: %w", i, err)
+		}
+		ks.Previous = append(ks.Previous, k)
+	}
+	jwks, err := ks.JWKS()
+	if err != nil {
+		return fmt.Errorf("gateway: publish the signing keys: %w", err)
+	}
+	b.keys, b.jwks = ks, jwks
+	return nil
+}
+
+// publish connects one MCP server and mounts it as an A2A agent.
+func (b *Bridge) publish(ctx context.Context, mux *http.ServeMux, p *config.PublishedServer, dial func(context.Context, upstream.Config) (*upstream.Conn, error), streams *http.Client) error {
+	ucfg, err := upstreamConfig(p, streams, b.log)
+	if err != nil {
+		return err
+	}
+	conn, err := dial(ctx, ucfg)
+	if err != nil {
+		return fmt.Errorf("gateway: publish[%s]: %w", p.Name, err)
+	}
+	pa := &publishedAgent{name: p.Name, base: b.publicURL + "/a2a/" + p.Name, conn: conn}
+	b.agents = append(b.agents, pa)
+	up := &filteredUpstream{Upstream: conn, allow: p.AllowTools, deny: p.DenyTools}
+	name := p.Name
+	pa.exec, err = toolagent.New(toolagent.Config{
+		Name: p.Name, Description: p.Description, Version: Version,
+		Timeout: p.ToolTimeout.D(), Store: b.store, Logger: b.log.With("agent", p.Name),
+		Authorize: func(ctx context.Context, tool string, destructive bool) error {
+			// Limits were counted by the Guard; this is the policy decision
+			// with the tool the message actually selected.
+			return b.hops.Authorize(ctx, policy.Hop{
+				Principal: auth.FromContext(ctx), Face: policy.FaceA2A, Direction: policy.DirPublish,
+				Agent: name, Skill: tool, Tool: tool, ToolDestructive: destructive, ToolReadOnly: !destructive && up.readOnly(tool),
+				Method: a2a.MethodSendMessage,
+			})
+		},
+	}, up)
+	if err != nil {
+		return fmt.Errorf("gateway: publish[%s]: %w", p.Name, err)
+	}
+	onEvent := b.taskEvents(p.Name)
+	pa.mgr, err = a2a.NewManager(a2a.ManagerConfig{Store: b.store, Executor: pa.exec, OnEvent: onEvent, Logger: b.log.With("agent", p.Name)})
+	if err != nil {
+		return fmt.Errorf("gateway: publish[%s]: %w", p.Name, err)
+	}
+	signed, err := b.sign(pa.exec.Card(pa.base))
+	if err != nil {
+		return fmt.Errorf("gateway: publish[%s]: %w", p.Name, err)
+	}
+	scfg := a2a.ServerConfig{
+		Manager: pa.mgr, Card: signed, Guard: b.publishGuard(p.Name, up),
+		PushEnabled: b.cfg.Push.Enabled, ErrorTable: errorTable(b.cfg.Server.A2AErrorTable),
+		AllowMissingVersion: b.cfg.Server.AllowMissingA2AVersion,
+		MaxBodyBytes:        int64(b.cfg.Server.MaxBodyBytes),
+		ReadTimeout:         b.cfg.Server.ReadTimeout.D(),
+		Logger:              b.log.With("agent", p.Name),
+	}
+	if wt := b.cfg.Server.WriteTimeout.D(); wt > 0 {
+		scfg.WriteTimeout = wt
+	}
+	if b.cfg.Push.Enabled {
+		scfg.CheckPushURL = b.guard.CheckURL
+	}
+	if pa.srv, err = a2a.NewServer(scfg); err != nil {
+		return fmt.Errorf("gateway: publish[%s]: %w", p.Name, err)
+	}
+	pa.exec.OnCardChanged(func() {
+		c, err := b.sign(pa.exec.Card(pa.base))
+		if err == nil {
+			err = pa.srv.SetCard(c)
+		}
+		if err != nil {
+			b.log.Error("re-signing a changed card failed; the old card is still served", "agent", name, "err", err)
+			return
+		}
+		b.log.Info("agent card changed with the tool list; re-signed", "agent", name, "version", c.Version)
+	})
+	Mount(mux, "/a2a/"+p.Name, b.hops.ProtectA2A(pa.srv))
+	return nil
+}
+
+// publishGuard counts every call against the limits and applies the policy.
+// For messages the policy is decided once the tool is known (toolagent's
+// Authorize), unless the message names its tool already.
+func (b *Bridge) publishGuard(agent string, up *filteredUpstream) func(ctx context.Context, c *a2a.Call) error {
+	return func(ctx context.Context, c *a2a.Call) error {
+		setMethod(ctx, c.Method)
+		hop := policy.Hop{
+			Principal: auth.FromContext(ctx), Face: policy.FaceA2A, Direction: policy.DirPublish,
+			Agent: agent, Skill: c.Skill, Method: c.Method, TaskID: c.TaskID, RemoteIP: clientIP(c.Request),
+		}
+		isMessage := c.Method == a2a.MethodSendMessage || c.Method == a2a.MethodSendStreamingMessage
+		if isMessage {
+			hop.Tool = toolOf(c)
+			if hop.Tool != "" {
+				hop.ToolDestructive, hop.ToolReadOnly = up.hints(hop.Tool)
+			}
+		}
+		if err := b.hops.Limit(ctx, hop); err != nil {
+			return err
+		}
+		if isMessage && hop.Tool == "" {
+			return nil
+		}
+		return b.hops.Authorize(ctx, hop)
+	}
+}
+
+// toolOf is the tool a message names: the skill id, or a data part's "tool".
+func toolOf(c *a2a.Call) string {
+	if c.Skill != "" {
+		return c.Skill
+	}
+	req, _ := c.Params.(*a2a.SendMessageRequest)
+	if req == nil || req.Message == nil {
+		return ""
+	}
+	for _, p := range req.Message.Parts {
+		if p.Kind != a2a.PartData {
+			continue
+		}
+		var sel struct {
+			Tool *string `json:"tool"`
+		}
+		if json.Unmarshal(p.Data, &sel) == nil && sel.Tool != nil {
+			return *sel.Tool
+		}
+	}
+	return ""
+}
+
+// taskEvents is the managers' OnEvent: metrics, then push delivery.
+func (b *Bridge) taskEvents(agent string) func(ctx context.Context, owner string, t *a2a.Task, ev a2a.StreamResponse) {
+	return func(ctx context.Context, owner string, t *a2a.Task, ev a2a.StreamResponse) {
+		switch {
+		case ev.StatusUpdate != nil:
+			b.metrics.tasks.WithLabelValues(agent, string(ev.StatusUpdate.Status.State)).Inc()
+		case ev.Task != nil:
+			b.metrics.tasks.WithLabelValues(agent, string(ev.Task.Status.State)).Inc()
+		}
+		if b.dispatcher != nil {
+			b.dispatcher.OnEvent(ctx, owner, t, ev)
+		}
+	}
+}
+
+func errorTable(s string) a2a.ErrorTable {
+	if s == "1.0.0" {
+		return a2a.ErrorTableV100
+	}
+	return a2a.ErrorTableV101
+}
+
+// upstreamConfig converts one publish entry.
+func upstreamConfig(p *config.PublishedServer, client *http.Client, log *slog.Logger) (upstream.Config, error) {
+	u := upstream.Config{Name: p.Name, Logger: log.With("upstream", p.Name)}
+	var creds auth.Credentials
+	if p.HTTP != nil || p.SSE != nil {
+		c, err := auth.NewCredentials(p.Credentials, client)
+		if err != nil {
+			return u, fmt.Errorf("gateway: publish[%s].credentials: %w", p.Name, err)
+		}
+		creds = c
+	}
+	switch {
+	case p.Stdio != nil:
+		u.Stdio = &upstream.StdioConfig{Command: p.Stdio.Command, Args: p.Stdio.Args, Dir: p.Stdio.Dir, Env: p.Stdio.Env, InheritEnv: p.Stdio.InheritEnv}
+	case p.HTTP != nil:
+		u.HTTP = &upstream.HTTPConfig{URL: p.HTTP.URL, Credentials: creds, Client: client, Headers: p.HTTP.Headers}
+		u.ToolsTTL = 5 * time.Minute
+	case p.SSE != nil:
+		u.SSE = &upstream.HTTPConfig{URL: p.SSE.URL, Credentials: creds, Client: client, Headers: p.SSE.Headers}
+	default:
+		return u, fmt.Errorf("gateway: publish[%s]: no stdio, http or sse upstream", p.Name)
+	}
+	return u, nil
+}
+
+// sign fills the card's security from the auth chain and signs it; the
+// result (with its signature) is what the server serves.
+func (b *Bridge) sign(c *a2a.AgentCard) (*a2a.AgentCard, error) {
+	c.SecuritySchemes, c.SecurityRequirements = b.schemes, b.reqs
+	c.Signatures = nil
+	raw, err := json.Marshal(c)
+	if err != nil {
+		return nil, fmt.Errorf("encode card: %w", err)
+	}
+	signed, err := card.Sign(raw, b.keys)
+	if err != nil {
+		return nil, fmt.Errorf("sign card: %w", err)
+	}
+	var out a2a.AgentCard
+	if err := json.Unmarshal(signed, &out); err != nil {
+		return nil, fmt.Errorf("decode signed card: %w", err)
+	}
+	return &out, nil
+}
+
+// securityOf turns what the auth chain accepts into card securitySchemes
+// and securityRequirements (each scheme is one alternative).
+func securityOf(c *auth.Chain) (map[string]a2a.SecurityScheme, []a2a.SecurityRequirement) {
+	schemes := map[string]a2a.SecurityScheme{}
+	var reqs []a2a.SecurityRequirement
+	n := map[string]int{}
+	add := func(base string, s a2a.SecurityScheme, scopes []string) {
+		n[base]++
+		name := base
+		if n[base] > 1 {
+			name = fmt.Sprintf("%s%d", base, n[base])
+		}
+		schemes[name] = s
+		reqs = append(reqs, a2a.SecurityRequirement{Schemes: map[string]a2a.StringList{name: {List: append([]string(nil), scopes...)}}})
+	}
+	for _, d := range c.Describe() {
+		switch d.Kind {
+		case auth.SchemeOIDC:
+			add("oidc", a2a.SecurityScheme{OpenIDConnect: &a2a.OpenIDConnectSecurityScheme{OpenIDConnectURL: d.DiscoveryURL}}, d.Scopes)
+		case auth.SchemeBearerJWT:
+			add("bearer", a2a.SecurityScheme{HTTPAuth: &a2a.HTTPAuthSecurityScheme{Scheme: "Bearer", BearerFormat: "JWT"}}, d.Scopes)
+		case auth.SchemeAPIKey:
+			h := d.Header
+			if h == "" {
+				h = "Authorization"
+			}
+			add("apikey", a2a.SecurityScheme{APIKey: &a2a.APIKeySecurityScheme{Location: "header", Name: h,
+				Description: "API key, also accepted as Authorization: Bearer KEY"}}, nil)
+		}
+	}
+	if len(schemes) == 0 {
+		return nil, nil
+	}
+	if c.AllowsAnonymous() {
+		// An empty requirement: credentials are optional.
+		reqs = append(reqs, a2a.SecurityRequirement{})
+	}
+	return schemes, reqs
+}
+
+// buildExpose builds the exposed agents' tool source and the MCP face.
+func (b *Bridge) buildExpose(ctx context.Context, mux *http.ServeMux, mcpOnly bool) error {
+	cfg := b.cfg
+	var agents []agenttools.AgentConfig
+	// Calls to card-declared interface URLs go through the guarded client;
+	// a stream has no overall timeout (each call has its own).
+	for i, a := range cfg.Expose.Agents {
+		ac := agenttools.AgentConfig{
+			Alias: a.Alias, CardURL: cardURL(a.URL), RequireSignature: a.Card.RequireSignature,
+			Timeout: a.Timeout.D(), SkillTools: a.PerSkillTools,
+		}
+		creds, err := auth.NewCredentials(a.Credentials, b.guard.Client())
+		if err != nil {
+			return fmt.Errorf("gateway: expose.agents[%d].credentials: %w", i, err)
+		}
+		ac.Credentials = creds
+		if a.Card.Keys != "" {
+			if strings.HasPrefix(a.Card.Keys, "https://") {
+				rk, err := card.NewRemoteJWKS(a.Card.Keys, b.guard.Client(), card.FetchOptions{})
+				if err != nil {
+					return fmt.Errorf("gateway: expose.agents[%d].card.keys: %w", i, err)
+				}
+				ac.Keys = rk
+			} else {
+				sk, err := card.LoadJWKSFile(a.Card.Keys)
+				if err != nil {
+					return fmt.Errorf("gateway: expose.agents[%d].card.keys: %w", i, err)
+				}
+				ac.Keys = sk
+			}
+		}
+		agents = append(agents, ac)
+	}
+	tools, err := agenttools.New(agenttools.Config{Agents: agents, HTTPClient: b.guard.Client(), Logger: b.log})
+	if err != nil {
+		return fmt.Errorf("gateway: expose: %w", err)
+	}
+	b.tools = tools
+	if err := tools.Refresh(ctx); err != nil {
+		b.log.Warn("some exposed agents are not available yet; retrying in the background", "err", err)
+	}
+	fcfg := face.Config{
+		Name: "a2a-mcp-bridge", Version: Version, PublicURL: b.publicURL, Path: cfg.Expose.MCP.Path,
+		AllowedOrigins: cfg.Expose.MCP.AllowedOrigins, MaxBodyBytes: int64(cfg.Server.MaxBodyBytes),
+		Policy: exposeDecider{&b.policy}, Sources: []face.ToolSource{&limitedTools{src: tools, hops: b.hops}},
+		Logger: b.log,
+	}
+	if mcpOnly {
+		fcfg.UnsafeNoAuth = true // stdio only: never mounted on a listener
+	} else {
+		fcfg.Authenticator = b.chain
+		md, err := b.chain.ResourceMetadata(b.publicURL + cfg.Expose.MCP.Path)
+		if err != nil {
+			return fmt.Errorf("gateway: expose: %w", err)
+		}
+		fcfg.Metadata = md
+	}
+	f, err := face.New(fcfg)
+	if err != nil {
+		return fmt.Errorf("gateway: expose: %w", err)
+	}
+	b.face = f
+	if !mcpOnly {
+		f.Mount(mux)
+	}
+	return nil
+}
+
+// cardURL accepts a card URL or an agent's base URL.
+func cardURL(u string) string {
+	if strings.Contains(u, "/.well-known/") {
+		return u
+	}
+	return strings.TrimRight(u, "/") + "/.well-known/agent-card.json"
+}
+
+// mountOps mounts /healthz, /readyz, /.well-known/jwks.json and metrics.
+func (b *Bridge) mountOps(mux *http.ServeMux) {
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	mux.HandleFunc("GET /readyz", b.serveReady)
+	if b.jwks != nil {
+		mux.HandleFunc("GET "+JWKSPath, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/jwk-set+json")
+			w.Header().Set("Cache-Control", "public, max-age=300")
+			_, _ = w.Write(b.jwks)
+		})
+	}
+	if b.cfg.Observability.MetricsEnabled() {
+		mux.Handle("GET "+b.cfg.Observability.MetricsPath, promhttp.HandlerFor(b.reg, promhttp.HandlerOpts{}))
+	}
+}
+
+// Readiness is the /readyz body.
+type Readiness struct {
+	Ready    bool     `json:"ready"`
+	NotReady []string `json:"not_ready,omitempty"`
+}
+
+// Ready checks the store (one cheap call) and every upstream.
+func (b *Bridge) Ready(ctx context.Context) Readiness {
+	var not []string
+	if b.store != nil {
+		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		_, err := b.store.ListTasks(ctx, "\x00readyz", a2a.TaskQuery{Limit: 1})
+		cancel()
+		if err != nil {
+			not = append(not, "store: unreachable")
+		}
+	}
+	for _, a := range b.agents {
+		if a.conn.ProtocolVersion() == "" {
+			not = append(not, "publish "+a.name+": MCP server not connected")
+		}
+	}
+	if b.tools != nil {
+		for _, s := range b.tools.Statuses() {
+			if !s.Loaded {
+				not = append(not, "expose "+s.Alias+": agent card not loaded")
+			}
+		}
+	}
+	return Readiness{Ready: len(not) == 0, NotReady: not}
+}
+
+func (b *Bridge) serveReady(w http.ResponseWriter, r *http.Request) {
+	rd := b.Ready(r.Context())
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	if !rd.Ready {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}
+	_ = json.NewEncoder(w).Encode(rd)
+}
+
+// Handler is the bridge's HTTP handler, every face and endpoint mounted.
+func (b *Bridge) Handler() http.Handler { return b.handler }
+
+// Face is the MCP face of the exposed agents (nil when none are exposed).
+func (b *Bridge) Face() *face.Face { return b.face }
+
+// Keys are the card-signing keys (nil in MCPOnly mode).
+func (b *Bridge) Keys() *card.KeySet { return b.keys }
+
+// PublicURL is the URL cards and metadata name.
+func (b *Bridge) PublicURL() string { return b.publicURL }
+
+// Run runs the background jobs until ctx ends: push delivery, exposed card
+// refresh and task retention.
+func (b *Bridge) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	if b.dispatcher != nil {
+		wg.Go(func() {
+			if err := b.dispatcher.Run(ctx); err != nil && ctx.Err() == nil {
+				b.log.Error("push delivery stopped", "err", err)
+			}
+		})
+	}
+	if b.tools != nil {
+		wg.Go(func() { b.tools.Run(ctx) })
+	}
+	if b.store != nil && b.cfg.Retention.SweepInterval.D() > 0 {
+		wg.Go(func() { b.retain(ctx) })
+	}
+	wg.Wait()
+}
+
+// retain deletes finished tasks older than retention.finished_tasks.
+func (b *Bridge) retain(ctx context.Context) {
+	t := time.NewTicker(b.cfg.Retention.SweepInterval.D())
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		n, err := b.store.Prune(ctx, time.Now().Add(-b.cfg.Retention.FinishedTasks.D()))
+		switch {
+		case err != nil && ctx.Err() == nil:
+			b.log.Error("retention sweep failed", "err", err)
+		case n > 0:
+			b.log.Info("retention sweep deleted finished tasks", "tasks", n)
+		}
+	}
+}
+
+// Close stops the upstreams, waits for running tasks and closes the store.
+func (b *Bridge) Close() error {
+	var errs []error
+	b.closeOnce.Do(func() {
+		for _, a := range b.agents {
+			if a.conn != nil {
+				errs = append(errs, a.conn.Close())
+			}
+			if a.mgr != nil {
+				a.mgr.Wait()
+			}
+		}
+		if l := b.limits.p.Load(); l != nil {
+			errs = append(errs, l.Close())
+		}
+		for _, l := range b.retired {
+			errs = append(errs, l.Close())
+		}
+		if b.closeStore != nil {
+			errs = append(errs, b.closeStore())
+		}
+	})
+	return errors.Join(errs...)
+}
+
+// OpenStore opens the task store named by a config URL: "memory:",
+// "sqlite:PATH" or "postgres://…". The returned function closes it.
+func OpenStore(ctx context.Context, u string) (a2a.Store, func() error, error) {
+	switch {
+	case u == "memory:" || u == "memory":
+		return store.NewMemory(), func() error { return nil }, nil
+	case strings.HasPrefix(u, "sqlite:"):
+		s, err := store.OpenSQLite(ctx, strings.TrimPrefix(u, "sqlite:"))
+		if err != nil {
+			return nil, nil, fmt.Errorf("gateway: open store: %w", err)
+		}
+		return s, s.Close, nil
+	case strings.HasPrefix(u, "postgres://") || strings.HasPrefix(u, "postgresql://"):
+		s, err := store.OpenPostgres(ctx, u)
+		if err != nil {
+			return nil, nil, fmt.Errorf("gateway: open store %s: %w", redactURL(u), netguard.RedactURL(err))
+		}
+		return s, s.Close, nil
+	}
+	return nil, nil, fmt.Errorf("gateway: store %q: use memory:, sqlite:PATH or postgres://", redactURL(u))
+}
+
+// redactURL drops the password and query of a URL for messages.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme == "" {
+		if i := strings.IndexAny(s, "@?"); i >= 0 {
+			return s[:i] + "…"
+		}
+		return s
+	}
+	u.RawQuery = ""
+	if u.User != nil {
+		u.User = url.User(u.User.Username())
+	}
+	return u.String()
+}

@@ -1,0 +1,168 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/mcp/agenttools"
+	"github.com/a2a-mcp-bridge/bridge/mcp/face"
+	"github.com/a2a-mcp-bridge/bridge/mcp/toolagent"
+	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
+	"github.com/a2a-mcp-bridge/bridge/policy"
+)
+
+// filteredUpstream applies a publish entry's allow_tools and deny_tools: a
+// hidden tool is neither listed nor callable. It remembers the tools' hints
+// for the policy.
+type filteredUpstream struct {
+	toolagent.Upstream
+	allow, deny []string
+
+	mu    sync.Mutex
+	known map[string]upstream.Annotations
+}
+
+var _ toolagent.Upstream = (*filteredUpstream)(nil)
+
+func (f *filteredUpstream) visible(name string) bool {
+	for _, p := range f.deny {
+		if ok, _ := path.Match(p, name); ok {
+			return false
+		}
+	}
+	if len(f.allow) == 0 {
+		return true
+	}
+	for _, p := range f.allow {
+		if ok, _ := path.Match(p, name); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *filteredUpstream) filter(ts []upstream.Tool) []upstream.Tool {
+	out := make([]upstream.Tool, 0, len(ts))
+	known := make(map[string]upstream.Annotations, len(ts))
+	for _, t := range ts {
+		if f.visible(t.Name) {
+			out = append(out, t)
+			known[t.Name] = t.Annotations
+		}
+	}
+	f.mu.Lock()
+	f.known = known
+	f.mu.Unlock()
+	return out
+}
+
+// Tools implements toolagent.Upstream.
+func (f *filteredUpstream) Tools(ctx context.Context) ([]upstream.Tool, error) {
+	ts, err := f.Upstream.Tools(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return f.filter(ts), nil
+}
+
+// CallTool implements toolagent.Upstream.
+func (f *filteredUpstream) CallTool(ctx context.Context, name string, args json.RawMessage, progress upstream.ProgressFunc, elicit upstream.ElicitFunc) (json.RawMessage, error) {
+	if !f.visible(name) {
+		return nil, fmt.Errorf("gateway: tool %q is not published", name)
+	}
+	return f.Upstream.CallTool(ctx, name, args, progress, elicit)
+}
+
+// OnToolsChanged implements toolagent.Upstream.
+func (f *filteredUpstream) OnToolsChanged(fn func([]upstream.Tool)) {
+	f.Upstream.OnToolsChanged(func(ts []upstream.Tool) { fn(f.filter(ts)) })
+}
+
+// hints reports a tool's destructive and read-only hints (unknown tools are
+// treated as destructive, as MCP says).
+func (f *filteredUpstream) hints(name string) (destructive, readOnly bool) {
+	f.mu.Lock()
+	a, ok := f.known[name]
+	f.mu.Unlock()
+	if !ok {
+		return true, false
+	}
+	return a.Destructive(), a.ReadOnly()
+}
+
+func (f *filteredUpstream) readOnly(name string) bool {
+	_, ro := f.hints(name)
+	return ro
+}
+
+// limitedTools wraps the exposed agents' tools so that every call is
+// counted against the rate limits (the face's policy filter has already
+// decided that the caller may see and call the tool).
+type limitedTools struct {
+	src  *agenttools.AgentTools
+	hops *Hops
+}
+
+var (
+	_ face.ToolSource     = (*limitedTools)(nil)
+	_ face.HopDescriber   = (*limitedTools)(nil)
+	_ face.Notifier       = (*limitedTools)(nil)
+	_ face.ResourceSource = (*limitedTools)(nil)
+)
+
+// Tools implements face.ToolSource.
+func (l *limitedTools) Tools() []server.ServerTool {
+	ts := l.src.Tools()
+	out := make([]server.ServerTool, len(ts))
+	for i, t := range ts {
+		name, next := t.Tool.Name, t.Handler
+		t.Handler = func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			setMethod(ctx, "tools/call")
+			hop, _ := l.src.Hop(name)
+			hop.Principal = auth.FromContext(ctx)
+			hop.Face, hop.Direction, hop.Tool, hop.Method = policy.FaceMCP, policy.DirExpose, name, "tools/call"
+			if err := l.hops.Limit(ctx, hop); err != nil {
+				msg := "refused"
+				if e := a2a.AsError(err); e != nil {
+					msg = e.Message
+				}
+				return mcp.NewToolResultError(msg), nil
+			}
+			return next(ctx, req)
+		}
+		out[i] = t
+	}
+	return out
+}
+
+// Hop implements face.HopDescriber.
+func (l *limitedTools) Hop(tool string) (policy.Hop, bool) {
+	h, ok := l.src.Hop(tool)
+	h.Direction = policy.DirExpose
+	return h, ok
+}
+
+// OnChange implements face.Notifier.
+func (l *limitedTools) OnChange(fn func()) { l.src.OnChange(fn) }
+
+// Resources implements face.ResourceSource.
+func (l *limitedTools) Resources() []server.ServerResource { return l.src.Resources() }
+
+// exposeDecider marks the face's hops as the expose direction.
+type exposeDecider struct{ e Authorizer }
+
+// Decide implements face.Decider.
+func (d exposeDecider) Decide(ctx context.Context, hop policy.Hop) policy.Decision {
+	if hop.Direction == "" {
+		hop.Direction = policy.DirExpose
+	}
+	return d.e.Decide(ctx, hop)
+}
