@@ -12,7 +12,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -144,6 +143,11 @@ func guarded(t *testing.T) *http.Client {
 }
 
 func TestTSClientOverStreamableHTTP(t *testing.T) {
+	t.Run("stateless", func(t *testing.T) { tsOverHTTP(t, false) })
+	t.Run("legacy-sessions", func(t *testing.T) { tsOverHTTP(t, true) })
+}
+
+func tsOverHTTP(t *testing.T, sessions bool) {
 	node := requireNode(t, ".", "../a2ajs")
 	agent := startJSAgent(t, node)
 	hc := guarded(t)
@@ -162,7 +166,8 @@ func TestTSClientOverStreamableHTTP(t *testing.T) {
 	}
 	public := "http://" + ln.Addr().String()
 	f, err := face.New(face.Config{PublicURL: public, Authenticator: tokenAuth("interop-token"),
-		Metadata: auth.ResourceMetadata{AuthorizationServers: []string{"https://idp.example"}}, Sources: []face.ToolSource{tools}})
+		Metadata: auth.ResourceMetadata{AuthorizationServers: []string{"https://idp.example"}}, Sources: []face.ToolSource{tools},
+		LegacySessions: sessions})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +176,11 @@ func TestTSClientOverStreamableHTTP(t *testing.T) {
 	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: mux}}
 	srv.Start()
 	defer srv.Close()
-	runNode(t, node, "MCP_MODE=http", "MCP_URL="+public+"/mcp", "MCP_TOKEN=interop-token")
+	expect := "0"
+	if sessions {
+		expect = "1"
+	}
+	runNode(t, node, "MCP_MODE=http", "MCP_URL="+public+"/mcp", "MCP_TOKEN=interop-token", "MCP_EXPECT_ELICIT="+expect)
 	if rec.canceled.Load() == 0 {
 		t.Fatal("the cancelled call did not cancel the A2A task")
 	}
@@ -185,10 +194,9 @@ func TestTSClientOverStdio(t *testing.T) {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	logFile := filepath.Join(t.TempDir(), "bridge.log")
-	runNode(t, node, "MCP_MODE=stdio", "MCP_STDIO="+bin, "AGENT_CARD_URL="+agent, "BRIDGE_LOG="+logFile)
+	runNode(t, node, "MCP_MODE=stdio", "MCP_EXPECT_ELICIT=1", "MCP_STDIO="+bin, "AGENT_CARD_URL="+agent, "BRIDGE_LOG="+logFile)
 	b, _ := os.ReadFile(logFile)
 	if !strings.Contains(string(b), "cancelled the upstream task") {
 		t.Fatalf("the cancelled call did not cancel the A2A task; bridge log:\n%s", b)
 	}
-	fmt.Fprint(io.Discard, string(b))
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/a2a-mcp-bridge/bridge/auth"
@@ -68,5 +69,28 @@ func TestInterviewLegacyWithoutElicitationCapability(t *testing.T) {
 	sc := structured(t, res)
 	if sc["state"] != "input_required" {
 		t.Fatalf("result %v %q", sc, texts(res))
+	}
+}
+
+func TestInterviewLegacyElicitationOverHTTPSessions(t *testing.T) {
+	d := startDemo(t, nil)
+	b := startBridge(t, []agenttools.AgentConfig{{Alias: "echo", CardURL: d.cardURL}}, func(c *face.Config) { c.LegacySessions = true })
+	h := &answer{text: "Ada"}
+	tr, err := transport.NewStreamableHTTP(b.url, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + b.token(t, "alice")}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client.NewClient(tr, client.WithLegacyProtocolOnly(), client.WithElicitationHandler(h))
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{ProtocolVersion: mcp.ProtocolVersion20251125, Capabilities: mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}}, ClientInfo: mcp.Implementation{Name: "t", Version: "1"}}}); err != nil {
+		t.Fatal(err)
+	}
+	res := call(t, c, ctx, "echo", map[string]any{"message": "/interview"}, nil)
+	if res.IsError || !strings.Contains(texts(res), "Hello, Ada!") || h.calls.Load() != 1 {
+		t.Fatalf("result %q after %d elicitations", texts(res), h.calls.Load())
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -122,6 +123,15 @@ type Config struct {
 	StdioPrincipal *auth.Principal
 	// Logger receives the face's logs (default slog.Default()).
 	Logger *slog.Logger
+	// LegacySessions gives 2025-era hosts an Mcp-Session-Id bound to the
+	// principal that initialized it (idle sessions expire after
+	// SessionIdleTTL), so that elicitation/create works over streamable HTTP;
+	// the standalone GET stream is refused (405). Default false: every era is
+	// served statelessly (any replica can serve any request) and a 2025-era
+	// host over HTTP gets a continuation result instead of an elicitation.
+	// Sessions live in this process: behind several replicas without sticky
+	// routing, keep it off.
+	LegacySessions bool
 	// ServerOptions are appended to the mcp-go server options (tests).
 	ServerOptions []server.ServerOption
 }
@@ -137,6 +147,7 @@ type Face struct {
 	origins  map[string]bool
 	self     string
 	log      *slog.Logger
+	sess     *sessions
 	syncMu   sync.Mutex
 	resURIs  []string
 }
@@ -204,9 +215,20 @@ func New(cfg Config) (*Face, error) {
 	if cfg.Instructions != "" {
 		opts = append(opts, server.WithInstructions(cfg.Instructions))
 	}
+	httpOpts := []server.StreamableHTTPOption{server.WithStateLess(true)}
+	if cfg.LegacySessions {
+		f.sess = newSessions(time.Now)
+		hooks := &server.Hooks{}
+		hooks.AddAfterInitialize(f.sess.remember)
+		opts = append(opts, server.WithHooks(hooks))
+		httpOpts = []server.StreamableHTTPOption{
+			server.WithSessionIdManagerResolver(f.sess),
+			server.WithHTTPContextFunc(f.sess.restore),
+		}
+	}
 	opts = append(opts, cfg.ServerOptions...)
 	f.mcp = server.NewMCPServer(cfg.Name, cfg.Version, opts...)
-	f.http = server.NewStreamableHTTPServer(f.mcp, server.WithStateLess(true))
+	f.http = server.NewStreamableHTTPServer(f.mcp, httpOpts...)
 	for _, s := range cfg.Sources {
 		if n, ok := s.(Notifier); ok {
 			n.OnChange(f.Sync)
@@ -370,6 +392,13 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		r.Body = io.NopCloser(strings.NewReader(string(body)))
+	}
+	if f.sess != nil && r.Method == http.MethodGet {
+		// The standalone stream would compete with POST streams for a
+		// session's notifications; hosts fall back to POST streams on 405.
+		w.Header().Set("Allow", "POST, DELETE")
+		writeJSONError(w, http.StatusMethodNotAllowed, "method_not_allowed", "no standalone event stream; use POST")
+		return
 	}
 	f.http.ServeHTTP(w, r.WithContext(auth.WithPrincipal(r.Context(), p)))
 }

@@ -283,3 +283,53 @@ func TestHTTPRefusedWithoutAuthenticator(t *testing.T) {
 		t.Fatal("built an HTTP face without a public URL (token audience)")
 	}
 }
+
+func TestSessionOfAnotherPrincipalIsRefused(t *testing.T) {
+	e := start(t, func(c *face.Config) { c.LegacySessions = true })
+	alice := e.token(t, "alice", e.public+"/mcp", "agents")
+	mallory := e.token(t, "mallory", e.public+"/mcp", "agents")
+	resp := e.post(t, alice, "", initBody)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || len(sid) < 32 {
+		t.Fatalf("initialize: %d, session %q", resp.StatusCode, sid)
+	}
+	list := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+	do := func(tok, sid string) int {
+		req, _ := http.NewRequest(http.MethodPost, e.public+"/mcp", strings.NewReader(list))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+tok)
+		req.Header.Set("Mcp-Session-Id", sid)
+		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+		resp, err := (&http.Client{}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := do(alice, sid); got != http.StatusOK {
+		t.Fatalf("owner: status %d", got)
+	}
+	if got := do(mallory, sid); got != http.StatusNotFound {
+		t.Fatalf("another principal used the session: status %d", got)
+	}
+	if got := do(alice, "0123456789abcdef0123456789abcdef0123456789abcdef"); got != http.StatusNotFound {
+		t.Fatalf("made-up session id: status %d", got)
+	}
+}
+
+func TestStandaloneStreamRefusedWithSessions(t *testing.T) {
+	e := start(t, func(c *face.Config) { c.LegacySessions = true })
+	req, _ := http.NewRequest(http.MethodGet, e.public+"/mcp", nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+e.token(t, "alice", e.public+"/mcp", "agents"))
+	resp, err := (&http.Client{}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Fatalf("GET: %d", resp.StatusCode)
+	}
+}
