@@ -233,6 +233,23 @@ func (u *Updater) createLocked(ctx context.Context, snapshot *Task) error {
 	}
 	u.rec = &TaskRecord{Task: *t, Version: 1}
 	u.created = &TaskRecord{Task: *t.Clone(), Version: 1}
+	return u.m.storeInlinePush(ctx, u.req)
+}
+
+// storeInlinePush registers the webhook a SendMessage carried in its
+// configuration for the request's task.
+func (m *Manager) storeInlinePush(ctx context.Context, req *Request) error {
+	if req.Config == nil || req.Config.TaskPushNotificationConfig == nil {
+		return nil
+	}
+	cfg := *req.Config.TaskPushNotificationConfig
+	cfg.TaskID = req.TaskID
+	if cfg.ID == "" {
+		cfg.ID = uuid.NewString()
+	}
+	if err := m.store.PutPushConfig(ctx, req.Owner, &cfg); err != nil {
+		return fmt.Errorf("a2a: register push notification config: %w", err)
+	}
 	return nil
 }
 

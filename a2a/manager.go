@@ -195,6 +195,11 @@ func (m *Manager) start(ctx context.Context, owner string, p *SendMessageRequest
 		req.Task = &nrec.Task
 		ex.startSeq = nrec.LastSeq
 		ex.startRec = nrec
+		req.TaskID = msg.TaskID
+		if err := m.storeInlinePush(ctx, req); err != nil {
+			_ = m.store.ReleaseLease(context.WithoutCancel(ctx), msg.TaskID, ex.holder)
+			return nil, err
+		}
 	} else {
 		msg.TaskID = uuid.NewString()
 		if msg.ContextID == "" {

@@ -860,7 +860,7 @@ func TestTasksAreScopedToTheirOwner(t *testing.T) {
 	}
 }
 
-func TestPushConfigMethodsAreNotSupportedYet(t *testing.T) {
+func TestPushConfigMethodsAreRefusedWhenPushIsOff(t *testing.T) {
 	ta := newTestAgent(t, nil)
 	task := ta.send("hi", nil)
 	for _, tc := range []struct {
@@ -1008,5 +1008,28 @@ func TestProtoFieldNamesAreAcceptedBesideJSONNames(t *testing.T) {
 	})
 	if _, ok := task.History[0].Metadata["my_key"].(map[string]any)["inner_key"]; !ok {
 		t.Fatalf("metadata keys were rewritten: %v", task.History[0].Metadata)
+	}
+}
+
+func TestInlinePushConfigIsRegisteredWithTheTask(t *testing.T) {
+	ta := newTestAgent(t, func(s *a2a.ServerConfig, _ *a2a.ManagerConfig) {
+		s.PushEnabled = true
+		s.Card.Capabilities.PushNotifications = a2a.Ptr(true)
+	})
+	task := ta.send("hi", func(r *a2a.SendMessageRequest) {
+		r.Configuration = &a2a.SendMessageConfiguration{TaskPushNotificationConfig: &a2a.TaskPushNotificationConfig{URL: "https://hooks.example.com/a2a", Token: "t"}}
+	})
+	r := ta.rpc("ListTaskPushNotificationConfigs", a2a.ListTaskPushNotificationConfigsRequest{TaskID: task.ID})
+	var list a2a.ListTaskPushNotificationConfigsResponse
+	_ = json.Unmarshal(r.Result, &list)
+	if r.Error != nil || len(list.Configs) != 1 || list.Configs[0].URL != "https://hooks.example.com/a2a" || list.Configs[0].TaskID != task.ID || list.Configs[0].ID == "" {
+		t.Fatalf("configs %+v (%+v)", list.Configs, r.Error)
+	}
+	r = ta.rpc("DeleteTaskPushNotificationConfig", a2a.DeleteTaskPushNotificationConfigRequest{TaskID: task.ID, ID: list.Configs[0].ID})
+	if r.Error != nil || string(r.Result) != "{}" {
+		t.Fatalf("delete: %s %+v", r.Result, r.Error)
+	}
+	if r := ta.rpc("DeleteTaskPushNotificationConfig", a2a.DeleteTaskPushNotificationConfigRequest{TaskID: task.ID, ID: list.Configs[0].ID}); r.Error != nil {
+		t.Fatalf("second delete is not idempotent: %+v", r.Error)
 	}
 }

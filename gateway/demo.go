@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -80,7 +81,14 @@ func NewDemo(opts DemoOptions) (*Demo, error) {
 // every delivery).
 func PushURLCheck(guard *netguard.Guard) func(ctx context.Context, url string) error {
 	return func(ctx context.Context, url string) error {
-		return netguard.RedactURL(guard.CheckURL(ctx, url))
+		err := guard.CheckURL(ctx, url)
+		if err == nil || !errors.Is(err, netguard.ErrBlocked) {
+			// A host that does not resolve now is not refused: the
+			// address is checked again, at connect time, before every
+			// delivery.
+			return nil
+		}
+		return netguard.RedactURL(err)
 	}
 }
 
