@@ -716,26 +716,15 @@ func (b *Bridge) Close() error {
 	return errors.Join(errs...)
 }
 
-// OpenStore opens the task store named by a config URL: "memory:",
-// "sqlite:PATH" or "postgres://…". The returned function closes it.
+// OpenStore opens the task store named by a config URL ("memory:",
+// "sqlite:PATH" or "postgres://…"; see store.Open). The returned function
+// closes it. Errors never carry the URL's password.
 func OpenStore(ctx context.Context, u string) (a2a.Store, func() error, error) {
-	switch {
-	case u == "memory:" || u == "memory":
-		return store.NewMemory(), func() error { return nil }, nil
-	case strings.HasPrefix(u, "sqlite:"):
-		s, err := store.OpenSQLite(ctx, strings.TrimPrefix(u, "sqlite:"))
-		if err != nil {
-			return nil, nil, fmt.Errorf("gateway: open store: %w", err)
-		}
-		return s, s.Close, nil
-	case strings.HasPrefix(u, "postgres://") || strings.HasPrefix(u, "postgresql://"):
-		s, err := store.OpenPostgres(ctx, u)
-		if err != nil {
-			return nil, nil, fmt.Errorf("gateway: open store %s: %w", redactURL(u), netguard.RedactURL(err))
-		}
-		return s, s.Close, nil
+	st, closeFn, err := store.Open(ctx, u)
+	if err != nil {
+		return nil, nil, fmt.Errorf("gateway: open store %s: %w", redactURL(u), netguard.RedactURL(err))
 	}
-	return nil, nil, fmt.Errorf("gateway: store %q: use memory:, sqlite:PATH or postgres://", redactURL(u))
+	return st, closeFn, nil
 }
 
 // redactURL drops the password and query of a URL for messages.

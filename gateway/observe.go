@@ -148,6 +148,9 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			return nil, err
 		}
 	}
+	for _, f := range []string{"a2a", "mcp"} {
+		m.streams.WithLabelValues(f) // present at zero before the first stream
+	}
 	return m, nil
 }
 

@@ -24,7 +24,9 @@ func (l *livePolicy) Decide(ctx context.Context, hop policy.Hop) policy.Decision
 }
 
 // liveLimits is the limiter in use; Reload swaps it.
-type liveLimits struct{ p atomic.Pointer[ratelimit.Limiter] }
+type liveLimits struct {
+	p atomic.Pointer[ratelimit.Limiter]
+}
 
 var _ Limiter = (*liveLimits)(nil)
 

@@ -1,0 +1,456 @@
+package gateway_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/card"
+	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/config"
+	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
+	"github.com/a2a-mcp-bridge/bridge/gateway"
+	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
+	"github.com/a2a-mcp-bridge/bridge/mcp/upstream/upstreamtest"
+)
+
+var quiet = slog.New(slog.DiscardHandler)
+
+const (
+	aliceKey = "alice-secret-key-0001"
+	bobKey   = "bob-secret-key-0002"
+)
+
+func hash(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
+
+// startDemoAgent runs the demo A2A agent on a loopback httptest server.
+func startDemoAgent(t *testing.T) *httptest.Server {
+	t.Helper()
+	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: store.NewMemory(), Executor: &demoagent.Agent{Tick: time.Millisecond}, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(nil)
+	srv.Listener = ln
+	base := "http://" + ln.Addr().String()
+	as, err := a2a.NewServer(a2a.ServerConfig{Manager: mgr, Card: demoagent.Card(base), Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/.well-known/agent-card.json", as.ServeCard)
+	mux.Handle("/", as)
+	srv.Config.Handler = mux
+	srv.Start()
+	t.Cleanup(srv.Close)
+	t.Cleanup(mgr.Wait)
+	return srv
+}
+
+type env struct {
+	url    string
+	bridge *gateway.Bridge
+	mcp    *upstreamtest.Server
+}
+
+// start builds the bridge from inline YAML and serves it on loopback.
+func start(t *testing.T) *env {
+	t.Helper()
+	demo := startDemoAgent(t)
+	du, _ := url.Parse(demo.URL)
+	yaml := fmt.Sprintf(`
+listen: 127.0.0.1:8080
+store: "memory:"
+auth:
+  api_keys:
+    - {name: alice, sha256: %q}
+    - {name: bob, sha256: %q}
+policy:
+  default: allow
+  rules:
+    - {name: bob-no-destructive, deny: 'principal.subject == "bob" && hop.tool_destructive'}
+limits:
+  rules:
+    - {per: principal, rate: 1000/m}
+    - {per: [principal, tool], when: 'hop.tool == "add"', rate: 1/m}
+publish:
+  - name: tools
+    stdio: {command: mcptestserver}
+    deny_tools: ["crash", "env"]
+expose:
+  agents:
+    - {alias: echo, url: %q}
+netguard:
+  unsafe_allow: [127.0.0.1/32]
+  unsafe_allow_http: true
+  ports: [%s]
+observability:
+  log_format: json
+`, hash(aliceKey), hash(bobKey), demo.URL, du.Port())
+	cfg, err := config.Parse([]byte(yaml), "inline.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub := "http://" + ln.Addr().String()
+	e := &env{url: pub, mcp: upstreamtest.NewServer(upstreamtest.Options{})}
+	ctx := context.Background()
+	b, err := gateway.Build(ctx, cfg, gateway.Options{
+		Logger: quiet, PublicURL: pub,
+		DialUpstream: func(ctx context.Context, c upstream.Config) (*upstream.Conn, error) {
+			return upstream.InProcess(ctx, e.mcp.MCP, c)
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.bridge = b
+	srv := httptest.NewUnstartedServer(b.Handler())
+	srv.Listener = ln
+	srv.Start()
+	rctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { b.Run(rctx); close(done) }()
+	t.Cleanup(func() { srv.Close(); cancel(); <-done; _ = b.Close() })
+	return e
+}
+
+func get(t *testing.T, u string, hdr ...string) (*http.Response, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, u, nil)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp, body
+}
+
+func (e *env) client(t *testing.T, key string) *a2a.Client {
+	t.Helper()
+	opts := []a2a.ClientOption{a2a.WithHTTPClient(&http.Client{Transport: http.DefaultTransport})}
+	if key != "" {
+		opts = append(opts, a2a.WithHeader(func(_ context.Context, r *http.Request) error {
+			r.Header.Set("Authorization", "Bearer "+key)
+			return nil
+		}))
+	}
+	c, err := a2a.NewClient(context.Background(), e.url+"/a2a/tools/.well-known/agent-card.json", opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func toolMessage(t *testing.T, tool string, args any) *a2a.SendMessageRequest {
+	t.Helper()
+	p, err := a2a.DataPart(map[string]any{"tool": tool, "arguments": args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &a2a.SendMessageRequest{Message: &a2a.Message{MessageID: fmt.Sprintf("m-%d", time.Now().UnixNano()), Role: a2a.RoleUser, Parts: []a2a.Part{p}}}
+}
+
+func TestServedCardIsSignedAndVerifiesAgainstJWKS(t *testing.T) {
+	e := start(t)
+	for _, path := range []string{"/a2a/tools/.well-known/agent-card.json", "/.well-known/agent-card.json"} {
+		resp, body := get(t, e.url+path)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: status %d", path, resp.StatusCode)
+		}
+		_, jwks := get(t, e.url+gateway.JWKSPath)
+		keys, err := card.ParseJWKS(jwks)
+		if err != nil {
+			t.Fatalf("jwks: %v", err)
+		}
+		res, err := card.Verify(context.Background(), body, keys, card.VerifyOptions{RequireSignature: true, SpecFormOnly: true})
+		if err != nil {
+			t.Fatalf("%s: verify: %v", path, err)
+		}
+		if res.Status != card.StatusVerified || res.KeyID != e.bridge.Keys().Current.KeyID() {
+			t.Fatalf("%s: result %+v", path, res)
+		}
+		// A changed field no longer verifies.
+		tampered := strings.Replace(string(body), `"name":"tools"`, `"name":"t00ls"`, 1)
+		if tampered == string(body) {
+			t.Fatalf("card has no name field to tamper with: %s", body)
+		}
+		if _, err := card.Verify(context.Background(), []byte(tampered), keys, card.VerifyOptions{RequireSignature: true}); err == nil {
+			t.Fatal("tampered card verified")
+		}
+	}
+}
+
+func TestCardSecuritySchemesFollowAuthConfig(t *testing.T) {
+	e := start(t)
+	_, body := get(t, e.url+"/a2a/tools/.well-known/agent-card.json")
+	var c a2a.AgentCard
+	if err := json.Unmarshal(body, &c); err != nil {
+		t.Fatal(err)
+	}
+	s, ok := c.SecuritySchemes["apikey"]
+	if !ok || s.APIKey == nil || s.APIKey.Location != "header" || s.APIKey.Name != "Authorization" {
+		t.Fatalf("securitySchemes: %s", body)
+	}
+	if len(c.SecurityRequirements) != 1 || c.SecurityRequirements[0].Schemes["apikey"].List != nil {
+		t.Fatalf("securityRequirements: %+v", c.SecurityRequirements)
+	}
+	if len(c.Skills) == 0 {
+		t.Fatal("card has no skills")
+	}
+	for _, sk := range c.Skills {
+		if sk.ID == "crash" || sk.ID == "env" {
+			t.Fatalf("denied tool %q published", sk.ID)
+		}
+	}
+}
+
+func TestRejectsCallerWithoutKey(t *testing.T) {
+	e := start(t)
+	for _, key := range []string{"", "not-a-configured-key"} {
+		_, err := e.client(t, key).SendMessage(context.Background(), toolMessage(t, "echo", map[string]any{"text": "hi"}))
+		ae := a2a.AsError(err)
+		if ae == nil || ae.Reason != a2a.ErrUnauthenticated.Reason {
+			t.Fatalf("key %q: err = %v", key, err)
+		}
+	}
+	req, _ := http.NewRequest(http.MethodPost, e.url+"/a2a/tools", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"x"}}`))
+	req.Header.Set("A2A-Version", "1.0")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") == "" {
+		t.Fatalf("status %d, challenge %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+	}
+}
+
+func TestPrincipalBCannotReadPrincipalATask(t *testing.T) {
+	e := start(t)
+	ctx := context.Background()
+	alice, bob := e.client(t, aliceKey), e.client(t, bobKey)
+	res, err := alice.SendMessage(ctx, toolMessage(t, "echo", map[string]any{"text": "hello"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Task == nil || res.Task.Status.State != a2a.TaskStateCompleted {
+		t.Fatalf("alice's task: %+v", res)
+	}
+	id := res.Task.ID
+	if _, err := alice.GetTask(ctx, &a2a.GetTaskRequest{ID: id}); err != nil {
+		t.Fatalf("owner GetTask: %v", err)
+	}
+	_, err = bob.GetTask(ctx, &a2a.GetTaskRequest{ID: id})
+	if ae := a2a.AsError(err); ae == nil || ae.Code != a2a.ErrTaskNotFound.Code {
+		t.Fatalf("bob GetTask: %v", err)
+	}
+	_, err = bob.CancelTask(ctx, &a2a.CancelTaskRequest{ID: id})
+	if ae := a2a.AsError(err); ae == nil || ae.Code != a2a.ErrTaskNotFound.Code {
+		t.Fatalf("bob CancelTask: %v", err)
+	}
+	lst, err := bob.ListTasks(ctx, &a2a.ListTasksRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lst.Tasks) != 0 {
+		t.Fatalf("bob lists %d tasks", len(lst.Tasks))
+	}
+}
+
+func TestPolicyDeniesDestructiveToolForBob(t *testing.T) {
+	e := start(t)
+	_, err := e.client(t, bobKey).SendMessage(context.Background(), toolMessage(t, "fail", map[string]any{}))
+	if ae := a2a.AsError(err); ae == nil || ae.Reason != a2a.ErrPermissionDenied.Reason {
+		t.Fatalf("bob calling a destructive tool: %v", err)
+	}
+	if n := e.mcp.Calls("fail"); n != 0 {
+		t.Fatalf("upstream was called %d times", n)
+	}
+}
+
+func TestRateLimitPerTool(t *testing.T) {
+	e := start(t)
+	c := e.client(t, aliceKey)
+	if _, err := c.SendMessage(context.Background(), toolMessage(t, "add", map[string]any{"a": 1, "b": 2})); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.SendMessage(context.Background(), toolMessage(t, "add", map[string]any{"a": 1, "b": 2}))
+	if ae := a2a.AsError(err); ae == nil || ae.Reason != a2a.ErrRateLimited.Reason {
+		t.Fatalf("second add: %v", err)
+	}
+	// Other tools still pass.
+	if _, err := c.SendMessage(context.Background(), toolMessage(t, "echo", map[string]any{"text": "x"})); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMetricsAfterTraffic(t *testing.T) {
+	e := start(t)
+	c := e.client(t, aliceKey)
+	if _, err := c.SendMessage(context.Background(), toolMessage(t, "echo", map[string]any{"text": "m"})); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = e.client(t, "").SendMessage(context.Background(), toolMessage(t, "echo", map[string]any{"text": "m"}))
+	resp, body := get(t, e.url+"/metrics")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("metrics: %d", resp.StatusCode)
+	}
+	for _, want := range []string{
+		`bridge_requests_total{face="a2a",method="SendMessage",outcome="ok"} 1`,
+		`bridge_requests_total{face="a2a",method="http_post",outcome="unauthenticated"} 1`,
+		`bridge_requests_total{face="card",method="http_get",outcome="ok"}`,
+		`bridge_request_duration_seconds_bucket{face="a2a",method="SendMessage",le=`,
+		`bridge_active_streams`,
+		`bridge_task_events_total{agent="tools",state="TASK_STATE_COMPLETED"}`,
+		`bridge_policy_decisions_total`,
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+	if t.Failed() {
+		t.Logf("metrics:\n%s", grepLines(string(body), "bridge_"))
+	}
+}
+
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) && !strings.HasPrefix(l, "#") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+func TestRequestIDEchoedOrMinted(t *testing.T) {
+	e := start(t)
+	resp, _ := get(t, e.url+"/healthz", gateway.RequestIDHeader, "req-123")
+	if got := resp.Header.Get(gateway.RequestIDHeader); got != "req-123" {
+		t.Fatalf("echoed id %q", got)
+	}
+	// An id that could forge log lines is replaced.
+	resp, _ = get(t, e.url+"/healthz", gateway.RequestIDHeader, "a b\"c")
+	if got := resp.Header.Get(gateway.RequestIDHeader); got == "" || strings.ContainsAny(got, " \"") {
+		t.Fatalf("minted id %q", got)
+	}
+}
+
+func TestHealthAndReady(t *testing.T) {
+	e := start(t)
+	if resp, _ := get(t, e.url+"/healthz"); resp.StatusCode != http.StatusOK {
+		t.Fatalf("healthz %d", resp.StatusCode)
+	}
+	resp, body := get(t, e.url+"/readyz")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("readyz %d: %s", resp.StatusCode, body)
+	}
+	var rd gateway.Readiness
+	if err := json.Unmarshal(body, &rd); err != nil || !rd.Ready {
+		t.Fatalf("readyz body %s (%v)", body, err)
+	}
+}
+
+func TestMCPToolsListThroughFace(t *testing.T) {
+	e := start(t)
+	connect := func(key string) (*client.Client, error) {
+		tr, err := transport.NewStreamableHTTP(e.url+"/mcp", transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + key}))
+		if err != nil {
+			return nil, err
+		}
+		c := client.NewClient(tr)
+		if err := c.Start(context.Background()); err != nil {
+			return nil, err
+		}
+		t.Cleanup(func() { _ = c.Close() })
+		_, err = c.Initialize(context.Background(), mcp.InitializeRequest{Params: mcp.InitializeParams{ProtocolVersion: mcp.LATEST_PROTOCOL_VERSION, ClientInfo: mcp.Implementation{Name: "t", Version: "1"}}})
+		return c, err
+	}
+	c, err := connect(aliceKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lst, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range lst.Tools {
+		names = append(names, tl.Name)
+	}
+	if len(names) == 0 || !strings.HasPrefix(names[0], "echo") {
+		t.Fatalf("tools %v", names)
+	}
+	res, err := c.CallTool(context.Background(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: names[0], Arguments: map[string]any{"message": "ping"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError {
+		t.Fatalf("call: %+v", res.Content)
+	}
+	if _, err := connect("wrong-key"); err == nil {
+		t.Fatal("MCP face accepted a wrong key")
+	}
+	resp, body := get(t, e.url+"/.well-known/oauth-protected-resource/mcp")
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), e.url+"/mcp") {
+		t.Fatalf("resource metadata %d: %s", resp.StatusCode, body)
+	}
+}
+
+func TestReloadKeepsOldConfigWhenInvalid(t *testing.T) {
+	e := start(t)
+	bad := config.Config{}
+	bad.Policy.Default = "maybe"
+	if err := e.bridge.Reload(&bad); err == nil {
+		t.Fatal("invalid policy reloaded")
+	}
+	// Still serving with the old policy and limits.
+	if _, err := e.client(t, aliceKey).SendMessage(context.Background(), toolMessage(t, "echo", map[string]any{"text": "x"})); err != nil {
+		t.Fatal(err)
+	}
+	// A valid reload takes effect: deny everything.
+	good := config.Config{}
+	good.Policy.Default = "deny"
+	if err := e.bridge.Reload(&good); err != nil {
+		t.Fatal(err)
+	}
+	_, err := e.client(t, aliceKey).SendMessage(context.Background(), toolMessage(t, "echo", map[string]any{"text": "x"}))
+	if ae := a2a.AsError(err); ae == nil || ae.Reason != a2a.ErrPermissionDenied.Reason {
+		t.Fatalf("after reload: %v", err)
+	}
+}
+
+var _ = errors.New
