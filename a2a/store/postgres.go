@@ -89,14 +89,18 @@ func OpenPostgres(ctx context.Context, url string) (*Postgres, error) {
 		return nil, fmt.Errorf("store: open postgres: %w", err)
 	}
 	p := &Postgres{pool: pool, hub: newHub(), log: slog.Default(), done: make(chan struct{})}
-	var schema string
+	var schema *string
 	if err := pool.QueryRow(ctx, `select current_schema()`).Scan(&schema); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("store: open postgres: %w", err)
 	}
+	if schema == nil {
+		pool.Close()
+		return nil, errors.New("store: open postgres: no schema to use: the search_path names no existing schema")
+	}
 	// NOTIFY channels are database-wide; one per schema keeps stores in
 	// different schemas of one database apart.
-	p.channel = "a2a_tasks_" + schema
+	p.channel = "a2a_tasks_" + *schema
 	if len(p.channel) > 63 {
 		p.channel = p.channel[:63]
 	}
