@@ -53,7 +53,7 @@ func postgresURLOrEmpty(b *testing.B) string {
 
 func benchEvent() a2a.StreamResponse {
 	return a2a.StreamResponse{StatusUpdate: &a2a.TaskStatusUpdateEvent{Status: a2a.TaskStatus{
-		State: a2a.TaskStateWorking,
+		State:   a2a.TaskStateWorking,
 		Message: &a2a.Message{MessageID: "m", Role: a2a.RoleAgent, Parts: []a2a.Part{a2a.TextPart("progress: 42% of the work is done")}},
 	}}}
 }
