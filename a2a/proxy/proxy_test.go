@@ -75,7 +75,7 @@ func (u *upstream) taskIDs(t *testing.T) []string {
 	return ids
 }
 
-func newUpstream(t *testing.T, streaming bool) *upstream {
+func newUpstream(t testing.TB, streaming bool) *upstream {
 	t.Helper()
 	up := &upstream{store: store.NewMemory()}
 	mgr, err := a2a.NewManager(a2a.ManagerConfig{
@@ -114,7 +114,7 @@ type bridge struct {
 	store *store.Memory
 }
 
-func newBridge(t *testing.T, streaming bool) *bridge {
+func newBridge(t testing.TB, streaming bool) *bridge {
 	t.Helper()
 	up := newUpstream(t, streaming)
 	key := make([]byte, 32)
@@ -156,7 +156,7 @@ func newBridge(t *testing.T, streaming bool) *bridge {
 
 // client returns a bridge client acting as user, sending its own bearer
 // token (which must never reach the upstream).
-func (b *bridge) client(t *testing.T, user string) *a2a.Client {
+func (b *bridge) client(t testing.TB, user string) *a2a.Client {
 	t.Helper()
 	c, err := a2a.NewClient(context.Background(), b.srv.URL+"/.well-known/agent-card.json",
 		a2a.WithHTTPClient(b.srv.Client()),
