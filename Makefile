@@ -44,7 +44,9 @@ demo: ## Run the demo agent on the embedded defaults (ADDR=127.0.0.1:8080)
 	$(GO) run ./cmd/bridge demo --addr $${ADDR:-127.0.0.1:8080}
 
 interop-deps: ## Install the pinned npm peers of the interop tests
-	cd interop/a2ajs && npm ci --no-audit --no-fund
+	@set -e; for d in $$(dirname $$(git ls-files 'interop/*/package-lock.json')); do \
+	  echo "== npm ci in $$d"; (cd $$d && npm ci --no-audit --no-fund --loglevel=error); \
+	done
 
 interop: interop-deps ## Interop tests against software we did not write (npm peers, pinned)
 	$(GO) test -race -count=1 -tags interop -timeout 15m ./interop/...
