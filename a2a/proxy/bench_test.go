@@ -42,4 +42,3 @@ func BenchmarkSendMessage(b *testing.B) {
 		})
 	}
 }
-
