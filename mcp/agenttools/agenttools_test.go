@@ -413,3 +413,50 @@ func (a *answer) lastMessage() string {
 	defer a.mu.Unlock()
 	return a.msg
 }
+
+// In stateless mode mcp-go keys in-flight requests by request id alone, so
+// a cancel notification from one caller could cancel another caller's call
+// with the same id. The face drops session-less cancel notifications.
+func TestCancelNotificationCannotCancelAnotherPrincipalsCall(t *testing.T) {
+	b, _ := echoBridge(t, nil)
+	alice := b.connect(t, b.token(t, "alice"))
+	first := make(chan struct{})
+	var once sync.Once
+	alice.OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method == string(mcp.MethodNotificationProgress) {
+			once.Do(func() { close(first) })
+		}
+	})
+	type out struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	done := make(chan out, 1)
+	go func() {
+		req := mcp.CallToolRequest{}
+		req.Params.Name = "echo"
+		req.Params.Arguments = map[string]any{"message": "/slow 40"}
+		req.Params.Meta = &mcp.Meta{ProgressToken: "a"}
+		res, err := alice.CallTool(context.Background(), req)
+		done <- out{res, err}
+	}()
+	<-first
+	tok := b.token(t, "mallory")
+	for id := 0; id < 20; id++ {
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%d,"reason":"x"}}`, id)
+		req, _ := http.NewRequest(http.MethodPost, b.url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+tok)
+		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+		resp, err := (&http.Client{}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	o := <-done
+	if o.err != nil || o.res.IsError || !strings.Contains(texts(o.res), "worked for 40 seconds") {
+		t.Fatalf("alice's call was cancelled by mallory: %v %q", o.err, texts(o.res))
+	}
+}

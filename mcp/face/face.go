@@ -8,7 +8,9 @@
 package face
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -391,7 +393,16 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeJSONError(w, http.StatusBadRequest, "invalid_request", "could not read the request body")
 			return
 		}
-		r.Body = io.NopCloser(strings.NewReader(string(body)))
+		if sharedCancel(body) && (f.sess == nil || r.Header.Get("Mcp-Session-Id") == "") {
+			// mcp-go keys in-flight requests of session-less callers by the
+			// request id alone, so this notification could cancel another
+			// caller's call with the same id. Session-less callers cancel by
+			// closing their stream, which the spec makes the cancel for
+			// streamable HTTP from 2026-07-28 on.
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
 	if f.sess != nil && r.Method == http.MethodGet {
 		// The standalone stream would compete with POST streams for a
@@ -458,4 +469,19 @@ func sanitizeLog(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// sharedCancel reports whether body is (or, in a batch, holds) a
+// notifications/cancelled message.
+func sharedCancel(body []byte) bool {
+	if !bytes.Contains(body, []byte("notifications/cancelled")) {
+		return false
+	}
+	var one struct {
+		Method string `json:"method"`
+	}
+	if err := json.Unmarshal(body, &one); err == nil {
+		return one.Method == string(mcp.MethodNotificationCancelled)
+	}
+	return true // a batch or garbage naming it: never pass it on
 }
