@@ -10,7 +10,7 @@ import (
 	"net"
 	"net/netip"
 
-	"strings"
+	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
@@ -23,6 +23,7 @@ const usage = `bridge joins A2A agents and MCP servers and guards every hop betw
 Usage:
   bridge demo [--addr HOST:PORT] [--store URL]   run the demo agent on the embedded defaults
   bridge check-config FILE                       validate a config file; print every problem with its position
+  bridge prune --store URL [--older-than 168h]   delete finished tasks (and their events) older than the age
   bridge keys generate [--alg ES256|EdDSA] FILE  write a new card-signing key (PEM, mode 0600)
   bridge keys jwks PEM...                        print the public keys of PEM files as a JWKS
   bridge card sign --key PEM CARD                print CARD signed (detached JWS over its JCS form)
@@ -44,6 +45,7 @@ func commands() []command {
 		{"demo", runDemo},
 		{"check-config", runCheckConfig},
 		{"keys", runKeys},
+		{"prune", runPrune},
 		{"card", runCard},
 		{"version", runVersion},
 	}
@@ -121,6 +123,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	dctx, dstop := context.WithCancel(context.WithoutCancel(ctx))
 	defer dstop()
 	go func() { _ = demo.Dispatch.Run(dctx) }()
+	go demo.Manager.RunMaintenance(dctx, time.Minute, 7*24*time.Hour)
 	mgr := demo.Manager
 	l.Handler = demo.Handler
 	log.Info("bridge demo listening", "addr", l.BoundAddr(), "agent", pub+gateway.DemoBase, "card", pub+gateway.DemoBase+"/.well-known/agent-card.json")
@@ -143,22 +146,33 @@ func displayAddr(a string) string {
 }
 
 func openStore(ctx context.Context, url string) (a2a.Store, func(), error) {
-	switch {
-	case url == "" || url == "memory:" || url == "memory":
-		return store.NewMemory(), func() {}, nil
-	case strings.HasPrefix(url, "sqlite:"):
-		path := strings.TrimPrefix(strings.TrimPrefix(url, "sqlite:"), "//")
-		s, err := store.OpenSQLite(ctx, path)
-		if err != nil {
-			return nil, nil, err
-		}
-		return s, func() { _ = s.Close() }, nil
-	case strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://"):
-		s, err := store.OpenPostgres(ctx, url)
-		if err != nil {
-			return nil, nil, err
-		}
-		return s, func() { _ = s.Close() }, nil
+	s, closeFn, err := store.Open(ctx, url)
+	if err != nil {
+		return nil, nil, err
 	}
-	return nil, nil, fmt.Errorf("store %q: unsupported; use memory:, sqlite:PATH or postgres://…", strings.SplitN(url, "?", 2)[0])
+	return s, func() { _ = closeFn() }, nil
+}
+
+func runPrune(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("prune", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	storeURL := fs.String("store", "", "task store: sqlite:PATH or postgres://…")
+	age := fs.Duration("older-than", 7*24*time.Hour, "delete tasks that finished longer ago than this")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *storeURL == "" || *age <= 0 {
+		return fmt.Errorf("%w: prune --store URL [--older-than DURATION]", errUsage)
+	}
+	st, closeStore, err := openStore(ctx, *storeURL)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	n, err := st.Prune(ctx, time.Now().Add(-*age))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "pruned %d finished tasks older than %s\n", n, *age)
+	return nil
 }
