@@ -423,6 +423,17 @@ func (t *AgentTools) Hop(tool string) (policy.Hop, bool) {
 	return policy.Hop{Direction: policy.DirExpose, Agent: ref.agent.cfg.Alias, Skill: ref.skill}, true
 }
 
+// ResourceHop implements face.ResourceHopDescriber: a card resource belongs
+// to its agent, so whoever may not call the agent may not read its card.
+func (t *AgentTools) ResourceHop(uri string) (policy.Hop, bool) {
+	for _, a := range t.agents {
+		if CardURI(a.cfg.Alias) == uri {
+			return policy.Hop{Direction: policy.DirExpose, Agent: a.cfg.Alias}, true
+		}
+	}
+	return policy.Hop{}, false
+}
+
 // CardURI is the MCP resource URI of an agent's card.
 func CardURI(alias string) string { return "a2a://agents/" + url.PathEscape(alias) + "/card" }
 

@@ -18,6 +18,8 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/mcp/agenttools"
+	"github.com/a2a-mcp-bridge/bridge/mcp/face"
+	"github.com/a2a-mcp-bridge/bridge/policy"
 )
 
 func echoBridge(t *testing.T, mutate func(*a2a.AgentCard)) (*bridge, *demo) {
@@ -458,5 +460,40 @@ func TestCancelNotificationCannotCancelAnotherPrincipalsCall(t *testing.T) {
 	o := <-done
 	if o.err != nil || o.res.IsError || !strings.Contains(texts(o.res), "worked for 40 seconds") {
 		t.Fatalf("alice's call was cancelled by mallory: %v %q", o.err, texts(o.res))
+	}
+}
+
+// denyAgent is a policy that denies one agent to everyone.
+type denyAgent string
+
+func (d denyAgent) Decide(_ context.Context, h policy.Hop) policy.Decision {
+	return policy.Decision{Allow: h.Agent != string(d)}
+}
+
+func TestPolicyDeniedAgentIsHiddenWithItsCard(t *testing.T) {
+	d := startDemo(t, nil)
+	b := startBridge(t, []agenttools.AgentConfig{{Alias: "echo", CardURL: d.cardURL}, {Alias: "secret", CardURL: d.cardURL}},
+		func(c *face.Config) { c.Policy = denyAgent("secret") })
+	c := b.connect(t, b.token(t, "alice"))
+	ctx := context.Background()
+	tl, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tl.Tools) != 1 || tl.Tools[0].Name != "echo" {
+		t.Fatalf("tools: %v", tl.Tools)
+	}
+	rl, err := c.ListResources(ctx, mcp.ListResourcesRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rl.Resources) != 1 || rl.Resources[0].URI != agenttools.CardURI("echo") {
+		t.Fatalf("resources: %v", rl.Resources)
+	}
+	if _, err := c.ReadResource(ctx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: agenttools.CardURI("secret")}}); err == nil {
+		t.Fatal("the card of a denied agent was readable")
+	}
+	if res, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "secret", Arguments: map[string]any{"message": "hi"}}}); err == nil && !res.IsError {
+		t.Fatal("a denied agent was callable")
 	}
 }

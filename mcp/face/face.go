@@ -71,6 +71,13 @@ type HopDescriber interface {
 	Hop(tool string) (policy.Hop, bool)
 }
 
+// ResourceHopDescriber is implemented by sources whose resources belong to
+// an agent or upstream, so that the policy decides who may list and read
+// them (Method "resources/read").
+type ResourceHopDescriber interface {
+	ResourceHop(uri string) (policy.Hop, bool)
+}
+
 // Decider is the policy engine (policy.Engine).
 type Decider interface {
 	Decide(ctx context.Context, hop policy.Hop) policy.Decision
@@ -218,11 +225,23 @@ func New(cfg Config) (*Face, error) {
 		opts = append(opts, server.WithInstructions(cfg.Instructions))
 	}
 	httpOpts := []server.StreamableHTTPOption{server.WithStateLess(true)}
+	hooks := &server.Hooks{}
+	hooks.AddAfterListResources(func(ctx context.Context, _ any, _ *mcp.ListResourcesRequest, res *mcp.ListResourcesResult) {
+		if res == nil {
+			return
+		}
+		kept := res.Resources[:0]
+		for _, r := range res.Resources {
+			if f.allowResource(ctx, r.URI) {
+				kept = append(kept, r)
+			}
+		}
+		res.Resources = kept
+	})
+	opts = append(opts, server.WithHooks(hooks))
 	if cfg.LegacySessions {
 		f.sess = newSessions(time.Now)
-		hooks := &server.Hooks{}
 		hooks.AddAfterInitialize(f.sess.remember)
-		opts = append(opts, server.WithHooks(hooks))
 		httpOpts = []server.StreamableHTTPOption{
 			server.WithSessionIdManagerResolver(f.sess),
 			server.WithHTTPContextFunc(f.sess.restore),
@@ -267,8 +286,15 @@ func (f *Face) Sync() {
 		f.mcp.DeleteResources(f.resURIs...)
 	}
 	f.resURIs = f.resURIs[:0]
-	for _, r := range res {
+	for i, r := range res {
 		f.resURIs = append(f.resURIs, r.Resource.URI)
+		h, uri := r.Handler, r.Resource.URI
+		res[i].Handler = func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+			if !f.allowResource(ctx, uri) {
+				return nil, fmt.Errorf("face: resource %s not found", uri)
+			}
+			return h(ctx, req)
+		}
 	}
 	if len(res) > 0 {
 		f.mcp.AddResources(res...)
@@ -311,6 +337,30 @@ func (f *Face) filter(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
 		}
 	}
 	return out
+}
+
+// allowResource applies the policy to reading a resource.
+func (f *Face) allowResource(ctx context.Context, uri string) bool {
+	p := auth.FromContext(ctx)
+	if p == nil {
+		return false
+	}
+	if f.cfg.Policy == nil {
+		return true
+	}
+	var hop policy.Hop
+	for _, s := range f.cfg.Sources {
+		if rd, ok := s.(ResourceHopDescriber); ok {
+			if h, ok := rd.ResourceHop(uri); ok {
+				hop = h
+				break
+			}
+		}
+	}
+	hop.Principal = p
+	hop.Face = policy.FaceMCP
+	hop.Method = "resources/read"
+	return f.cfg.Policy.Decide(ctx, hop).Allow
 }
 
 // Mount registers the MCP endpoint and its resource metadata document on mux.
