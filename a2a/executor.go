@@ -293,6 +293,9 @@ func applyEvent(t *Task, ev *StreamResponse, now time.Time) error {
 			ts := now
 			su.Status.Timestamp = &ts
 		}
+		if m := su.Status.Message; m != nil {
+			m.TaskID, m.ContextID = t.ID, t.ContextID
+		}
 		t.Status = su.Status
 		if su.Status.Message != nil {
 			t.History = append(t.History, *su.Status.Message)
