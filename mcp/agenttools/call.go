@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 
 	"github.com/google/uuid"
@@ -80,10 +81,17 @@ func (t *AgentTools) call(ctx context.Context, a *agent, skill string, req mcp.C
 			return errResult("agent %s: the continuation state is invalid or expired; call the tool again", alias)
 		}
 		answer = server.ElicitationResponse(req.Params.InputResponses, elicitID)
-		if answer == nil || answer.Action != mcp.ElicitationResponseActionAccept {
+		accepted := answer != nil && answer.Action == mcp.ElicitationResponseActionAccept
+		switch {
+		case st.Auth && accepted:
+			in = args{Message: AuthorizedMessage, TaskID: st.TaskID, ContextID: st.ContextID}
+		case st.Auth:
+			return errResult("agent %s: the user did not complete the authorization; call the tool again with taskId %q after authorizing", alias, st.TaskID)
+		case !accepted:
 			return t.declined(a, st.TaskID, st.ContextID, st.Question)
+		default:
+			in = args{Message: elicitText(answer), TaskID: st.TaskID, ContextID: st.ContextID}
 		}
-		in = args{Message: elicitText(answer), TaskID: st.TaskID, ContextID: st.ContextID}
 	} else {
 		raw := req.Params.RawArguments
 		if raw == nil {
@@ -121,6 +129,14 @@ func (t *AgentTools) call(ctx context.Context, a *agent, skill string, req mcp.C
 		t.own(p.Key(), alias, r)
 		if err != nil {
 			return t.failure(ctx, callCtx, cl, a, r, err)
+		}
+		if r.state == a2a.TaskStateAuthRequired && round < MaxElicitRounds {
+			next, res := t.authorize(ctx, callCtx, a, r, p, skill)
+			if res != nil {
+				return res
+			}
+			msg = next
+			continue
 		}
 		if r.state != a2a.TaskStateInputRequired || round >= MaxElicitRounds {
 			return t.result(a, r)
@@ -322,15 +338,84 @@ func buildMessage(in args, skill string) (*a2a.Message, error) {
 }
 
 // canElicit reports whether the host declared form elicitation on this
-// session (legacy: at initialize; 2026-07-28: in the request's _meta). On
-// stateless streamable HTTP a legacy request's session knows no
-// capabilities, so the continuation path is used there.
+// session (legacy: at initialize; 2026-07-28: in the request's _meta). An
+// empty elicitation capability means form mode. On stateless streamable
+// HTTP a legacy request's session knows no capabilities, so the
+// continuation path is used there.
 func canElicit(ctx context.Context) bool {
+	c := elicitCaps(ctx)
+	return c != nil && (c.Form != nil || c.URL == nil)
+}
+
+// canElicitURL reports whether the host declared URL-mode elicitation.
+func canElicitURL(ctx context.Context) bool {
+	c := elicitCaps(ctx)
+	return c != nil && c.URL != nil
+}
+
+func elicitCaps(ctx context.Context) *mcp.ElicitationCapability {
 	s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo)
 	if !ok || s == nil {
-		return false
+		return nil
 	}
-	return s.GetClientCapabilities().Elicitation != nil
+	return s.GetClientCapabilities().Elicitation
+}
+
+// AuthorizedMessage is sent to an agent on its AUTH_REQUIRED task once the
+// user completed the URL elicitation.
+const AuthorizedMessage = "The user completed the requested authorization."
+
+// authorize handles AUTH_REQUIRED: when the agent's status message carries
+// a URL part and the host supports URL elicitation, the user is sent there
+// (the bridge never opens the URL itself) and on acceptance the task is
+// resumed; otherwise the call ends with instructions. It returns the next
+// message to send, or the result to return.
+func (t *AgentTools) authorize(ctx, callCtx context.Context, a *agent, r *run, p *auth.Principal, skill string) (*a2a.Message, *mcp.CallToolResult) {
+	u := authURL(r.status)
+	if u == "" || !canElicitURL(ctx) {
+		return nil, t.result(a, r)
+	}
+	text := statusText(r.status)
+	if text == "" {
+		text = "Authorization is required."
+	}
+	message := cleanText("Agent "+a.cfg.Alias+" needs you to authorize it: "+text, 1000)
+	if server.IsModernRequest(ctx) {
+		state, err := t.sealState(stateClaims{Tool: a.toolName, TaskID: r.taskID, ContextID: r.contextID, Principal: p.Key(), Auth: true})
+		if err != nil {
+			return nil, t.result(a, r)
+		}
+		return nil, server.NewInputRequestBuilder(state).Elicit(elicitID, mcp.ElicitationParams{
+			Mode: mcp.ElicitationModeURL, Message: message, URL: u, ElicitationID: uuid.NewString(),
+		}).ToolResult()
+	}
+	res, err := server.ServerFromContext(ctx).RequestURLElicitation(callCtx, server.ClientSessionFromContext(ctx), uuid.NewString(), u, message)
+	if err != nil || res == nil || res.Action != mcp.ElicitationResponseActionAccept {
+		return nil, t.result(a, r)
+	}
+	next, _ := buildMessage(args{Message: AuthorizedMessage, TaskID: r.taskID, ContextID: r.contextID}, skill)
+	return next, nil
+}
+
+// authURL returns the first https URL part of an AUTH_REQUIRED status
+// message (plain http only on loopback), or "".
+func authURL(m *a2a.Message) string {
+	if m == nil {
+		return ""
+	}
+	for _, p := range m.Parts {
+		if p.Kind != a2a.PartURL {
+			continue
+		}
+		u, err := url.Parse(p.URL)
+		if err != nil || u.Host == "" || u.User != nil {
+			continue
+		}
+		if u.Scheme == "https" || (u.Scheme == "http" && (u.Hostname() == "127.0.0.1" || u.Hostname() == "localhost")) {
+			return u.String()
+		}
+	}
+	return ""
 }
 
 func elicitParams(alias, question string) mcp.ElicitationParams {

@@ -140,6 +140,9 @@ func (t *AgentTools) result(a *agent, r *run) *mcp.CallToolResult {
 		if status == "" {
 			status = "the agent requires authorization"
 		}
+		if u := authURL(r.status); u != "" {
+			res.Content = append(res.Content, mcp.NewResourceLink(u, "authorization page", "where the user authorizes agent "+alias+" (not opened by the bridge)", "text/html"))
+		}
 		prefix(fmt.Sprintf("Agent %s needs authorization before it can continue: %s\nThe user must authorize the bridge with this agent; then call the tool %s again with taskId %q.", alias, status, a.toolName, r.taskID))
 	default:
 		if status != "" && len(res.Content) == 0 {

@@ -24,7 +24,8 @@ type stateClaims struct {
 	TaskID    string `json:"task"`
 	ContextID string `json:"ctx"`
 	Principal string `json:"sub"`
-	Question  string `json:"q"`
+	Question  string `json:"q,omitempty"`
+	Auth      bool   `json:"auth,omitempty"`
 	Expires   int64  `json:"exp"`
 }
 
