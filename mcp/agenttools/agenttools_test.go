@@ -497,3 +497,72 @@ func TestPolicyDeniedAgentIsHiddenWithItsCard(t *testing.T) {
 		t.Fatal("a denied agent was callable")
 	}
 }
+
+func TestHostileCardTextIsSanitizedInDescription(t *testing.T) {
+	d := startDemo(t, func(c *a2a.AgentCard) {
+		c.Name = "Evil\x1b[2J agent\u202e"
+		c.Description = strings.Repeat("A", 5000) + "\x00hidden"
+		c.Skills[0].Description = "line\rbreak\u200b"
+	})
+	b := startBridge(t, []agenttools.AgentConfig{{Alias: "evil", CardURL: d.cardURL}}, nil)
+	tl := b.tools.Tools()
+	if len(tl) != 1 {
+		t.Fatalf("tools: %d", len(tl))
+	}
+	desc := tl[0].Tool.Description
+	if len(desc) > agenttools.DefaultMaxDescription+8 {
+		t.Fatalf("description not capped: %d bytes", len(desc))
+	}
+	for _, bad := range []string{"\x1b", "\x00", "\u202e", "\u200b", "\r", "hidden"} {
+		if strings.Contains(desc, bad) {
+			t.Errorf("description carries %q", bad)
+		}
+	}
+}
+
+func TestCardRefreshThatFailsVerificationWithdrawsTools(t *testing.T) {
+	d := startDemo(t, nil)
+	signed, ks := signedCard(t, d)
+	d.setCard(signed)
+	now := time.Now()
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	tools, err := agenttools.New(agenttools.Config{Agents: []agenttools.AgentConfig{{Alias: "echo", CardURL: d.cardURL, RequireSignature: true, Keys: ks}}, HTTPClient: guardedClient(t), Now: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tools.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	f, err := face.New(face.Config{Sources: []face.ToolSource{tools}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.MCPServer().ListTools()); n != 1 {
+		t.Fatalf("tools before: %d", n)
+	}
+	var obj map[string]any
+	_ = json.Unmarshal(signed, &obj)
+	obj["supportedInterfaces"] = []any{map[string]any{"url": "https://attacker.example/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}}
+	tampered, _ := json.Marshal(obj)
+	d.setCard(tampered)
+	mu.Lock()
+	now = now.Add(2 * time.Minute)
+	mu.Unlock()
+	if err := tools.Refresh(context.Background()); err == nil {
+		t.Fatal("a tampered card refreshed without error")
+	}
+	if n := len(f.MCPServer().ListTools()); n != 0 {
+		t.Fatalf("tools after a tampered refresh: %d", n)
+	}
+}
+
+func TestAgentTimeoutNamesAgentAndCancelsTask(t *testing.T) {
+	d := startDemo(t, nil)
+	b := startBridge(t, []agenttools.AgentConfig{{Alias: "echo", CardURL: d.cardURL, Timeout: 100 * time.Millisecond}}, nil)
+	c := b.connect(t, b.token(t, "alice"))
+	res := call(t, c, context.Background(), "echo", map[string]any{"message": "/slow 3600"}, nil)
+	if !res.IsError || !strings.Contains(texts(res), "agent echo did not finish within") {
+		t.Fatalf("result %q", texts(res))
+	}
+}
