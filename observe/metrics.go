@@ -1,0 +1,282 @@
+package observe
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
+)
+
+// Caps on the distinct values of caller-influenced labels; values past a
+// cap are exported as "other".
+const (
+	maxMethods   = 64
+	maxFaces     = 16
+	maxUpstreams = 256
+	maxOps       = 32
+	maxRules     = 64
+)
+
+// Metrics holds the bridge's Prometheus series. Every method is safe for
+// concurrent use; a nil *Metrics records nothing, so components can take
+// one optionally.
+type Metrics struct {
+	gatherer prometheus.Gatherer
+
+	requests  *prometheus.CounterVec
+	duration  *prometheus.HistogramVec
+	streams   *prometheus.GaugeVec
+	tasks     *prometheus.CounterVec
+	upstream  *prometheus.GaugeVec
+	restarts  *prometheus.CounterVec
+	storeErrs *prometheus.CounterVec
+	decisions *prometheus.CounterVec
+	limited   *prometheus.CounterVec
+	pushes    *prometheus.CounterVec
+
+	faces, methods, upstreams, ops, rules *boundedLabel
+}
+
+// NewMetrics creates the bridge's series and registers them, with the Go
+// runtime and process collectors, on reg. Registering on a registry that
+// already holds the same series reuses them, so two components may each
+// call NewMetrics on one registry. It panics on any other registration
+// error (a programming error, as with prometheus.MustRegister). Handler
+// serves reg when reg is also a prometheus.Gatherer (a
+// *prometheus.Registry is), else prometheus.DefaultGatherer.
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{
+		faces:     newBoundedLabel(maxFaces),
+		methods:   newBoundedLabel(maxMethods),
+		upstreams: newBoundedLabel(maxUpstreams),
+		ops:       newBoundedLabel(maxOps),
+		rules:     newBoundedLabel(maxRules),
+	}
+	m.gatherer = prometheus.DefaultGatherer
+	if g, ok := reg.(prometheus.Gatherer); ok {
+		m.gatherer = g
+	}
+	m.requests = register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bridge_requests_total",
+		Help: "Inbound HTTP requests by face, protocol method and outcome (status class).",
+	}, []string{"face", "method", "outcome"}))
+	m.duration = register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "bridge_request_duration_seconds",
+		Help: "Inbound request latency by face and protocol method; for event streams, the time until the stream opened.",
+		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60},
+	}, []string{"face", "method"}))
+	m.streams = register(reg, prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "bridge_active_streams",
+		Help: "Server-sent event streams open now, by face.",
+	}, []string{"face"}))
+	m.tasks = register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bridge_task_transitions_total",
+		Help: "Task states entered (persisted task and status events), by state.",
+	}, []string{"state"}))
+	m.upstream = register(reg, prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "bridge_upstream_up",
+		Help: "1 when the upstream (MCP server or A2A agent) is ready, 0 when it is not.",
+	}, []string{"upstream"}))
+	m.restarts = register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bridge_upstream_restarts_total",
+		Help: "Upstream restarts or reconnections, by upstream.",
+	}, []string{"upstream"}))
+	m.storeErrs = register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bridge_store_errors_total",
+		Help: "Task store operations that failed, by operation.",
+	}, []string{"op"}))
+	m.decisions = register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bridge_policy_decisions_total",
+		Help: "Policy decisions by face and decision (allow or deny).",
+	}, []string{"face", "decision"}))
+	m.limited = register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bridge_rate_limited_total",
+		Help: "Requests refused by a rate limit, by face and rule.",
+	}, []string{"face", "rule"}))
+	m.pushes = register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bridge_push_deliveries_total",
+		Help: "Push notification deliveries by outcome (ok or failed).",
+	}, []string{"outcome"}))
+	register(reg, collectors.NewGoCollector())
+	register(reg, collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	for _, o := range []string{"ok", "failed"} {
+		m.pushes.WithLabelValues(o)
+	}
+	return m
+}
+
+// register registers c on reg, or returns the collector already registered
+// under the same descriptors.
+func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
+	if err := reg.Register(c); err != nil {
+		var are prometheus.AlreadyRegisteredError
+		if errors.As(err, &are) {
+			if existing, ok := are.ExistingCollector.(C); ok {
+				return existing
+			}
+		}
+		panic("observe: register metrics: " + err.Error())
+	}
+	return c
+}
+
+// Handler serves the registry in the Prometheus exposition format (mount it
+// at /metrics).
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.gatherer, promhttp.HandlerOpts{})
+}
+
+// Middleware counts the requests next serves under face (a constant such
+// as "a2a" or "mcp"): bridge_requests_total by method and outcome (status
+// class), bridge_request_duration_seconds, and bridge_active_streams for a
+// response whose Content-Type is text/event-stream, from the moment its
+// header is written until the handler returns.
+//
+// The method label is, in order: the value a face recorded with
+// [SetMethod] while serving; method(r) when method is non-nil and returns
+// a non-empty value; the HTTP method. Method values are bounded (at most
+// 64 distinct safe values; the rest count as "other").
+func (m *Metrics) Middleware(face string, method func(*http.Request) string, next http.Handler) http.Handler {
+	if m == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		f := m.faces.value(face)
+		ctx, slot := slotFor(r.Context())
+		var opened time.Duration
+		stream := false
+		rec := &recorder{ResponseWriter: w, onHeader: func(_ int, s bool) {
+			if s {
+				stream = true
+				opened = time.Since(start)
+				m.streams.WithLabelValues(f).Inc()
+			}
+		}}
+		completed := false
+		defer func() {
+			status := rec.code()
+			if !completed && rec.status == 0 {
+				status = http.StatusInternalServerError // panicked before writing
+			}
+			if stream {
+				m.streams.WithLabelValues(f).Dec()
+			}
+			meth := slot.get()
+			if meth == "" && method != nil {
+				meth = method(r)
+			}
+			var label string
+			if meth == "" {
+				label = httpMethod(r.Method)
+			} else {
+				label = m.methods.value(meth)
+			}
+			d := time.Since(start)
+			if stream {
+				d = opened
+			}
+			m.requests.WithLabelValues(f, label, statusClass(status)).Inc()
+			m.duration.WithLabelValues(f, label).Observe(d.Seconds())
+		}()
+		next.ServeHTTP(rec, r.WithContext(ctx))
+		completed = true
+	})
+}
+
+// OnTaskEvent counts the task state an event enters. Its signature is that
+// of a2a.ManagerConfig.OnEvent; compose it with the push sender's hook
+// when both are needed.
+func (m *Metrics) OnTaskEvent(_ context.Context, _ string, task *a2a.Task, ev a2a.StreamResponse) {
+	if m == nil {
+		return
+	}
+	var st a2a.TaskState
+	switch {
+	case ev.StatusUpdate != nil:
+		st = ev.StatusUpdate.Status.State
+	case ev.Task != nil:
+		st = ev.Task.Status.State
+	default:
+		return // artifacts and messages change no state
+	}
+	_ = task
+	m.tasks.WithLabelValues(stateLabel(st)).Inc()
+}
+
+// stateLabel is a task state as a short label ("working", "completed").
+func stateLabel(s a2a.TaskState) string {
+	if !s.Known() {
+		return labelUnknown
+	}
+	return strings.ToLower(strings.TrimPrefix(string(s), "TASK_STATE_"))
+}
+
+// UpstreamUp records whether the named upstream is ready.
+func (m *Metrics) UpstreamUp(name string, up bool) {
+	if m == nil {
+		return
+	}
+	v := 0.0
+	if up {
+		v = 1
+	}
+	m.upstream.WithLabelValues(m.upstreams.value(name)).Set(v)
+}
+
+// UpstreamRestarted counts one restart or reconnection of the named
+// upstream.
+func (m *Metrics) UpstreamRestarted(name string) {
+	if m == nil {
+		return
+	}
+	m.restarts.WithLabelValues(m.upstreams.value(name)).Inc()
+}
+
+// StoreError counts one failed task store operation (op such as "create",
+// "append", "get", "list").
+func (m *Metrics) StoreError(op string) {
+	if m == nil {
+		return
+	}
+	m.storeErrs.WithLabelValues(m.ops.value(op)).Inc()
+}
+
+// PolicyDecision counts one policy decision on face.
+func (m *Metrics) PolicyDecision(face string, allow bool) {
+	if m == nil {
+		return
+	}
+	d := "deny"
+	if allow {
+		d = "allow"
+	}
+	m.decisions.WithLabelValues(m.faces.value(face), d).Inc()
+}
+
+// RateLimited counts one request refused on face by the named rule.
+func (m *Metrics) RateLimited(face, rule string) {
+	if m == nil {
+		return
+	}
+	m.limited.WithLabelValues(m.faces.value(face), m.rules.value(rule)).Inc()
+}
+
+// PushDelivery counts one push notification delivery attempt.
+func (m *Metrics) PushDelivery(ok bool) {
+	if m == nil {
+		return
+	}
+	o := "failed"
+	if ok {
+		o = "ok"
+	}
+	m.pushes.WithLabelValues(o).Inc()
+}

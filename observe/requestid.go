@@ -1,0 +1,125 @@
+package observe
+
+import (
+	"context"
+	"net/http"
+	"sync"
+
+	"github.com/google/uuid"
+)
+
+// RequestIDHeader carries the request id in (when the caller sets a valid
+// one) and out (always).
+const RequestIDHeader = "X-Request-Id"
+
+// MaxRequestIDLen bounds an inbound request id.
+const MaxRequestIDLen = 128
+
+type ctxKey int
+
+const (
+	requestIDKey ctxKey = iota
+	slotKey
+)
+
+// ValidRequestID reports whether s may be taken from a caller as a request
+// id: 1 to [MaxRequestIDLen] bytes of ASCII letters, digits and ".-_:".
+// Anything else (spaces, quotes, control characters, newlines, non-ASCII)
+// could forge or break log lines and is refused.
+func ValidRequestID(s string) bool {
+	if s == "" || len(s) > MaxRequestIDLen {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9',
+			c == '-', c == '_', c == '.', c == ':':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// NewRequestID mints a request id (a random UUID).
+func NewRequestID() string { return uuid.NewString() }
+
+// WithRequestID returns a context carrying id (for work not started by an
+// HTTP request, e.g. a push delivery or a stdio MCP call). An invalid id is
+// replaced by a new one.
+func WithRequestID(ctx context.Context, id string) context.Context {
+	if !ValidRequestID(id) {
+		id = NewRequestID()
+	}
+	return context.WithValue(ctx, requestIDKey, id)
+}
+
+// RequestID returns the request id ctx carries, or "".
+func RequestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey).(string)
+	return id
+}
+
+// RequestIDMiddleware takes the caller's X-Request-Id when it is valid
+// ([ValidRequestID]) and otherwise mints one, echoes it in the response
+// header, and puts it in the request's context ([RequestID]).
+func RequestIDMiddleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get(RequestIDHeader)
+		if !ValidRequestID(id) {
+			id = NewRequestID()
+		}
+		w.Header().Set(RequestIDHeader, id)
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey, id)))
+	})
+}
+
+// methodSlot is where a face records the protocol method of the request it
+// is serving, once it has parsed it, for the metrics middleware and the
+// server span.
+type methodSlot struct {
+	mu     sync.Mutex
+	method string
+	onSet  []func(string)
+}
+
+// SetMethod records the protocol method (e.g. "SendMessage", "tools/call")
+// of the request ctx belongs to. The metrics middleware labels the request
+// with it and the tracing middleware names the server span after it. It is
+// a no-op outside those middlewares. Call it from the a2a Guard hook or an
+// MCP hook; the value is bounded before it becomes a label.
+func SetMethod(ctx context.Context, method string) {
+	s, _ := ctx.Value(slotKey).(*methodSlot)
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	s.method = method
+	fns := s.onSet
+	s.mu.Unlock()
+	for _, fn := range fns {
+		fn(method)
+	}
+}
+
+// slotFor returns the request's method slot, adding one to ctx if absent.
+func slotFor(ctx context.Context) (context.Context, *methodSlot) {
+	if s, _ := ctx.Value(slotKey).(*methodSlot); s != nil {
+		return ctx, s
+	}
+	s := &methodSlot{}
+	return context.WithValue(ctx, slotKey, s), s
+}
+
+func (s *methodSlot) get() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.method
+}
+
+func (s *methodSlot) watch(fn func(string)) {
+	s.mu.Lock()
+	s.onSet = append(s.onSet, fn)
+	s.mu.Unlock()
+}

@@ -1,0 +1,242 @@
+package observe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// TracerName is the instrumentation scope of the bridge's spans.
+const TracerName = "github.com/a2a-mcp-bridge/bridge/observe"
+
+// propagator carries W3C trace context only. Baggage is deliberately not
+// propagated: it would forward whatever a caller put in it to every agent.
+var propagator = propagation.TraceContext{}
+
+// tracer is the bridge's tracer from the global provider, read at each
+// use so that [Tracing] (or a test) may install the provider later.
+func tracer() trace.Tracer { return otel.GetTracerProvider().Tracer(TracerName) }
+
+// TracingConfig configures [Tracing].
+type TracingConfig struct {
+	// Endpoint is the OTLP/HTTP collector base URL, e.g.
+	// "https://otel-collector:4318" (spans go to its /v1/traces). Empty
+	// (the default) turns tracing off: no exporter, no spans recorded;
+	// trace context received from callers is still passed on.
+	Endpoint string
+	// ServiceName is the service.name resource attribute (default
+	// "a2a-mcp-bridge").
+	ServiceName string
+	// SampleRatio is the fraction of new traces sampled, in (0, 1]
+	// (default 1). A caller's sampled flag is honoured (parent-based).
+	SampleRatio float64
+	// Headers are sent with every export (e.g. a collector API key; keep it
+	// in ${ENV} or ${file:…}).
+	Headers map[string]string
+	// InsecurePlaintext permits an http:// endpoint on a host other than
+	// loopback: spans (agent names, task ids, methods) then cross the
+	// network unencrypted. Off by default.
+	InsecurePlaintext bool
+	// HTTPClient, if set, is the client the exporter uses.
+	HTTPClient *http.Client
+}
+
+// Validate reports every problem of the configuration at once.
+func (c TracingConfig) Validate() error {
+	if c.Endpoint == "" {
+		return nil
+	}
+	var errs []error
+	u, err := url.Parse(c.Endpoint)
+	switch {
+	case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
+		errs = append(errs, fmt.Errorf("observe: tracing endpoint %q must be an absolute http(s) URL", c.Endpoint))
+	case u.User != nil:
+		errs = append(errs, errors.New("observe: tracing endpoint must not carry credentials in the URL; use headers"))
+	case u.Scheme == "http" && !isLoopback(u.Hostname()) && !c.InsecurePlaintext:
+		errs = append(errs, fmt.Errorf("observe: tracing endpoint %q is plaintext http to a non-loopback host; use https or set InsecurePlaintext", c.Endpoint))
+	}
+	if c.SampleRatio < 0 || c.SampleRatio > 1 {
+		errs = append(errs, fmt.Errorf("observe: tracing sample ratio %v must be in (0, 1]", c.SampleRatio))
+	}
+	return errors.Join(errs...)
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Tracing installs the global tracer provider (OTLP/HTTP exporter, batched)
+// and the W3C trace-context propagator. With no endpoint configured it
+// installs nothing and returns a no-op shutdown. The returned shutdown
+// flushes pending spans; call it on exit.
+func Tracing(ctx context.Context, cfg TracingConfig) (shutdown func(context.Context) error, err error) {
+	noop := func(context.Context) error { return nil }
+	if cfg.Endpoint == "" {
+		return noop, nil
+	}
+	if err := cfg.Validate(); err != nil {
+		return noop, err
+	}
+	opts := []otlptracehttp.Option{otlptracehttp.WithEndpointURL(cfg.Endpoint)}
+	if len(cfg.Headers) > 0 {
+		opts = append(opts, otlptracehttp.WithHeaders(cfg.Headers))
+	}
+	if cfg.HTTPClient != nil {
+		opts = append(opts, otlptracehttp.WithHTTPClient(cfg.HTTPClient))
+	}
+	exp, err := otlptracehttp.New(ctx, opts...)
+	if err != nil {
+		return noop, fmt.Errorf("observe: create trace exporter: %w", err)
+	}
+	name := cfg.ServiceName
+	if name == "" {
+		name = "a2a-mcp-bridge"
+	}
+	res, err := resource.Merge(resource.Default(), resource.NewSchemaless(attribute.String("service.name", name)))
+	if err != nil {
+		res = resource.NewSchemaless(attribute.String("service.name", name))
+	}
+	ratio := cfg.SampleRatio
+	if ratio == 0 {
+		ratio = 1
+	}
+	tp := sdktrace.NewTracerProvider(
+		sdktrace.WithBatcher(exp),
+		sdktrace.WithResource(res),
+		sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.TraceIDRatioBased(ratio))),
+	)
+	otel.SetTracerProvider(tp)
+	otel.SetTextMapPropagator(propagator)
+	return tp.Shutdown, nil
+}
+
+// TraceMiddleware extracts the caller's trace context from the
+// traceparent/tracestate headers and serves the request inside a server
+// span named "<face> <HTTP method>", renamed "<face> <protocol method>"
+// when the face calls [SetMethod]. A 5xx status marks the span as an error.
+func TraceMiddleware(face string, next http.Handler) http.Handler {
+	if !safeLabel(face) {
+		face = labelOther
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := propagator.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
+		ctx, slot := slotFor(ctx)
+		ctx, span := tracer().Start(ctx, face+" "+httpMethod(r.Method),
+			trace.WithSpanKind(trace.SpanKindServer),
+			trace.WithAttributes(
+				attribute.String("bridge.face", face),
+				attribute.String("http.request.method", httpMethod(r.Method)),
+				attribute.String("url.path", r.URL.Path),
+			))
+		if span.IsRecording() {
+			slot.watch(func(m string) {
+				if !safeLabel(m) {
+					m = labelOther
+				}
+				span.SetName(face + " " + m)
+				span.SetAttributes(attribute.String("rpc.method", m))
+			})
+		}
+		rec := &recorder{ResponseWriter: w}
+		completed := false
+		defer func() {
+			status := rec.code()
+			if !completed && rec.status == 0 {
+				status = http.StatusInternalServerError
+			}
+			span.SetAttributes(attribute.Int("http.response.status_code", status))
+			if status >= 500 {
+				span.SetStatus(codes.Error, http.StatusText(status))
+			}
+			span.End()
+		}()
+		next.ServeHTTP(rec, r.WithContext(ctx))
+		completed = true
+	})
+}
+
+// InjectHTTP writes the trace context of ctx into h (traceparent and,
+// when present, tracestate). It writes nothing when ctx holds no valid
+// span context.
+func InjectHTTP(ctx context.Context, h http.Header) {
+	propagator.Inject(ctx, propagation.HeaderCarrier(h))
+}
+
+// HeaderHook returns a hook with the signature of a2a.WithHeader that sets
+// the trace context and the request id ([RequestIDHeader]) of ctx on every
+// outbound request, then runs next (the hook that adds credentials), if
+// any.
+func HeaderHook(next func(ctx context.Context, req *http.Request) error) func(ctx context.Context, req *http.Request) error {
+	return func(ctx context.Context, req *http.Request) error {
+		InjectHTTP(ctx, req.Header)
+		if id := RequestID(ctx); id != "" {
+			req.Header.Set(RequestIDHeader, id)
+		}
+		if next != nil {
+			return next(ctx, req)
+		}
+		return nil
+	}
+}
+
+// metaCarrier reads and writes trace context in an MCP _meta object.
+type metaCarrier map[string]any
+
+func (m metaCarrier) Get(key string) string {
+	s, _ := m[key].(string)
+	return s
+}
+
+func (m metaCarrier) Set(key, value string) { m[key] = value }
+
+func (m metaCarrier) Keys() []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+// MetaKeyTraceparent and MetaKeyTracestate are the MCP _meta keys that
+// carry W3C trace context (the same names as the HTTP headers).
+const (
+	MetaKeyTraceparent = "traceparent"
+	MetaKeyTracestate  = "tracestate"
+)
+
+// InjectMeta writes the trace context of ctx into an MCP request's _meta
+// (keys "traceparent" and "tracestate"). meta must be non-nil; nothing is
+// written when ctx holds no valid span context.
+func InjectMeta(ctx context.Context, meta map[string]any) {
+	if meta == nil {
+		return
+	}
+	propagator.Inject(ctx, metaCarrier(meta))
+}
+
+// ExtractMeta returns ctx with the remote span context found in an MCP
+// request's _meta as its parent. Malformed or missing values, and values
+// that are not strings, leave ctx unchanged.
+func ExtractMeta(ctx context.Context, meta map[string]any) context.Context {
+	if len(meta) == 0 {
+		return ctx
+	}
+	return propagator.Extract(ctx, metaCarrier(meta))
+}
