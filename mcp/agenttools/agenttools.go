@@ -29,9 +29,11 @@ type Config struct {
 	// Agents to expose. Required.
 	Agents []AgentConfig
 	// HTTPClient fetches cards and calls the agents: pass netguard's client,
-	// since cards name interface URLs the operator did not configure. It
-	// should have no overall timeout (streams); calls are bounded by
-	// AgentConfig.Timeout. Required.
+	// since cards name interface URLs the operator did not configure. Its
+	// Timeout bounds whole responses, streams included, so it must be at
+	// least the longest AgentConfig.Timeout (netguard's default of 30s would
+	// cut longer streams); its MaxBodyBytes must allow whole streams (the
+	// a2a client caps each response and event itself). Required.
 	HTTPClient *http.Client
 	// MaxDescription caps tool descriptions (default DefaultMaxDescription).
 	MaxDescription int

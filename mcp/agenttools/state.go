@@ -114,13 +114,11 @@ func (o *owners) add(owner, alias, kind, id string) {
 				delete(o.m, k)
 			}
 		}
-		n := 0
 		for k := range o.m {
 			if len(o.m) < maxOwners/2 {
 				break
 			}
 			delete(o.m, k)
-			n++
 		}
 	}
 	o.m[k] = ownerEntry{owner: owner, expires: now.Add(OwnerTTL)}
