@@ -65,7 +65,9 @@ func dataMsg(t testing.TB, v any) *a2a.Message {
 
 var quiet = slog.New(slog.DiscardHandler)
 
-func call(tool string, args any) map[string]any { return map[string]any{"tool": tool, "arguments": args} }
+func call(tool string, args any) map[string]any {
+	return map[string]any{"tool": tool, "arguments": args}
+}
 
 func (f *fixture) send(t testing.TB, msg *a2a.Message) *a2a.Task {
 	t.Helper()

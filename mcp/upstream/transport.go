@@ -22,6 +22,9 @@ type rawTransport struct {
 	c    *Conn
 	s    *session
 	http transport.HTTPConnection // nil unless an HTTP transport
+	// sse is set for the legacy HTTP+SSE transport, whose responses come on
+	// a shared stream: no era can cancel by closing a request's stream.
+	sse bool
 }
 
 func newRawTransport(t transport.Interface, c *Conn, s *session) *rawTransport {
@@ -29,6 +32,7 @@ func newRawTransport(t transport.Interface, c *Conn, s *session) *rawTransport {
 	if h, ok := t.(transport.HTTPConnection); ok {
 		rt.http = h
 	}
+	_, rt.sse = t.(*transport.SSE)
 	return rt
 }
 
@@ -51,7 +55,7 @@ func (t *rawTransport) SendRequest(ctx context.Context, req transport.JSONRPCReq
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:
-			if t.http != nil && req.Method == string(mcp.MethodToolsCall) && !mcp.IsModernProtocol(t.s.era) {
+			if t.http != nil && req.Method == string(mcp.MethodToolsCall) && (t.sse || !mcp.IsModernProtocol(t.s.era)) {
 				t.cancelHTTP(ctx, req)
 			}
 		case errors.Is(err, transport.ErrTransportClosed):
@@ -61,8 +65,9 @@ func (t *rawTransport) SendRequest(ctx context.Context, req transport.JSONRPCReq
 	return resp, err
 }
 
-// cancelHTTP tells a handshake-era HTTP server to stop a request: on those
-// eras a dropped connection is not a cancellation (mcp-go sends nothing).
+// cancelHTTP tells an HTTP server to stop a request where closing the
+// request's stream is not a cancellation: the handshake eras, and the
+// HTTP+SSE transport (mcp-go sends nothing on either).
 func (t *rawTransport) cancelHTTP(ctx context.Context, req transport.JSONRPCRequest) {
 	n := mcp.JSONRPCNotification{
 		JSONRPC: mcp.JSONRPC_VERSION,
