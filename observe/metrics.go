@@ -68,8 +68,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		Help: "Inbound HTTP requests by face, protocol method and outcome (status class).",
 	}, []string{"face", "method", "outcome"}))
 	m.duration = register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Name: "bridge_request_duration_seconds",
-		Help: "Inbound request latency by face and protocol method; for event streams, the time until the stream opened.",
+		Name:    "bridge_request_duration_seconds",
+		Help:    "Inbound request latency by face and protocol method; for event streams, the time until the stream opened.",
 		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60},
 	}, []string{"face", "method"}))
 	m.streams = register(reg, prometheus.NewGaugeVec(prometheus.GaugeOpts{
