@@ -1,0 +1,483 @@
+// Package frontmcp aggregates existing MCP servers behind the bridge's MCP
+// face (front MCP). Each upstream server's tools are served under a
+// per-server prefix ("files_read", "tickets_read"), collision-free and stable
+// across list changes; a call is checked (rate limits and policy, per tool),
+// then routed to its server under the tool's original name. Progress and
+// cancellation are relayed, elicitation is relayed to hosts that can answer
+// it, and results pass through unchanged.
+//
+// A Source is a face.ToolSource, face.Notifier and face.HopDescriber.
+package frontmcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/mcp/face"
+	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
+	"github.com/a2a-mcp-bridge/bridge/policy"
+)
+
+// Upstream is one MCP server as the source uses it. *upstream.Conn
+// implements it.
+type Upstream interface {
+	// Tools returns the server's tool list, raw, in the server's order.
+	Tools(ctx context.Context) ([]upstream.Tool, error)
+	// CallTool calls a tool by its original name and returns the result
+	// exactly as the server sent it; cancelling ctx cancels the call
+	// upstream.
+	CallTool(ctx context.Context, name string, args json.RawMessage, progress upstream.ProgressFunc, elicit upstream.ElicitFunc) (json.RawMessage, error)
+	// OnToolsChanged registers f, called with the new list on every change.
+	OnToolsChanged(f func([]upstream.Tool))
+}
+
+var _ Upstream = (*upstream.Conn)(nil)
+
+// Checker applies rate limits and policy to one call (gateway.Hops). A
+// refusal's text is shown to the caller: for an *a2a.Error its Message,
+// else the error's text.
+type Checker interface {
+	Check(ctx context.Context, hop policy.Hop) error
+}
+
+// Server is one upstream MCP server behind the source.
+type Server struct {
+	// Name identifies the server in policy (hop.agent), logs and results.
+	// Required, unique.
+	Name string
+	// Prefix is prepended to the server's tool names. Default Name + "_".
+	// Unique among the servers (NoPrefix counts as the empty prefix).
+	Prefix string
+	// NoPrefix serves the tools under their own names (a sidecar fronting
+	// one server). Collisions with other servers' tools still get a suffix.
+	NoPrefix bool
+	// Upstream is the connection to the server. Required.
+	Upstream Upstream
+}
+
+// Config configures a Source.
+type Config struct {
+	// Servers are the upstream servers, in the order their tools are listed
+	// and names are assigned (an earlier server keeps an unsuffixed name on
+	// a collision).
+	Servers []Server
+	// Check is applied to every call before it is sent upstream. Nil allows
+	// every call (the face's policy filter still applies).
+	Check Checker
+	// Logger receives name collisions, refusals and upstream failures
+	// (default slog.Default()).
+	Logger *slog.Logger
+}
+
+// Source serves the tools of several upstream MCP servers. It is safe for
+// concurrent use.
+type Source struct {
+	log     *slog.Logger
+	check   Checker
+	servers []*entry
+	seq     atomic.Uint64
+
+	mu        sync.Mutex
+	names     *namer
+	lists     map[string][]upstream.Tool
+	tools     []server.ServerTool
+	hops      map[string]binding
+	listeners []func()
+}
+
+type entry struct {
+	name, prefix string
+	up           Upstream
+}
+
+// binding is what a public tool name stands for.
+type binding struct {
+	entry *entry
+	hop   policy.Hop
+}
+
+var (
+	_ face.ToolSource   = (*Source)(nil)
+	_ face.Notifier     = (*Source)(nil)
+	_ face.HopDescriber = (*Source)(nil)
+)
+
+// New builds the source and reads each server's tool list. A server whose
+// list cannot be read contributes no tools until it reports a change (or
+// Refresh is called); the others are served.
+func New(ctx context.Context, cfg Config) (*Source, error) {
+	s := &Source{log: cfg.Logger, check: cfg.Check, names: newNamer(), lists: map[string][]upstream.Tool{}, hops: map[string]binding{}}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	var problems []string
+	seenName, seenPrefix := map[string]bool{}, map[string]bool{}
+	for i, sv := range cfg.Servers {
+		prefix := sv.Prefix
+		if sv.NoPrefix {
+			prefix = ""
+		} else if prefix == "" {
+			prefix = sv.Name + "_"
+		}
+		switch {
+		case sv.Name == "":
+			problems = append(problems, fmt.Sprintf("servers[%d]: name is required", i))
+		case seenName[sv.Name]:
+			problems = append(problems, fmt.Sprintf("servers[%d]: name %q is used twice", i, sv.Name))
+		case seenPrefix[prefix]:
+			problems = append(problems, fmt.Sprintf("servers[%d]: tool prefix %q is used twice: servers would shadow each other's tools", i, prefix))
+		case sv.Upstream == nil:
+			problems = append(problems, fmt.Sprintf("servers[%d]: upstream is required", i))
+		}
+		seenName[sv.Name], seenPrefix[prefix] = true, true
+		s.servers = append(s.servers, &entry{name: sv.Name, prefix: prefix, up: sv.Upstream})
+	}
+	if len(problems) > 0 {
+		return nil, errors.New("frontmcp: " + strings.Join(problems, "; "))
+	}
+	for _, e := range s.servers {
+		e := e
+		e.up.OnToolsChanged(func(ts []upstream.Tool) { s.update(e, ts) })
+	}
+	s.Refresh(ctx)
+	return s, nil
+}
+
+// Refresh re-reads every server's tool list and rebuilds the served set,
+// notifying listeners when it changed. A server that fails keeps its last
+// list; its error is logged.
+func (s *Source) Refresh(ctx context.Context) {
+	changed := false
+	for _, e := range s.servers {
+		ts, err := e.up.Tools(ctx)
+		if err != nil {
+			s.log.Warn("frontmcp: reading a server's tool list failed; its tools are not served until it recovers", "server", e.name, "error", err.Error())
+			continue
+		}
+		if s.setList(e, ts) {
+			changed = true
+		}
+	}
+	if changed {
+		s.notify()
+	}
+}
+
+// update follows one server's list change.
+func (s *Source) update(e *entry, ts []upstream.Tool) {
+	if s.setList(e, ts) {
+		s.notify()
+	}
+}
+
+// setList records a server's list and rebuilds; it reports whether the
+// served set changed.
+func (s *Source) setList(e *entry, ts []upstream.Tool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old, had := s.lists[e.name]
+	if had && sameTools(old, ts) {
+		return false
+	}
+	s.lists[e.name] = ts
+	s.rebuild()
+	return true
+}
+
+func sameTools(a, b []upstream.Tool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if string(a[i].Raw) != string(b[i].Raw) || a[i].Name != b[i].Name {
+			return false
+		}
+	}
+	return true
+}
+
+// rebuild recomputes the served tools from the recorded lists; s.mu is held.
+func (s *Source) rebuild() {
+	var tools []server.ServerTool
+	hops := map[string]binding{}
+	for _, e := range s.servers {
+		for _, t := range s.lists[e.name] {
+			name, collided := s.names.name(key{e.name, t.Name}, e.prefix)
+			if collided {
+				s.log.Warn("frontmcp: tool name collision; served with a suffix", "server", e.name, "tool", t.Name, "name", name)
+			}
+			hop := policy.Hop{
+				Face: policy.FaceMCP, Direction: policy.DirFrontMCP, Agent: e.name, Tool: t.Name,
+				ToolDestructive: t.Annotations.Destructive(), ToolReadOnly: t.Annotations.ReadOnly(), Method: "tools/call",
+			}
+			hops[name] = binding{entry: e, hop: hop}
+			tools = append(tools, server.ServerTool{Tool: mcpTool(name, t), Handler: s.handler(e, t.Name, name, hop)})
+		}
+	}
+	s.tools, s.hops = tools, hops
+}
+
+// mcpTool is t as served under name: schemas raw, title, description,
+// annotations, icons and _meta kept.
+func mcpTool(name string, t upstream.Tool) mcp.Tool {
+	out := mcp.Tool{
+		Name: name, Title: t.Title, Description: t.Description,
+		RawInputSchema: t.InputSchema,
+		Annotations: mcp.ToolAnnotation{
+			Title: t.Annotations.Title, ReadOnlyHint: t.Annotations.ReadOnlyHint, DestructiveHint: t.Annotations.DestructiveHint,
+			IdempotentHint: t.Annotations.IdempotentHint, OpenWorldHint: t.Annotations.OpenWorldHint,
+		},
+	}
+	if len(t.OutputSchema) > 0 {
+		out.RawOutputSchema = t.OutputSchema
+	}
+	var extra struct {
+		Meta  *mcp.Meta  `json:"_meta"`
+		Icons []mcp.Icon `json:"icons"`
+	}
+	if len(t.Raw) > 0 && json.Unmarshal(t.Raw, &extra) == nil {
+		out.Meta, out.Icons = extra.Meta, extra.Icons
+	}
+	return out
+}
+
+func (s *Source) notify() {
+	s.mu.Lock()
+	ls := append([]func(){}, s.listeners...)
+	s.mu.Unlock()
+	for _, f := range ls {
+		f()
+	}
+}
+
+// Tools implements face.ToolSource: every server's tools, servers in
+// configuration order, each server's tools in its order.
+func (s *Source) Tools() []server.ServerTool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]server.ServerTool(nil), s.tools...)
+}
+
+// OnChange implements face.Notifier: fn is called after the served set
+// changed (the face then re-reads Tools and tells hosts the list changed).
+func (s *Source) OnChange(fn func()) {
+	s.mu.Lock()
+	s.listeners = append(s.listeners, fn)
+	s.mu.Unlock()
+}
+
+// Hop implements face.HopDescriber: the policy hop of a served tool, with
+// Agent the server's name and Tool the tool's original name.
+func (s *Source) Hop(tool string) (policy.Hop, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.hops[tool]
+	return b.hop, ok
+}
+
+// Lookup returns the server and original tool name a served name routes to.
+func (s *Source) Lookup(tool string) (serverName, original string, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.hops[tool]
+	if !ok {
+		return "", "", false
+	}
+	return b.entry.name, b.hop.Tool, true
+}
+
+// handler calls original on e for the served tool public.
+func (s *Source) handler(e *entry, original, public string, hop policy.Hop) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		h := hop
+		h.Principal = auth.FromContext(ctx)
+		if h.Principal == nil {
+			return errResult("%s: no authenticated caller", public), nil
+		}
+		if s.check != nil {
+			if err := s.check.Check(ctx, h); err != nil {
+				s.log.Info("frontmcp: call refused", "who", h.Principal.String(), "server", e.name, "tool", original, "reason", err.Error())
+				return errResult("%s: refused: %s", public, refusal(err)), nil
+			}
+		}
+		args := req.Params.RawArguments
+		if args == nil && req.Params.Arguments != nil {
+			b, err := json.Marshal(req.Params.Arguments)
+			if err != nil {
+				return errResult("%s: arguments are not JSON", public), nil
+			}
+			args = b
+		}
+		rl := newRelay(ctx, req)
+		uctx, stop := detach(ctx)
+		raw, err := e.up.CallTool(uctx, original, args, rl.progress, s.elicit(ctx))
+		stop()
+		rl.finish()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			s.log.Warn("frontmcp: upstream call failed", "server", e.name, "tool", original, "error", err.Error())
+			return errResult("%s: the %s server failed: %s", public, e.name, clean(err.Error(), 500)), nil
+		}
+		var res mcp.CallToolResult
+		if err := json.Unmarshal(raw, &res); err != nil {
+			s.log.Warn("frontmcp: upstream result is not a tool result", "server", e.name, "tool", original, "error", err.Error())
+			return errResult("%s: the %s server sent a malformed result", public, e.name), nil
+		}
+		// The result type and the protocol's own _meta keys describe the
+		// upstream hop; the face sets its own for the caller's era.
+		res.ResultType = ""
+		if res.Meta != nil {
+			for k := range res.Meta.AdditionalFields {
+				if strings.HasPrefix(k, "io.modelcontextprotocol/") {
+					delete(res.Meta.AdditionalFields, k)
+				}
+			}
+			if len(res.Meta.AdditionalFields) == 0 && res.Meta.ProgressToken == nil {
+				res.Meta = nil
+			}
+		}
+		return &res, nil
+	}
+}
+
+// detach returns a context for the upstream call that ends when ctx ends
+// but carries none of ctx's values except the principal: the inbound
+// request's headers, session and protocol state belong to the caller's hop
+// and must not leak into the upstream's (an in-process upstream would read
+// them as its own request's).
+func detach(ctx context.Context) (context.Context, context.CancelFunc) {
+	uctx, cancel := context.WithCancel(auth.WithPrincipal(context.Background(), auth.FromContext(ctx)))
+	stop := context.AfterFunc(ctx, cancel)
+	return uctx, func() { stop(); cancel() }
+}
+
+// refusal is the caller-visible text of a Checker error.
+func refusal(err error) string {
+	if e := a2a.AsError(err); e != nil && e.Message != "" {
+		return e.Message
+	}
+	return clean(err.Error(), 300)
+}
+
+func errResult(format string, args ...any) *mcp.CallToolResult {
+	return mcp.NewToolResultError(fmt.Sprintf(format, args...))
+}
+
+// clean caps s and drops control characters.
+func clean(s string, n int) string {
+	if len(s) > n {
+		s = s[:n]
+	}
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// elicit relays an upstream's elicitation to the caller when the caller can
+// answer it now (a handshake-era session that declared elicitation);
+// otherwise it declines, which the upstream sees as the user's answer.
+// 2026-07-28 callers would need the upstream call parked across requests,
+// which the source does not do.
+func (s *Source) elicit(ctx context.Context) upstream.ElicitFunc {
+	return func(_ context.Context, e upstream.Elicitation) (upstream.ElicitResult, error) {
+		srv := server.ServerFromContext(ctx)
+		if srv == nil || server.IsModernRequest(ctx) || !canElicit(ctx) {
+			return upstream.ElicitResult{Action: upstream.ActionDecline}, nil
+		}
+		p := mcp.ElicitationParams{Message: e.Message}
+		if e.Mode == "url" {
+			p.Mode, p.URL = "url", e.URL
+			p.ElicitationID = "bridge-elicit-" + strconv.FormatUint(s.seq.Add(1), 10)
+		}
+		if len(e.RequestedSchema) > 0 {
+			p.RequestedSchema = e.RequestedSchema
+		}
+		res, err := srv.RequestElicitation(ctx, mcp.ElicitationRequest{
+			Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
+			Params:  p,
+		})
+		if err != nil {
+			return upstream.ElicitResult{}, fmt.Errorf("frontmcp: relay elicitation: %w", err)
+		}
+		out := upstream.ElicitResult{Action: string(res.Action)}
+		if res.Action == mcp.ElicitationResponseActionAccept {
+			if m, ok := res.Content.(map[string]any); ok {
+				out.Content = m
+			}
+		}
+		return out, nil
+	}
+}
+
+// canElicit reports whether the caller's session declared elicitation.
+func canElicit(ctx context.Context) bool {
+	cs, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo)
+	if !ok || cs == nil {
+		return false
+	}
+	return cs.GetClientCapabilities().Elicitation != nil
+}
+
+// relay forwards one call's upstream progress to the caller: only when the
+// caller asked (progress token), strictly increasing, and never after the
+// call's result (finish is called before the handler returns).
+type relay struct {
+	ctx     context.Context
+	srv     *server.MCPServer
+	token   mcp.ProgressToken
+	mu      sync.Mutex
+	done    bool
+	started bool
+	last    float64
+}
+
+func newRelay(ctx context.Context, req mcp.CallToolRequest) *relay {
+	r := &relay{ctx: ctx, srv: server.ServerFromContext(ctx)}
+	if req.Params.Meta != nil {
+		r.token = req.Params.Meta.ProgressToken
+	}
+	return r
+}
+
+func (r *relay) progress(p, total float64, msg string) {
+	if r.token == nil || r.srv == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done || (r.started && p <= r.last) {
+		return
+	}
+	r.started, r.last = true, p
+	params := map[string]any{"progressToken": r.token, "progress": p}
+	if total > 0 {
+		params["total"] = total
+	}
+	if msg != "" {
+		params["message"] = msg
+	}
+	_ = r.srv.SendNotificationToClient(r.ctx, string(mcp.MethodNotificationProgress), params)
+}
+
+func (r *relay) finish() {
+	r.mu.Lock()
+	r.done = true
+	r.mu.Unlock()
+}
