@@ -1,0 +1,107 @@
+//go:build interop
+
+// Package mcppublish_test publishes @modelcontextprotocol/server-everything
+// (npm, pinned in package-lock.json) over stdio as an A2A agent with
+// mcp/toolagent and drives it with the @a2a-js/sdk client (client-test.mjs).
+// Needs node (v20+) and npm: go test -tags interop ./interop/mcppublish/
+package mcppublish_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/gateway"
+	"github.com/a2a-mcp-bridge/bridge/mcp/toolagent"
+	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
+)
+
+// counting records which tools reached the upstream.
+type counting struct {
+	toolagent.Upstream
+	mu    sync.Mutex
+	calls map[string][]string
+}
+
+func (c *counting) CallTool(ctx context.Context, name string, args json.RawMessage, p upstream.ProgressFunc, e upstream.ElicitFunc) (json.RawMessage, error) {
+	c.mu.Lock()
+	c.calls[name] = append(c.calls[name], string(args))
+	c.mu.Unlock()
+	return c.Upstream.CallTool(ctx, name, args, p, e)
+}
+
+func TestServerEverythingThroughA2AJS(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("interop: node not found on PATH")
+	}
+	if _, err := os.Stat("node_modules/@modelcontextprotocol/server-everything"); err != nil {
+		out, err := exec.Command("npm", "ci", "--no-audit", "--no-fund").CombinedOutput()
+		if err != nil {
+			t.Fatalf("npm ci: %v\n%s", err, out)
+		}
+	}
+	everything, _ := filepath.Abs("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	conn, err := upstream.Dial(ctx, upstream.Config{
+		Name:  "everything",
+		Stdio: &upstream.StdioConfig{Command: node, Args: []string{everything, "stdio"}, InheritEnv: []string{"PATH", "HOME"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	t.Logf("server-everything negotiated MCP %s", conn.ProtocolVersion())
+
+	up := &counting{Upstream: conn, calls: map[string][]string{}}
+	st := store.NewMemory()
+	agent, err := toolagent.New(toolagent.Config{Name: "everything", Store: st, ProgressInterval: -1}, up)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: st, Executor: agent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mgr.Wait()
+	mux := http.NewServeMux()
+	ts := httptest.NewServer(mux)
+	defer ts.Close()
+	base := ts.URL + "/a2a/everything"
+	srv, err := a2a.NewServer(a2a.ServerConfig{Manager: mgr, Card: agent.Card(base)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent.OnCardChanged(func() { _ = srv.SetCard(agent.Card(base)) })
+	gateway.Mount(mux, "/a2a/everything", srv)
+
+	cmd := exec.CommandContext(ctx, node, "--test", "client-test.mjs")
+	cmd.Env = append(os.Environ(), "A2A_BASE_URL="+base)
+	out, err := cmd.CombinedOutput()
+	t.Logf("node --test client-test.mjs:\n%s", out)
+	if err != nil {
+		t.Fatalf("JS client tests failed: %v", err)
+	}
+	up.mu.Lock()
+	defer up.mu.Unlock()
+	for _, args := range up.calls["get-sum"] {
+		var a map[string]any
+		_ = json.Unmarshal([]byte(args), &a)
+		if _, ok := a["a"].(float64); !ok {
+			t.Errorf("get-sum reached the upstream with bad arguments %s", args)
+		}
+	}
+	if n := len(up.calls["no-such-tool"]); n != 0 {
+		t.Errorf("an unknown tool reached the upstream %d times", n)
+	}
+}
