@@ -93,7 +93,8 @@ type HTTPConfig struct {
 	// from the operator's config (with a negative Timeout: calls are bounded
 	// by their context, and streams are long-lived).
 	Client *http.Client
-	// Headers are extra static headers (not secrets: use Credentials).
+	// Headers are extra static headers sent on every request (values are
+	// never logged; prefer Credentials for secrets).
 	Headers map[string]string
 }
 
