@@ -31,8 +31,9 @@ func tracer() trace.Tracer { return otel.GetTracerProvider().Tracer(TracerName) 
 
 // TracingConfig configures [Tracing].
 type TracingConfig struct {
-	// Endpoint is the OTLP/HTTP collector base URL, e.g.
-	// "https://otel-collector:4318" (spans go to its /v1/traces). Empty
+	// Endpoint is the OTLP/HTTP collector URL, e.g.
+	// "https://otel-collector:4318": with no path, spans go to /v1/traces;
+	// a URL with a path is used as it is. Empty
 	// (the default) turns tracing off: no exporter, no spans recorded;
 	// trace context received from callers is still passed on.
 	Endpoint string
@@ -74,6 +75,17 @@ func (c TracingConfig) Validate() error {
 	return errors.Join(errs...)
 }
 
+// tracesURL is the export URL: the endpoint, with the OTLP traces path
+// when it names none.
+func tracesURL(endpoint string) string {
+	u, err := url.Parse(endpoint)
+	if err != nil || (u.Path != "" && u.Path != "/") {
+		return endpoint
+	}
+	u.Path = "/v1/traces"
+	return u.String()
+}
+
 func isLoopback(host string) bool {
 	if host == "localhost" {
 		return true
@@ -94,7 +106,7 @@ func Tracing(ctx context.Context, cfg TracingConfig) (shutdown func(context.Cont
 	if err := cfg.Validate(); err != nil {
 		return noop, err
 	}
-	opts := []otlptracehttp.Option{otlptracehttp.WithEndpointURL(cfg.Endpoint)}
+	opts := []otlptracehttp.Option{otlptracehttp.WithEndpointURL(tracesURL(cfg.Endpoint))}
 	if len(cfg.Headers) > 0 {
 		opts = append(opts, otlptracehttp.WithHeaders(cfg.Headers))
 	}
