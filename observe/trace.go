@@ -252,3 +252,11 @@ func ExtractMeta(ctx context.Context, meta map[string]any) context.Context {
 	}
 	return propagator.Extract(ctx, metaCarrier(meta))
 }
+
+// Wrap puts the three server middlewares in front of next in the order the
+// bridge needs: [RequestIDMiddleware] (outermost, so every log line and
+// span has the id), [TraceMiddleware], then m's [Metrics.Middleware]. A
+// nil m skips the metrics.
+func Wrap(face string, m *Metrics, method func(*http.Request) string, next http.Handler) http.Handler {
+	return RequestIDMiddleware(TraceMiddleware(face, m.Middleware(face, method, next)))
+}
