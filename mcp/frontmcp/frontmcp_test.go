@@ -599,5 +599,3 @@ func TestCallWithoutPrincipalIsRefused(t *testing.T) {
 		t.Fatalf("res %+v err %v called %v", res, err, f.called)
 	}
 }
-
-
