@@ -98,3 +98,16 @@ func TestWrapCorrelatesLogsTracesAndMetrics(t *testing.T) {
 	}
 	wantSample(t, scrape(t, m), `bridge_requests_total{face="mcp",method="tools/call",outcome="2xx"}`, 1)
 }
+
+func BenchmarkWrap(b *testing.B) {
+	m := NewMetrics(prometheus.NewRegistry())
+	h := Wrap("a2a", m, nil, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		SetMethod(r.Context(), "SendMessage")
+	}))
+	r := httptest.NewRequest("POST", "/a2a/x", nil)
+	r.Header.Set("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+	b.ReportAllocs()
+	for b.Loop() {
+		h.ServeHTTP(httptest.NewRecorder(), r)
+	}
+}

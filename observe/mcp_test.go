@@ -1,0 +1,70 @@
+package observe
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/codes"
+)
+
+func TestToolMiddleware(t *testing.T) {
+	tp := "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	tests := []struct {
+		name       string
+		meta       *mcp.Meta
+		httpParent bool
+		result     *mcp.CallToolResult
+		err        error
+		wantStatus codes.Code
+		wantTrace  string // "" : any
+		wantLink   bool
+	}{
+		{name: "meta parent", meta: &mcp.Meta{AdditionalFields: map[string]any{"traceparent": tp}},
+			result: mcp.NewToolResultText("ok"), wantStatus: codes.Unset, wantTrace: "4bf92f3577b34da6a3ce929d0e0e4736"},
+		{name: "meta wins over http, which is linked", meta: &mcp.Meta{AdditionalFields: map[string]any{"traceparent": tp}}, httpParent: true,
+			result: mcp.NewToolResultText("ok"), wantStatus: codes.Unset, wantTrace: "4bf92f3577b34da6a3ce929d0e0e4736", wantLink: true},
+		{name: "no meta keeps http parent", httpParent: true, result: mcp.NewToolResultText("ok"), wantStatus: codes.Unset},
+		{name: "isError result", result: mcp.NewToolResultError("nope"), wantStatus: codes.Error},
+		{name: "handler error", err: errors.New("boom"), wantStatus: codes.Error},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sr := recordSpans(t)
+			ctx := context.Background()
+			var httpSpanID string
+			var httpTrace string
+			if tt.httpParent {
+				c, s := otel.Tracer("t").Start(ctx, "http")
+				defer s.End()
+				ctx = c
+				httpSpanID = s.SpanContext().SpanID().String()
+				httpTrace = s.SpanContext().TraceID().String()
+			}
+			h := ToolMiddleware()(func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return tt.result, tt.err
+			})
+			req := mcp.CallToolRequest{}
+			req.Params.Name = "ask"
+			req.Params.Meta = tt.meta
+			_, _ = h(ctx, req)
+			s := spanNamed(t, sr.Ended(), "tools/call ask")
+			if s.Status().Code != tt.wantStatus {
+				t.Errorf("status %v, want %v", s.Status().Code, tt.wantStatus)
+			}
+			want := tt.wantTrace
+			if want == "" && tt.httpParent {
+				want = httpTrace
+			}
+			if want != "" && s.SpanContext().TraceID().String() != want {
+				t.Errorf("trace %v, want %v", s.SpanContext().TraceID(), want)
+			}
+			linked := len(s.Links()) == 1 && s.Links()[0].SpanContext.SpanID().String() == httpSpanID
+			if linked != tt.wantLink {
+				t.Errorf("links %v, want link to the http span: %v", s.Links(), tt.wantLink)
+			}
+		})
+	}
+}
