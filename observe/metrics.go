@@ -194,7 +194,7 @@ func (m *Metrics) Middleware(face string, method func(*http.Request) string, nex
 // OnTaskEvent counts the task state an event enters. Its signature is that
 // of a2a.ManagerConfig.OnEvent; compose it with the push sender's hook
 // when both are needed.
-func (m *Metrics) OnTaskEvent(_ context.Context, _ string, task *a2a.Task, ev a2a.StreamResponse) {
+func (m *Metrics) OnTaskEvent(_ context.Context, _ string, _ *a2a.Task, ev a2a.StreamResponse) {
 	if m == nil {
 		return
 	}
@@ -207,7 +207,6 @@ func (m *Metrics) OnTaskEvent(_ context.Context, _ string, task *a2a.Task, ev a2
 	default:
 		return // artifacts and messages change no state
 	}
-	_ = task
 	m.tasks.WithLabelValues(stateLabel(st)).Inc()
 }
 
