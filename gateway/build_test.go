@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -453,4 +452,42 @@ func TestReloadKeepsOldConfigWhenInvalid(t *testing.T) {
 	}
 }
 
-var _ = errors.New
+func TestStreamingThroughMiddleware(t *testing.T) {
+	e := start(t)
+	s, err := e.client(t, aliceKey).SendStreamingMessage(context.Background(), toolMessage(t, "slow", map[string]any{"steps": 3}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var last a2a.TaskState
+	n := 0
+	for ev, err := range s.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+		switch {
+		case ev.StatusUpdate != nil:
+			last = ev.StatusUpdate.Status.State
+		case ev.Task != nil:
+			last = ev.Task.Status.State
+		}
+	}
+	if last != a2a.TaskStateCompleted || n < 2 {
+		t.Fatalf("%d events, last state %s", n, last)
+	}
+	// The client may stop at the terminal event before the server's handler
+	// has returned: wait for the request to be counted.
+	want := []string{
+		`bridge_requests_total{face="a2a",method="SendStreamingMessage",outcome="ok"} 1`,
+		`bridge_active_streams{face="a2a"} 0`,
+	}
+	var body []byte
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		_, body = get(t, e.url+"/metrics")
+		if strings.Contains(string(body), want[0]) && strings.Contains(string(body), want[1]) {
+			return
+		}
+	}
+	t.Fatalf("metrics lack %q:\n%s", want, grepLines(string(body), "bridge_"))
+}

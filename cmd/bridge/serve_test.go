@@ -132,4 +132,3 @@ func TestExamplesPassCheckConfig(t *testing.T) {
 		}
 	}
 }
-
