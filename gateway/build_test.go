@@ -23,6 +23,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
@@ -490,4 +491,87 @@ func TestStreamingThroughMiddleware(t *testing.T) {
 		}
 	}
 	t.Fatalf("metrics lack %q:\n%s", want, grepLines(string(body), "bridge_"))
+}
+
+// TestDrainEndsOpenStreamAndKeepsTask is SIGTERM during an open stream: the
+// listener stops, the stream ends within the grace period, and the task is
+// still in the store.
+func TestDrainEndsOpenStreamAndKeepsTask(t *testing.T) {
+	cfg, err := config.Parse([]byte(fmt.Sprintf(`
+listen: 127.0.0.1:0
+store: "memory:"
+auth:
+  api_keys: [{name: alice, sha256: %q}]
+policy: {default: allow}
+publish:
+  - {name: tools, stdio: {command: mcptestserver}, tool_timeout: 1s}
+`, hash(aliceKey))), "drain.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := store.NewMemory()
+	srv := upstreamtest.NewServer(upstreamtest.Options{})
+	l := &gateway.Listener{Addr: "127.0.0.1:0", Grace: 50 * time.Millisecond, Log: quiet}
+	if err := l.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	pub := "http://" + l.BoundAddr()
+	b, err := gateway.Build(context.Background(), cfg, gateway.Options{Logger: quiet, PublicURL: pub, Store: st,
+		DialUpstream: func(ctx context.Context, c upstream.Config) (*upstream.Conn, error) {
+			return upstream.InProcess(ctx, srv.MCP, c)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	l.Handler = b.Handler()
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- l.Serve(ctx) }()
+
+	e := &env{url: pub}
+	s, err := e.client(t, aliceKey).SendStreamingMessage(context.Background(), toolMessage(t, "block", map[string]any{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	first, err := s.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var id string
+	switch {
+	case first.Task != nil:
+		id = first.Task.ID
+	case first.StatusUpdate != nil:
+		id = first.StatusUpdate.TaskID
+	default:
+		t.Fatalf("first event %+v", first)
+	}
+	<-srv.Started()
+
+	t0 := time.Now()
+	stop() // what SIGTERM does in bridge serve
+	for {
+		if _, err := s.Next(); err != nil {
+			break // the stream ended (cleanly or by the server closing it)
+		}
+	}
+	t.Logf("stream ended after %v", time.Since(t0))
+	if err := <-served; err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	t.Logf("serve returned after %v", time.Since(t0))
+	owner := (&auth.Principal{Issuer: "apikey", Subject: "alice"}).Key()
+	rec, err := st.GetTask(context.Background(), owner, id)
+	if err != nil {
+		t.Fatalf("task lost after drain: %v", err)
+	}
+	if rec.Task.ID != id {
+		t.Fatalf("task %+v", rec.Task)
+	}
+	evs, err := st.Events(context.Background(), owner, id, 0, 100)
+	if err != nil || len(evs) == 0 {
+		t.Fatalf("events after drain: %d, %v", len(evs), err)
+	}
 }
