@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -20,7 +21,7 @@ func (w lineWriter) Write(b []byte) (int, error) {
 	for _, l := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
 		select {
 		case w.lines <- l:
-		default:
+		default: // never block the server on a full test buffer
 		}
 	}
 	return len(b), nil
@@ -130,5 +131,70 @@ func TestExamplesPassCheckConfig(t *testing.T) {
 		if err := runCheckConfig(context.Background(), []string{f}, &out, io.Discard); err != nil {
 			t.Errorf("%s: %v\n%s", f, err, out.String())
 		}
+	}
+}
+
+// waitLine waits for a line containing sub.
+func waitLine(t *testing.T, lines <-chan string, sub string) {
+	t.Helper()
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case l := <-lines:
+			if strings.Contains(l, sub) {
+				return
+			}
+		case <-timeout:
+			t.Fatalf("no line with %q", sub)
+		}
+	}
+}
+
+func TestSIGHUPWithBrokenFileKeepsServing(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "bridge.yaml")
+	good := "listen: 127.0.0.1:0\nstore: \"memory:\"\nauth: {anonymous: true}\npolicy: {default: allow}\n"
+	if err := os.WriteFile(file, []byte(good), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	out := lineWriter{lines: make(chan string, 16)}
+	logs := lineWriter{lines: make(chan string, 256)}
+	done := make(chan error, 1)
+	go func() { done <- runServe(ctx, []string{"--config", file}, out, logs) }()
+	var addr string
+	select {
+	case l := <-out.lines:
+		addr = strings.Fields(strings.TrimPrefix(l, "bridge serving on "))[0]
+	case err := <-done:
+		t.Fatalf("serve ended: %v", err)
+	}
+
+	if err := os.WriteFile(file, []byte("listen: 127.0.0.1:0\npolicy: {default: maybe}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	waitLine(t, logs.lines, "reload refused")
+	resp, err := http.Get("http://" + addr + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("healthz after a refused reload: %d", resp.StatusCode)
+	}
+
+	if err := os.WriteFile(file, []byte(strings.Replace(good, "default: allow", "default: deny", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	waitLine(t, logs.lines, "configuration reloaded")
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("serve: %v", err)
 	}
 }
