@@ -30,6 +30,9 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/ratelimit"
 )
 
+// exposeMaxBodyBytes caps one exposed agent's response (a whole stream).
+const exposeMaxBodyBytes = 64 << 20
+
 // JWKSPath is where the public card-verification keys are served.
 const JWKSPath = "/.well-known/jwks.json"
 
@@ -65,6 +68,7 @@ type Bridge struct {
 	store      a2a.Store
 	closeStore func() error
 	guard      *netguard.Guard
+	trusted    *http.Client // for destinations named in the file
 	chain      *auth.Chain
 	engine     *policy.Engine
 	limiter    *ratelimit.Limiter
@@ -145,6 +149,7 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (_ *Bridge, er
 	// Destinations named in this file (issuers, published servers) use the
 	// trusted client: no address policy, no environment proxy, no redirects.
 	trusted := netguard.Trusted(ngcfg)
+	b.trusted = trusted
 	streaming := ngcfg
 	streaming.Timeout = -1
 	streaming.MaxBodyBytes = -1
@@ -513,7 +518,8 @@ func (b *Bridge) buildExpose(ctx context.Context, mux *http.ServeMux, mcpOnly bo
 			Alias: a.Alias, CardURL: cardURL(a.URL), RequireSignature: a.Card.RequireSignature,
 			Timeout: a.Timeout.D(), SkillTools: a.PerSkillTools,
 		}
-		creds, err := auth.NewCredentials(a.Credentials, b.guard.Client())
+		// Token endpoints are named in the file: the trusted client.
+		creds, err := auth.NewCredentials(a.Credentials, b.trusted)
 		if err != nil {
 			return fmt.Errorf("gateway: expose.agents[%d].credentials: %w", i, err)
 		}
@@ -535,7 +541,23 @@ func (b *Bridge) buildExpose(ctx context.Context, mux *http.ServeMux, mcpOnly bo
 		}
 		agents = append(agents, ac)
 	}
-	tools, err := agenttools.New(agenttools.Config{Agents: agents, HTTPClient: b.guard.Client(), Logger: b.log})
+	// Agent calls stream for up to their timeout: they get a guard of their
+	// own whose overall limits fit the longest call (New refuses "none").
+	ngcfg, err := cfg.Netguard.Config()
+	if err != nil {
+		return fmt.Errorf("gateway: netguard: %w", err)
+	}
+	longest := time.Duration(0)
+	for _, a := range cfg.Expose.Agents {
+		longest = max(longest, a.Timeout.D())
+	}
+	ngcfg.Timeout = max(ngcfg.Timeout, longest+time.Minute)
+	ngcfg.MaxBodyBytes = max(ngcfg.MaxBodyBytes, exposeMaxBodyBytes)
+	callGuard, err := netguard.New(ngcfg)
+	if err != nil {
+		return fmt.Errorf("gateway: netguard for exposed agents: %w", err)
+	}
+	tools, err := agenttools.New(agenttools.Config{Agents: agents, HTTPClient: callGuard.Client(), Logger: b.log})
 	if err != nil {
 		return fmt.Errorf("gateway: expose: %w", err)
 	}
