@@ -21,6 +21,8 @@ import (
 const usage = `bridge joins A2A agents and MCP servers and guards every hop between them.
 
 Usage:
+  bridge serve --config FILE                     run the bridge described by FILE (every face, every hop)
+  bridge mcp --config FILE                       serve the exposed agents as MCP tools over stdio (Claude Desktop)
   bridge demo [--addr HOST:PORT] [--store URL]   run the demo agent on the embedded defaults
   bridge check-config FILE                       validate a config file; print every problem with its position
   bridge prune --store URL [--older-than 168h]   delete finished tasks (and their events) older than the age
@@ -42,6 +44,8 @@ type command struct {
 
 func commands() []command {
 	return []command{
+		{"serve", runServe},
+		{"mcp", runMCP},
 		{"demo", runDemo},
 		{"check-config", runCheckConfig},
 		{"keys", runKeys},
@@ -76,7 +80,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 func runVersion(_ context.Context, _ []string, stdout, _ io.Writer) error {
-	fmt.Fprintf(stdout, "bridge %s\nA2A protocol: %s (JSON-RPC, HTTP+JSON, SSE)\n", gateway.Version, a2a.ProtocolVersion)
+	fmt.Fprintf(stdout, "bridge %s\nA2A protocol: %s (JSON-RPC, HTTP+JSON, SSE)\nMCP protocol: 2025-06-18, 2025-11-25, 2026-07-28 (stdio, streamable HTTP)\n", gateway.Version, a2a.ProtocolVersion)
 	return nil
 }
 

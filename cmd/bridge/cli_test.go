@@ -72,3 +72,14 @@ func TestCardSignedByTheCLIVerifiesAndATamperedOneDoesNot(t *testing.T) {
 		t.Fatal("an unsigned card verified although a signature is required")
 	}
 }
+
+func TestPruneNeedsAStoreAndReportsWhatItDeleted(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "prune.db")
+	code, out, e := runCLI(t, "prune", "--store", db, "--older-than", "1h")
+	if code != 0 || !strings.Contains(out, "pruned 0") {
+		t.Fatalf("code %d out %q err %q", code, out, e)
+	}
+	if code, _, _ := runCLI(t, "prune"); code == 0 {
+		t.Fatal("prune without a store succeeded")
+	}
+}
