@@ -7,10 +7,17 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/push"
+	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
+	"github.com/a2a-mcp-bridge/bridge/examples/demomcp"
+	"github.com/a2a-mcp-bridge/bridge/mcp/agenttools"
+	"github.com/a2a-mcp-bridge/bridge/mcp/face"
+	"github.com/a2a-mcp-bridge/bridge/mcp/toolagent"
+	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
 )
 
@@ -26,20 +33,34 @@ type DemoOptions struct {
 	// Netguard guards push deliveries. UnsafeAllow in it lets webhooks on
 	// those ranges (loopback, for the conformance kit) through.
 	Netguard netguard.Config
-	Log      *slog.Logger
+	// ListenAddr is the address the demo listens on; /mcp (anonymous) is
+	// served only when it is a loopback address.
+	ListenAddr string
+	Log        *slog.Logger
 }
+
+// DemoToolsBase is the base path of the demo MCP server published as an agent.
+const DemoToolsBase = "/a2a/tools"
 
 // Demo is the running demo: its handler and the background work to run.
 type Demo struct {
 	Handler  http.Handler
 	Manager  *a2a.Manager
+	Tools    *a2a.Manager
 	Dispatch *push.Dispatcher
+	// Run does the background work (push delivery, card refresh,
+	// maintenance) until ctx ends.
+	Run func(ctx context.Context)
+	// Close releases the demo's upstream connection.
+	Close func()
 }
 
-// NewDemo returns the handler of `bridge demo`: the demo agent at
-// /a2a/echo (JSON-RPC at the base, HTTP+JSON under /rest), its card at the
-// agent's and the root well-known paths, and /healthz.
-func NewDemo(opts DemoOptions) (*Demo, error) {
+// NewDemo returns `bridge demo`: the demo agent at /a2a/echo (JSON-RPC at
+// the base, HTTP+JSON under /rest), its card at the agent's and the root
+// well-known paths; the demo MCP server published as an agent at
+// /a2a/tools; the demo agent exposed as MCP tools at /mcp (anonymous callers,
+// loopback listeners only); and /healthz.
+func NewDemo(ctx context.Context, opts DemoOptions) (*Demo, error) {
 	if opts.Store == nil {
 		return nil, fmt.Errorf("gateway: demo needs a store")
 	}
@@ -73,7 +94,69 @@ func NewDemo(opts DemoOptions) (*Demo, error) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = w.Write([]byte("ok\n"))
 	})
-	return &Demo{Handler: mux, Manager: mgr, Dispatch: disp}, nil
+	demo := &Demo{Handler: mux, Manager: mgr, Dispatch: disp, Close: func() {}}
+
+	// The demo MCP server, published as an A2A agent.
+	conn, err := upstream.InProcess(ctx, demomcp.New(), upstream.Config{Name: "tools", Logger: opts.Log})
+	if err != nil {
+		return nil, err
+	}
+	demo.Close = func() { _ = conn.Close() }
+	tools, err := toolagent.New(toolagent.Config{Name: "Demo MCP tools", Description: "The bridge's demo MCP server (echo, add, upper, slow) published as an A2A agent: each tool is a skill.", Store: opts.Store, Logger: opts.Log}, conn)
+	if err != nil {
+		return nil, err
+	}
+	tmgr, err := a2a.NewManager(a2a.ManagerConfig{Store: opts.Store, Executor: tools, Logger: opts.Log, OnEvent: disp.OnEvent})
+	if err != nil {
+		return nil, err
+	}
+	tbase := strings.TrimRight(opts.PublicURL, "/") + DemoToolsBase
+	tcard := tools.Card(tbase)
+	tcard.Capabilities.PushNotifications = a2a.Ptr(true)
+	tsrv, err := a2a.NewServer(a2a.ServerConfig{Manager: tmgr, Card: tcard, Logger: opts.Log, PushEnabled: true, CheckPushURL: PushURLCheck(guard)})
+	if err != nil {
+		return nil, err
+	}
+	tools.OnCardChanged(func() {
+		c := tools.Card(tbase)
+		c.Capabilities.PushNotifications = a2a.Ptr(true)
+		_ = tsrv.SetCard(c)
+	})
+	Mount(mux, DemoToolsBase, tsrv)
+	demo.Tools = tmgr
+
+	// The demo agent, exposed as MCP tools (loopback only: callers are anonymous).
+	var runTools func(context.Context)
+	if anon, err := auth.NewAnonymous(opts.ListenAddr, false); err == nil {
+		at, err := agenttools.New(agenttools.Config{
+			Agents:     []agenttools.AgentConfig{{Alias: "echo", CardURL: base + "/.well-known/agent-card.json", SkillTools: false}},
+			HTTPClient: netguard.Trusted(netguard.Config{Timeout: -1, MaxBodyBytes: -1}),
+			Logger:     opts.Log,
+		})
+		if err != nil {
+			return nil, err
+		}
+		f, err := face.New(face.Config{
+			Name: "bridge-demo", Version: Version, PublicURL: strings.TrimRight(opts.PublicURL, "/"), Path: "/mcp",
+			Authenticator: auth.NewChain(auth.ChainOptions{}, anon), AllowLoopbackOrigins: true,
+			Sources: []face.ToolSource{at}, Logger: opts.Log,
+		})
+		if err != nil {
+			return nil, err
+		}
+		f.Mount(mux)
+		runTools = at.Run
+	} else if opts.Log != nil {
+		opts.Log.Warn("demo: /mcp is served only on a loopback listener (its callers are anonymous)")
+	}
+	demo.Run = func(ctx context.Context) {
+		go func() { _ = disp.Run(ctx) }()
+		go mgr.RunMaintenance(ctx, time.Minute, 7*24*time.Hour)
+		if runTools != nil {
+			go runTools(ctx)
+		}
+	}
+	return demo, nil
 }
 
 // PushURLCheck validates a webhook config's URL when it is created: the

@@ -120,20 +120,20 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			log.Warn(w)
 		}
 	}
-	demo, err := gateway.NewDemo(gateway.DemoOptions{PublicURL: pub, Store: st, Log: log, Netguard: guard})
+	dctx, dstop := context.WithCancel(context.WithoutCancel(ctx))
+	defer dstop()
+	demo, err := gateway.NewDemo(dctx, gateway.DemoOptions{PublicURL: pub, Store: st, Log: log, Netguard: guard, ListenAddr: l.BoundAddr()})
 	if err != nil {
 		return err
 	}
-	dctx, dstop := context.WithCancel(context.WithoutCancel(ctx))
-	defer dstop()
-	go func() { _ = demo.Dispatch.Run(dctx) }()
-	go demo.Manager.RunMaintenance(dctx, time.Minute, 7*24*time.Hour)
-	mgr := demo.Manager
+	defer demo.Close()
+	demo.Run(dctx)
 	l.Handler = demo.Handler
 	log.Info("bridge demo listening", "addr", l.BoundAddr(), "agent", pub+gateway.DemoBase, "card", pub+gateway.DemoBase+"/.well-known/agent-card.json")
-	fmt.Fprintf(stdout, "demo agent at %s%s (card: %s/.well-known/agent-card.json)\n", pub, gateway.DemoBase, pub)
+	fmt.Fprintf(stdout, "demo agent at %s%s (card: %s/.well-known/agent-card.json)\ndemo MCP tools published as an agent at %s%s\ndemo agent exposed as MCP tools at %s/mcp\n", pub, gateway.DemoBase, pub, pub, gateway.DemoToolsBase, pub)
 	err = l.Serve(ctx)
-	mgr.Wait()
+	demo.Manager.Wait()
+	demo.Tools.Wait()
 	return err
 }
 
