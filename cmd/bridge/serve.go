@@ -55,12 +55,16 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	file := fs.String("config", "", "configuration file (YAML)")
+	storeURL := fs.String("store", "", "task store URL, overriding the file's store: (sqlite:PATH, postgres://…, memory:)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	cfg, err := loadConfig(*file, stderr)
 	if err != nil {
 		return err
+	}
+	if *storeURL != "" {
+		cfg.Store = *storeURL
 	}
 	log := configLogger(cfg.Observability, stderr)
 	l := &gateway.Listener{

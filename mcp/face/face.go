@@ -219,6 +219,7 @@ func New(cfg Config) (*Face, error) {
 		server.WithResourceCapabilities(false, true),
 		server.WithRecovery(),
 		server.WithElicitation(),
+		server.WithLogging(),
 		server.WithToolFilter(f.filter),
 	}
 	if cfg.Instructions != "" {
