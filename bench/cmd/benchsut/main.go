@@ -1,0 +1,187 @@
+// Command benchsut serves one system under test of the benchmark suite on
+// loopback: the fast upstream agent (-role upstream) or the bridge fronting
+// it in front-A2A mode with auth, policy and rate limits on (-role bridge).
+// A second loopback listener (-debug) serves /stats (allocation counters,
+// requests, RSS) and net/http/pprof, for the harness in bench/run.sh.
+//
+//	benchsut -role upstream -listen 127.0.0.1:18081
+//	benchsut -role bridge -listen 127.0.0.1:18083 -upstream http://127.0.0.1:18081 -token-file tok
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"os"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/a2a-mcp-bridge/bridge/bench"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "benchsut:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	role := flag.String("role", "", "upstream or bridge")
+	listen := flag.String("listen", "127.0.0.1:0", "loopback address to serve on")
+	debug := flag.String("debug", "", "loopback address of /stats and /debug/pprof (empty: none)")
+	upstream := flag.String("upstream", "", "base URL of the upstream agent (role bridge)")
+	tokenFile := flag.String("token-file", "", "file to write the bridge's bearer token to (role bridge)")
+	flag.Parse()
+
+	ln, err := loopbackListen(*listen)
+	if err != nil {
+		return err
+	}
+	base := "http://" + ln.Addr().String()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	var h http.Handler
+	var wait func()
+	switch *role {
+	case "upstream":
+		up, err := bench.NewUpstream(base, nil)
+		if err != nil {
+			return err
+		}
+		h, wait = up.Handler, up.Manager.Wait
+	case "bridge":
+		if *upstream == "" {
+			return errors.New("-upstream is required with -role bridge")
+		}
+		br, err := bench.NewBridge(ctx, bench.BridgeConfig{
+			UpstreamCardURL: strings.TrimSuffix(*upstream, "/") + "/.well-known/agent-card.json", BaseURL: base,
+			HTTPClient: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1024, ForceAttemptHTTP2: false}},
+		})
+		if err != nil {
+			return err
+		}
+		defer br.Limiter.Close()
+		if *tokenFile != "" {
+			if err := os.WriteFile(*tokenFile, []byte(br.Token), 0o600); err != nil {
+				return fmt.Errorf("write token file: %w", err)
+			}
+		}
+		h, wait = br.Handler, br.Manager.Wait
+	default:
+		return errors.New("-role must be upstream or bridge")
+	}
+
+	var requests atomic.Int64
+	counted := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		h.ServeHTTP(w, r)
+	})
+	srv := &http.Server{Handler: counted, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 2)
+	go func() { errc <- srv.Serve(ln) }()
+
+	var dsrv *http.Server
+	if *debug != "" {
+		dln, err := loopbackListen(*debug)
+		if err != nil {
+			return err
+		}
+		dsrv = &http.Server{Handler: debugMux(&requests), ReadHeaderTimeout: 10 * time.Second}
+		go func() { errc <- dsrv.Serve(dln) }()
+	}
+	fmt.Printf("benchsut: %s serving %s (pid %d)\n", *role, base, os.Getpid())
+
+	select {
+	case <-ctx.Done():
+	case err := <-errc:
+		return err
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(sctx)
+	if dsrv != nil {
+		_ = dsrv.Shutdown(sctx)
+	}
+	srv.Close()
+	done := make(chan struct{})
+	go func() { wait(); close(done) }()
+	select {
+	case <-done:
+	case <-sctx.Done():
+	}
+	return nil
+}
+
+// loopbackListen listens on addr, which must be a loopback address.
+func loopbackListen(addr string) (net.Listener, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen address %q: %w", addr, err)
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return nil, fmt.Errorf("listen address %q: only loopback addresses are allowed", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen: %w", err)
+	}
+	return ln, nil
+}
+
+// stats is the /stats answer: cumulative counters the harness diffs.
+type stats struct {
+	Requests   int64  `json:"requests"`
+	Mallocs    uint64 `json:"mallocs"`
+	TotalAlloc uint64 `json:"total_alloc"`
+	HeapInuse  uint64 `json:"heap_inuse"`
+	Goroutines int    `json:"goroutines"`
+	RSSKiB     int64  `json:"rss_kib"`
+}
+
+func debugMux(requests *atomic.Int64) *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /stats", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("gc") == "1" {
+			runtime.GC()
+		}
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(stats{
+			Requests: requests.Load(), Mallocs: ms.Mallocs, TotalAlloc: ms.TotalAlloc, HeapInuse: ms.HeapInuse,
+			Goroutines: runtime.NumGoroutine(), RSSKiB: rssKiB(),
+		})
+	})
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	return mux
+}
+
+// rssKiB reads VmRSS from /proc/self/status (-1 when unavailable).
+func rssKiB() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err == nil {
+				return n
+			}
+		}
+	}
+	return -1
+}

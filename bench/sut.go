@@ -1,0 +1,230 @@
+// Package bench holds the systems under test of the benchmark suite: a fast
+// upstream A2A agent and the bridge fronting it with authentication, policy
+// and rate limits on, built in-process from the bridge's packages so that the
+// suite measures exactly the front-A2A path (see bench/run.sh and
+// bench/REPORT.md).
+package bench
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/proxy"
+	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/gateway"
+	"github.com/a2a-mcp-bridge/bridge/policy"
+	"github.com/a2a-mcp-bridge/bridge/ratelimit"
+)
+
+// HoldText is the message text that makes Agent keep its task WORKING until
+// the task is cancelled or the agent stops: the long task idle SSE streams
+// subscribe to.
+const HoldText = "hold"
+
+// Agent is a trivial fast executor: it answers every message with one text
+// artifact and completes the task, except HoldText, which it holds open.
+type Agent struct{}
+
+var _ a2a.Executor = Agent{}
+
+// Execute implements a2a.Executor.
+func (Agent) Execute(ctx context.Context, req *a2a.Request, u *a2a.Updater) error {
+	text := ""
+	if req.Message != nil && len(req.Message.Parts) > 0 {
+		text = req.Message.Parts[0].Text
+	}
+	if text == HoldText {
+		if err := u.Working(ctx, "holding"); err != nil {
+			return err
+		}
+		<-ctx.Done()
+		return nil
+	}
+	if err := u.Artifact(ctx, a2a.Artifact{Name: "echo", Parts: []a2a.Part{a2a.TextPart("echo: " + text)}}, false, true); err != nil {
+		return err
+	}
+	return u.Complete(ctx, "")
+}
+
+// Cancel implements a2a.Executor; the manager marks the task CANCELED.
+func (Agent) Cancel(context.Context, *a2a.Request, *a2a.Updater) error { return nil }
+
+// Card is the upstream's agent card for an agent served at baseURL.
+func Card(baseURL string) *a2a.AgentCard {
+	baseURL = strings.TrimSuffix(baseURL, "/")
+	return &a2a.AgentCard{
+		Name:        "bench upstream",
+		Description: "Echoes a message as one artifact; 'hold' keeps the task working.",
+		SupportedInterfaces: []a2a.AgentInterface{
+			{URL: baseURL, ProtocolBinding: a2a.BindingJSONRPC, ProtocolVersion: a2a.ProtocolVersion},
+		},
+		Version:            "1.0.0",
+		Capabilities:       a2a.AgentCapabilities{Streaming: a2a.Ptr(true), PushNotifications: a2a.Ptr(false)},
+		DefaultInputModes:  []string{"text/plain"},
+		DefaultOutputModes: []string{"text/plain"},
+		Skills:             []a2a.AgentSkill{{ID: "echo", Name: "Echo", Description: "Echoes text.", Tags: []string{"bench"}}},
+	}
+}
+
+// Upstream is the fast agent behind an a2a.Server with an in-memory store.
+type Upstream struct {
+	// Handler serves the agent (card, JSON-RPC at "/").
+	Handler http.Handler
+	// Manager runs the agent's tasks; Wait on it after the listener closed.
+	Manager *a2a.Manager
+}
+
+// NewUpstream builds the upstream agent for baseURL (where its card says it
+// is served).
+func NewUpstream(baseURL string, log *slog.Logger) (*Upstream, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: store.NewMemory(), Executor: Agent{}, Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("bench: upstream manager: %w", err)
+	}
+	srv, err := a2a.NewServer(a2a.ServerConfig{Manager: mgr, Card: Card(baseURL), KeepAlive: time.Minute, Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("bench: upstream server: %w", err)
+	}
+	return &Upstream{Handler: srv, Manager: mgr}, nil
+}
+
+// Bench identity of the bridge's callers.
+const (
+	Issuer   = "https://idp.bench.invalid"
+	Audience = "a2a-bridge-bench"
+	Subject  = "bench-client"
+	Scope    = "a2a.call"
+	// AgentName is the fronted agent's name in hops, policy and limits.
+	AgentName = "bench"
+)
+
+// BridgeConfig configures NewBridge.
+type BridgeConfig struct {
+	// UpstreamCardURL is the upstream's agent card. Required.
+	UpstreamCardURL string
+	// BaseURL is where the bridge itself is served (its card's URL). Required.
+	BaseURL string
+	// HTTPClient calls the upstream (default: the proxy's own default).
+	HTTPClient *http.Client
+	// Logger receives logs (default: discarded).
+	Logger *slog.Logger
+}
+
+// Bridge is the bridge in front-A2A mode with every inbound check on:
+// bearer JWT (ES256, verified-token cache), CEL policy per method and
+// principal, and an in-memory rate limit per principal set high enough that
+// it is counted but never reached.
+type Bridge struct {
+	// Handler serves the bridge's face of the agent.
+	Handler http.Handler
+	// Manager runs the bridge's tasks (the proxy executor).
+	Manager *a2a.Manager
+	// Token is a bearer JWT the bridge accepts, valid for a day.
+	Token string
+	// Limiter is the rate limiter (Close it when done).
+	Limiter *ratelimit.Limiter
+}
+
+// NewBridge fetches the upstream card and builds the protected bridge.
+func NewBridge(ctx context.Context, cfg BridgeConfig) (*Bridge, error) {
+	if cfg.UpstreamCardURL == "" || cfg.BaseURL == "" {
+		return nil, errors.New("bench: bridge config: UpstreamCardURL and BaseURL are required")
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, fmt.Errorf("bench: generate signing key: %w", err)
+	}
+	token, err := signToken(key, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	jwks := auth.NewJWKSKeys(auth.JWKSConfig{Issuer: Issuer, Audience: []string{Audience}, Scopes: []string{Scope}, Algorithms: []string{"ES256"}},
+		[]jose.JSONWebKey{{Key: &key.PublicKey, KeyID: "bench", Algorithm: "ES256", Use: "sig"}}, auth.JWTOptions{})
+	chain := auth.NewChain(auth.ChainOptions{Cache: auth.NewTokenCache(10_000, time.Hour, nil)}, jwks)
+
+	engine, err := policy.Compile(policy.Config{
+		Default: policy.DefaultDeny,
+		Rules: []policy.Rule{
+			{Name: "bench-calls", Allow: fmt.Sprintf(`principal.scopes.exists(s, s == %q) && hop.agent == %q && hop.method in ["SendMessage", "SendStreamingMessage", "GetTask", "SubscribeToTask", "CancelTask"]`, Scope, AgentName)},
+			{Name: "no-bots", Deny: `principal.client_id.startsWith("bot-")`},
+		},
+	}, policy.WithLogger(log))
+	if err != nil {
+		return nil, fmt.Errorf("bench: policy: %w", err)
+	}
+	lim, err := ratelimit.New(ratelimit.Config{Rules: []ratelimit.Rule{
+		{Per: ratelimit.Fields{"principal"}, Rate: "1000000000/s"},
+		{Per: ratelimit.Fields{"principal", "method"}, Rate: "1000000000/m"},
+	}}, ratelimit.WithLogger(log))
+	if err != nil {
+		return nil, fmt.Errorf("bench: rate limits: %w", err)
+	}
+	px, err := proxy.New(ctx, proxy.Config{
+		CardURL: cfg.UpstreamCardURL, HTTPClient: cfg.HTTPClient, StateKey: make32(), Logger: log,
+	})
+	if err != nil {
+		lim.Close()
+		return nil, fmt.Errorf("bench: front executor: %w", err)
+	}
+	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: store.NewMemory(), Executor: px, Logger: log})
+	if err != nil {
+		lim.Close()
+		return nil, fmt.Errorf("bench: bridge manager: %w", err)
+	}
+	hops := &gateway.Hops{Authn: chain, Authz: engine, Limits: lim, Realm: "bench", Log: log}
+	srv, err := a2a.NewServer(a2a.ServerConfig{
+		Manager: mgr, Card: px.Card(cfg.BaseURL, false), KeepAlive: time.Minute, Logger: log,
+		Guard: hops.A2AGuard(AgentName, policy.DirFrontA2A),
+	})
+	if err != nil {
+		lim.Close()
+		return nil, fmt.Errorf("bench: bridge server: %w", err)
+	}
+	return &Bridge{Handler: hops.ProtectA2A(srv), Manager: mgr, Token: token, Limiter: lim}, nil
+}
+
+// make32 is a fresh random state key (the bench's tasks never outlive it).
+func make32() []byte {
+	k := make([]byte, 32)
+	_, _ = io.ReadFull(rand.Reader, k)
+	return k
+}
+
+// signToken mints the bench caller's access token.
+func signToken(key *ecdsa.PrivateKey, now time.Time) (string, error) {
+	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key},
+		(&jose.SignerOptions{}).WithType("at+jwt").WithHeader("kid", "bench"))
+	if err != nil {
+		return "", fmt.Errorf("bench: token signer: %w", err)
+	}
+	claims := map[string]any{
+		"iss": Issuer, "aud": Audience, "sub": Subject, "scope": Scope,
+		"iat": now.Unix(), "nbf": now.Unix(), "exp": now.Add(24 * time.Hour).Unix(),
+	}
+	tok, err := jwt.Signed(sig).Claims(claims).Serialize()
+	if err != nil {
+		return "", fmt.Errorf("bench: sign token: %w", err)
+	}
+	return tok, nil
+}
