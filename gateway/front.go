@@ -1,0 +1,371 @@
+package gateway
+
+import (
+	"context"
+	"crypto/hkdf"
+	"crypto/sha256"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/card"
+	"github.com/a2a-mcp-bridge/bridge/a2a/proxy"
+	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/config"
+	"github.com/a2a-mcp-bridge/bridge/mcp/face"
+	"github.com/a2a-mcp-bridge/bridge/mcp/frontmcp"
+	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
+	"github.com/a2a-mcp-bridge/bridge/netguard"
+	"github.com/a2a-mcp-bridge/bridge/policy"
+)
+
+// stateKeyLabel is the HKDF info from which each fronted agent's state key
+// is derived (with the agent's name appended), so that upstream task
+// mappings survive restarts as long as the signing key does.
+const stateKeyLabel = "a2a-mcp-bridge front.a2a state key v1 "
+
+// Backoff of the card fetch of a fronted agent that was not reachable.
+const (
+	frontRetryMin = time.Second
+	frontRetryMax = 30 * time.Second
+)
+
+// fronted is the running front section: fronted A2A agents and the MCP
+// servers aggregated behind the MCP face.
+type fronted struct {
+	agents  []*frontedAgent
+	servers []frontedServer
+	// sources are the MCP face's extra tool sources (nil without front.mcp).
+	sources []face.ToolSource
+	mcp     *frontmcp.Source
+
+	stop context.CancelFunc
+	wg   sync.WaitGroup
+}
+
+// frontedAgent is one front.a2a entry: mounted at once, served once its
+// card has been fetched (and verified when the file requires it).
+type frontedAgent struct {
+	name string
+	base string
+	cfg  proxy.Config
+
+	handler atomic.Pointer[http.Handler] // nil until the card is loaded
+	lastErr atomic.Pointer[string]
+
+	mu  sync.Mutex
+	mgr *a2a.Manager
+}
+
+// frontedServer is one front.mcp entry, connected.
+type frontedServer struct {
+	name string
+	conn *upstream.Conn
+}
+
+// buildFront builds the front section: fronted A2A agents at /a2a/{name}
+// (not in MCPOnly mode) and the fronted MCP servers' tool source, which
+// buildExpose adds to the MCP face. streams is the trusted client without
+// an overall timeout.
+func (b *Bridge) buildFront(ctx context.Context, mux *http.ServeMux, opts Options, streams *http.Client) error {
+	cfg := b.cfg
+	if len(cfg.Front.MCP) > 0 {
+		if err := b.buildFrontMCP(ctx, opts, streams); err != nil {
+			return err
+		}
+	}
+	if opts.MCPOnly || len(cfg.Front.A2A) == 0 {
+		return nil
+	}
+	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	b.front.stop = stop
+	for i := range cfg.Front.A2A {
+		fa, err := b.frontAgent(i, streams)
+		if err != nil {
+			return err
+		}
+		b.front.agents = append(b.front.agents, fa)
+		Mount(mux, "/a2a/"+fa.name, fa)
+		if err := b.connectFront(ctx, fa); err != nil {
+			b.log.Warn("fronted agent not reachable yet; retrying in the background", "agent", fa.name, "err", err)
+			b.front.wg.Go(func() { b.retryFront(runCtx, fa) })
+		}
+	}
+	if len(b.agents) == 0 && len(b.front.agents) == 1 {
+		// One agent: its card is also the bridge's well-known card.
+		fa := b.front.agents[0]
+		mux.HandleFunc("GET /.well-known/agent-card.json", func(w http.ResponseWriter, r *http.Request) {
+			r2 := new(http.Request)
+			*r2 = *r
+			u := *r.URL
+			u.Path, u.RawPath = "/.well-known/agent-card.json", ""
+			r2.URL = &u
+			fa.ServeHTTP(w, r2)
+		})
+	}
+	return nil
+}
+
+// frontAgent turns one front.a2a entry into a proxy configuration.
+func (b *Bridge) frontAgent(i int, streams *http.Client) (*frontedAgent, error) {
+	a := &b.cfg.Front.A2A[i]
+	where := fmt.Sprintf("gateway: front.a2a[%d]", i)
+	// Token endpoints are named in the file: the trusted client.
+	creds, err := auth.NewCredentials(a.Credentials, b.trusted)
+	if err != nil {
+		return nil, fmt.Errorf("%s.credentials: %w", where, err)
+	}
+	pc := proxy.Config{
+		CardURL: cardURL(a.URL), HTTPClient: streams, Credentials: creds,
+		Logger: b.log.With("agent", a.Name),
+	}
+	if pc.Verify, err = b.frontVerification(a.Card); err != nil {
+		return nil, fmt.Errorf("%s.card: %w", where, err)
+	}
+	if pc.StateKey, err = b.frontStateKey(a.Name); err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
+	return &frontedAgent{name: a.Name, base: b.publicURL + "/a2a/" + a.Name, cfg: pc}, nil
+}
+
+// frontVerification converts the card section; nil when nothing is to be
+// verified (no keys, no trusted jku host, no signature required).
+func (b *Bridge) frontVerification(cv config.CardVerification) (*proxy.CardVerification, error) {
+	if !cv.RequireSignature && cv.Keys == "" && len(cv.TrustedJKUHosts) == 0 {
+		return nil, nil
+	}
+	// jku URLs come from the card: the guarded client.
+	fetcher, err := card.NewHTTPFetcher(b.guard.Client(), card.FetchOptions{})
+	if err != nil {
+		return nil, err
+	}
+	v := &proxy.CardVerification{Options: cv.VerifyOptions(fetcher)}
+	switch {
+	case strings.HasPrefix(cv.Keys, "https://"):
+		// The JWKS URL is named in the file: the trusted client.
+		rk, err := card.NewRemoteJWKS(cv.Keys, b.trusted, card.FetchOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("keys: %w", err)
+		}
+		v.Keys = rk
+	case cv.Keys != "":
+		sk, err := card.LoadJWKSFile(cv.Keys)
+		if err != nil {
+			return nil, fmt.Errorf("keys: %w", err)
+		}
+		v.Keys = sk
+	}
+	return v, nil
+}
+
+// frontStateKey derives the agent's 32-byte state key from the signing key
+// file (HKDF-SHA-256 over its PKCS#8 bytes, the agent's name in the label).
+// Without a signing key it returns nil: the proxy then uses a random key
+// and mappings do not survive a restart.
+func (b *Bridge) frontStateKey(agent string) ([]byte, error) {
+	path := b.cfg.Keys.Signing
+	if path == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("derive the state key: read keys.signing: %w", err)
+	}
+	block, _ := pem.Decode(data)
+	if block == nil {
+		return nil, errors.New("derive the state key: keys.signing holds no PEM block")
+	}
+	k, err := hkdf.Key(sha256.New, block.Bytes, nil, stateKeyLabel+agent, 32)
+	if err != nil {
+		return nil, fmt.Errorf("derive the state key: %w", err)
+	}
+	return k, nil
+}
+
+// connectFront fetches (and verifies) the upstream card, then builds the
+// agent's manager and server and starts serving it.
+func (b *Bridge) connectFront(ctx context.Context, fa *frontedAgent) error {
+	px, err := proxy.New(ctx, fa.cfg)
+	if err != nil {
+		msg := netguard.RedactURL(err).Error()
+		fa.lastErr.Store(&msg)
+		return netguard.RedactURL(err)
+	}
+	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: b.store, Executor: px, OnEvent: b.taskEvents(fa.name), Logger: b.log.With("agent", fa.name)})
+	if err != nil {
+		return fmt.Errorf("gateway: front.a2a %s: %w", fa.name, err)
+	}
+	signed, err := b.sign(px.Card(fa.base, b.cfg.Push.Enabled))
+	if err != nil {
+		return fmt.Errorf("gateway: front.a2a %s: %w", fa.name, err)
+	}
+	scfg := a2a.ServerConfig{
+		Manager: mgr, Card: signed, Guard: b.hops.A2AGuard(fa.name, policy.DirFrontA2A),
+		PushEnabled: b.cfg.Push.Enabled, ErrorTable: errorTable(b.cfg.Server.A2AErrorTable),
+		AllowMissingVersion: b.cfg.Server.AllowMissingA2AVersion,
+		MaxBodyBytes:        int64(b.cfg.Server.MaxBodyBytes),
+		ReadTimeout:         b.cfg.Server.ReadTimeout.D(),
+		Logger:              b.log.With("agent", fa.name),
+	}
+	if wt := b.cfg.Server.WriteTimeout.D(); wt > 0 {
+		scfg.WriteTimeout = wt
+	}
+	if b.cfg.Push.Enabled {
+		scfg.CheckPushURL = b.guard.CheckURL
+	}
+	srv, err := a2a.NewServer(scfg)
+	if err != nil {
+		return fmt.Errorf("gateway: front.a2a %s: %w", fa.name, err)
+	}
+	fa.mu.Lock()
+	fa.mgr = mgr
+	fa.mu.Unlock()
+	h := b.hops.ProtectA2A(srv)
+	fa.handler.Store(&h)
+	fa.lastErr.Store(nil)
+	if res := px.Verification(); res.Status != 0 {
+		b.log.Info("fronted agent card loaded", "agent", fa.name, "verification", res.Status.String(), "kid", res.KeyID)
+	} else {
+		b.log.Info("fronted agent card loaded", "agent", fa.name)
+	}
+	return nil
+}
+
+// retryFront retries connectFront with backoff until it succeeds or ctx ends.
+func (b *Bridge) retryFront(ctx context.Context, fa *frontedAgent) {
+	wait := frontRetryMin
+	for {
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		err := b.connectFront(ctx, fa)
+		if err == nil {
+			return
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		b.log.Warn("fronted agent still not reachable", "agent", fa.name, "err", err, "retry_in", wait.String())
+		wait = min(2*wait, frontRetryMax)
+	}
+}
+
+// ServeHTTP serves the agent once its card is loaded, 503 before.
+func (fa *frontedAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h := fa.handler.Load(); h != nil {
+		(*h).ServeHTTP(w, r)
+		return
+	}
+	w.Header().Set("Retry-After", strconv.Itoa(int(frontRetryMin/time.Second)))
+	http.Error(w, "gateway: agent "+fa.name+" is not available yet: its card is not loaded", http.StatusServiceUnavailable)
+}
+
+// buildFrontMCP dials every front.mcp server like a published one and
+// builds the aggregated tool source.
+func (b *Bridge) buildFrontMCP(ctx context.Context, opts Options, streams *http.Client) error {
+	dial := opts.DialUpstream
+	if dial == nil {
+		dial = upstream.Dial
+	}
+	var servers []frontmcp.Server
+	for i := range b.cfg.Front.MCP {
+		m := &b.cfg.Front.MCP[i]
+		ucfg, err := upstreamConfig(&config.PublishedServer{Name: m.Name, MCPUpstream: m.MCPUpstream, Credentials: m.Credentials}, streams, b.log)
+		if err != nil {
+			return fmt.Errorf("gateway: front.mcp[%d]: %w", i, err)
+		}
+		conn, err := dial(ctx, ucfg)
+		if err != nil {
+			return fmt.Errorf("gateway: front.mcp[%d] %s: %w", i, m.Name, err)
+		}
+		b.front.servers = append(b.front.servers, frontedServer{name: m.Name, conn: conn})
+		servers = append(servers, frontmcp.Server{Name: m.Name, Prefix: m.ToolPrefix, Upstream: conn})
+	}
+	src, err := frontmcp.New(ctx, frontmcp.Config{Servers: servers, Check: b.hops, Logger: b.log})
+	if err != nil {
+		return fmt.Errorf("gateway: front.mcp: %w", err)
+	}
+	b.front.mcp = src
+	b.front.sources = append(b.front.sources, src)
+	return nil
+}
+
+// decider wraps the MCP face's policy so that a fronted server's tool is
+// decided under its own name (hop.tool) and server (hop.agent), as the
+// source's per-call check decides it, not under its prefixed public name:
+// one rule then hides the tool from tools/list and refuses its calls.
+func (f *fronted) decider(next face.Decider) face.Decider {
+	if f.mcp == nil {
+		return next
+	}
+	return frontDecider{next: next, src: f.mcp}
+}
+
+// frontDecider is fronted.decider's result.
+type frontDecider struct {
+	next face.Decider
+	src  *frontmcp.Source
+}
+
+var _ face.Decider = frontDecider{}
+
+// Decide implements face.Decider.
+func (d frontDecider) Decide(ctx context.Context, hop policy.Hop) policy.Decision {
+	if hop.Direction == policy.DirFrontMCP {
+		if server, original, ok := d.src.Lookup(hop.Tool); ok {
+			hop.Agent, hop.Tool = server, original
+		}
+	}
+	return d.next.Decide(ctx, hop)
+}
+
+// notReady lists the fronted agents whose card is not loaded and the
+// fronted MCP servers that are not connected.
+func (f *fronted) notReady() []string {
+	var not []string
+	for _, fa := range f.agents {
+		if fa.handler.Load() == nil {
+			not = append(not, "front.a2a "+fa.name+": agent card not loaded")
+		}
+	}
+	for _, s := range f.servers {
+		if s.conn.ProtocolVersion() == "" {
+			not = append(not, "front.mcp "+s.name+": MCP server not connected")
+		}
+	}
+	return not
+}
+
+// close stops the card retries, closes the MCP connections and waits for
+// the fronted agents' running tasks.
+func (f *fronted) close() error {
+	if f.stop != nil {
+		f.stop()
+	}
+	f.wg.Wait()
+	var errs []error
+	for _, s := range f.servers {
+		errs = append(errs, s.conn.Close())
+	}
+	for _, fa := range f.agents {
+		fa.mu.Lock()
+		mgr := fa.mgr
+		fa.mu.Unlock()
+		if mgr != nil {
+			mgr.Wait()
+		}
+	}
+	return errors.Join(errs...)
+}
