@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mark3labs/mcp-go/server"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
@@ -26,6 +27,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/mcp/toolagent"
 	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
+	"github.com/a2a-mcp-bridge/bridge/observe"
 	"github.com/a2a-mcp-bridge/bridge/policy"
 	"github.com/a2a-mcp-bridge/bridge/ratelimit"
 )
@@ -80,7 +82,6 @@ type Bridge struct {
 	dispatcher *push.Dispatcher
 
 	agents []*publishedAgent
-	front  fronted
 	tools  *agenttools.AgentTools
 	face   *face.Face
 
@@ -133,6 +134,9 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (_ *Bridge, er
 	for _, w := range cfg.Warnings() {
 		b.log.Warn(w)
 	}
+	if len(cfg.Front.A2A) > 0 || len(cfg.Front.MCP) > 0 {
+		return nil, errors.New("gateway: front.a2a and front.mcp are not served by this version; remove the front section")
+	}
 	if b.metrics, err = NewMetrics(b.reg); err != nil {
 		return nil, fmt.Errorf("gateway: metrics: %w", err)
 	}
@@ -167,7 +171,7 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (_ *Bridge, er
 	}
 	b.policy.p.Store(b.engine)
 	b.limits.p.Store(b.limiter)
-	b.hops = &Hops{Authz: &b.policy, Limits: &b.limits, Realm: "a2a-mcp-bridge", Log: b.log}
+	b.hops = &Hops{Authz: &b.policy, Limits: &b.limits, Realm: "a2a-mcp-bridge", Log: b.log, Metrics: b.metrics}
 	if b.chain != nil {
 		b.hops.Authn = b.chain
 		b.schemes, b.reqs = securityOf(b.chain)
@@ -179,10 +183,7 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (_ *Bridge, er
 			return nil, err
 		}
 	}
-	if err := b.buildFront(ctx, mux, opts, trustedStreams); err != nil {
-		return nil, err
-	}
-	if len(cfg.Expose.Agents) > 0 || len(b.front.sources) > 0 {
+	if len(cfg.Expose.Agents) > 0 {
 		if err := b.buildExpose(ctx, mux, opts.MCPOnly); err != nil {
 			return nil, err
 		}
@@ -310,8 +311,7 @@ func (b *Bridge) publish(ctx context.Context, mux *http.ServeMux, p *config.Publ
 	if err != nil {
 		return fmt.Errorf("gateway: publish[%s]: %w", p.Name, err)
 	}
-	onEvent := b.taskEvents(p.Name)
-	pa.mgr, err = a2a.NewManager(a2a.ManagerConfig{Store: b.store, Executor: pa.exec, OnEvent: onEvent, Logger: b.log.With("agent", p.Name)})
+	pa.mgr, err = a2a.NewManager(a2a.ManagerConfig{Store: b.store, Executor: pa.exec, OnEvent: b.taskEvents(p.Name), Logger: b.log.With("agent", p.Name)})
 	if err != nil {
 		return fmt.Errorf("gateway: publish[%s]: %w", p.Name, err)
 	}
@@ -399,21 +399,6 @@ func toolOf(c *a2a.Call) string {
 		}
 	}
 	return ""
-}
-
-// taskEvents is the managers' OnEvent: metrics, then push delivery.
-func (b *Bridge) taskEvents(agent string) func(ctx context.Context, owner string, t *a2a.Task, ev a2a.StreamResponse) {
-	return func(ctx context.Context, owner string, t *a2a.Task, ev a2a.StreamResponse) {
-		switch {
-		case ev.StatusUpdate != nil:
-			b.metrics.tasks.WithLabelValues(agent, string(ev.StatusUpdate.Status.State)).Inc()
-		case ev.Task != nil:
-			b.metrics.tasks.WithLabelValues(agent, string(ev.Task.Status.State)).Inc()
-		}
-		if b.dispatcher != nil {
-			b.dispatcher.OnEvent(ctx, owner, t, ev)
-		}
-	}
 }
 
 func errorTable(s string) a2a.ErrorTable {
@@ -558,7 +543,7 @@ func (b *Bridge) buildExpose(ctx context.Context, mux *http.ServeMux, mcpOnly bo
 	if err != nil {
 		return fmt.Errorf("gateway: netguard for exposed agents: %w", err)
 	}
-	tools, err := agenttools.New(agenttools.Config{Agents: agents, HTTPClient: callGuard.Client(), Logger: b.log})
+	tools, err := agenttools.New(agenttools.Config{Agents: agents, HTTPClient: tracedClient(callGuard.Client()), Logger: b.log})
 	if err != nil {
 		return fmt.Errorf("gateway: expose: %w", err)
 	}
@@ -569,8 +554,8 @@ func (b *Bridge) buildExpose(ctx context.Context, mux *http.ServeMux, mcpOnly bo
 	fcfg := face.Config{
 		Name: "a2a-mcp-bridge", Version: Version, PublicURL: b.publicURL, Path: cfg.Expose.MCP.Path,
 		AllowedOrigins: cfg.Expose.MCP.AllowedOrigins, MaxBodyBytes: int64(cfg.Server.MaxBodyBytes),
-		Policy: b.front.decider(exposeDecider{&b.policy}), Sources: append([]face.ToolSource{&limitedTools{src: tools, hops: b.hops}}, b.front.sources...),
-		Logger: b.log,
+		Policy: exposeDecider{&b.policy}, Sources: []face.ToolSource{&limitedTools{src: tools, hops: b.hops}},
+		Logger: b.log, ServerOptions: []server.ServerOption{server.WithToolHandlerMiddleware(observe.ToolMiddleware())},
 	}
 	if mcpOnly {
 		fcfg.UnsafeNoAuth = true // stdio only: never mounted on a listener
@@ -649,7 +634,6 @@ func (b *Bridge) Ready(ctx context.Context) Readiness {
 			}
 		}
 	}
-	not = append(not, b.front.notReady()...)
 	return Readiness{Ready: len(not) == 0, NotReady: not}
 }
 
@@ -690,8 +674,15 @@ func (b *Bridge) Run(ctx context.Context) {
 		wg.Go(func() { b.tools.Run(ctx) })
 	}
 	if b.store != nil && b.cfg.Retention.SweepInterval.D() > 0 {
-		wg.Go(func() { b.retain(ctx) })
+		if len(b.agents) > 0 {
+			// One manager per store: Recover (tasks whose replica died end
+			// FAILED) and retention. See maintain.
+			wg.Go(func() { b.maintain(ctx) })
+		} else {
+			wg.Go(func() { b.retain(ctx) })
+		}
 	}
+	wg.Go(func() { b.watchUpstreams(ctx, upstreamWatch) })
 	wg.Wait()
 }
 
@@ -719,7 +710,6 @@ func (b *Bridge) retain(ctx context.Context) {
 func (b *Bridge) Close() error {
 	var errs []error
 	b.closeOnce.Do(func() {
-		errs = append(errs, b.front.close())
 		for _, a := range b.agents {
 			if a.conn != nil {
 				errs = append(errs, a.conn.Close())

@@ -50,6 +50,8 @@ type Hops struct {
 	Realm string
 	// Log receives refusals (never tokens).
 	Log *slog.Logger
+	// Metrics counts rate-limit refusals by face and rule (nil: none).
+	Metrics *Metrics
 }
 
 // anonymous is the principal of callers when no authenticator is configured.
@@ -197,6 +199,8 @@ func (h *Hops) Limit(ctx context.Context, hop policy.Hop) error {
 			e := a2a.ErrRateLimited.Withf("rate limit %q exceeded; retry later", le.Result.Rule)
 			if errors.Is(err, ratelimit.ErrUnavailable) {
 				e = a2a.ErrUnavailable.With("rate limiting is unavailable; retry later")
+			} else {
+				h.Metrics.series().RateLimited(string(hop.Face), le.Result.Rule)
 			}
 			e.Header = http.Header{}
 			ratelimit.WriteHeaders(headerWriter(e.Header), le.Result)

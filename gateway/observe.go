@@ -6,40 +6,54 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/observe"
 )
 
-// RequestIDHeader carries the request id in and out.
-const RequestIDHeader = "X-Request-Id"
+// RequestIDHeader carries the request id in and out (observe's header).
+const RequestIDHeader = observe.RequestIDHeader
 
-// maxRequestID caps an inbound request id; longer or oddly shaped ids are
-// replaced so that logs cannot be forged or flooded through the header.
-const maxRequestID = 128
+// GoingAwayComment is the SSE comment every open event stream receives when
+// the server starts draining. Comments are ignored by A2A and MCP clients,
+// so it breaks neither protocol; a client that reads it knows to reconnect
+// elsewhere once the stream ends.
+const GoingAwayComment = ": server shutting down\n\n"
+
+// Faces of the metrics and span labels.
+const (
+	faceA2A   = "a2a"
+	faceMCP   = "mcp"
+	faceCard  = "card"
+	faceOps   = "ops"
+	faceOther = "other"
+)
 
 type ctxKey int
 
 const infoKey ctxKey = iota
 
-// requestInfo is what the middleware learns about a request while it is
+// requestInfo is what the access log learns about a request while it is
 // served: the protocol method is set by the face that parses it.
 type requestInfo struct {
-	id     string
-	face   string
 	mu     sync.Mutex
 	method string
 }
 
-func (ri *requestInfo) setMethod(m string) {
-	ri.mu.Lock()
-	ri.method = m
-	ri.mu.Unlock()
+// setMethod records the protocol method of the request ctx belongs to, for
+// metrics and the span name ([observe.SetMethod]) and the access log.
+func setMethod(ctx context.Context, m string) {
+	observe.SetMethod(ctx, m)
+	if ri, _ := ctx.Value(infoKey).(*requestInfo); ri != nil {
+		ri.mu.Lock()
+		ri.method = m
+		ri.mu.Unlock()
+	}
 }
 
 func (ri *requestInfo) getMethod() string {
@@ -48,230 +62,325 @@ func (ri *requestInfo) getMethod() string {
 	return ri.method
 }
 
-// RequestID returns the id of the request ctx belongs to ("" outside one).
-func RequestID(ctx context.Context) string {
-	if ri, _ := ctx.Value(infoKey).(*requestInfo); ri != nil {
-		return ri.id
+// faceOf names the face a path belongs to, for metrics labels.
+func faceOf(path, mcpPath string) string {
+	switch {
+	case strings.HasSuffix(path, "/.well-known/agent-card.json") || path == JWKSPath:
+		return faceCard
+	case strings.HasPrefix(path, "/a2a/"):
+		return faceA2A
+	case mcpPath != "" && (path == mcpPath || strings.HasPrefix(path, "/.well-known/oauth-protected-resource")):
+		return faceMCP
+	case path == "/healthz" || path == "/readyz" || path == "/metrics":
+		return faceOps
 	}
-	return ""
+	return faceOther
 }
 
-// setMethod records the protocol method of the request ctx belongs to, for
-// metrics and the access log.
-func setMethod(ctx context.Context, m string) {
-	if ri, _ := ctx.Value(infoKey).(*requestInfo); ri != nil {
-		ri.setMethod(m)
-	}
+// yieldingRegisterer registers collectors on reg, except one whose series
+// name a domain package has already registered with other labels (policy's
+// bridge_policy_decisions_total carries the deciding rule, push's
+// bridge_push_deliveries_total its four outcomes): that registration is
+// skipped, so the richer series is the one exported and the observe
+// counter of the same name stays unexported.
+type yieldingRegisterer struct {
+	prometheus.Registerer
+	log *slog.Logger
 }
 
-// validRequestID accepts ids of letters, digits and ".-_:" only.
-func validRequestID(s string) bool {
-	if s == "" || len(s) > maxRequestID {
-		return false
+// Register implements prometheus.Registerer.
+func (y yieldingRegisterer) Register(c prometheus.Collector) error {
+	err := y.Registerer.Register(c)
+	if err == nil {
+		return nil
 	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_', c == '.', c == ':':
-		default:
-			return false
+	if _, ok := errors.AsType[prometheus.AlreadyRegisteredError](err); ok {
+		return err
+	}
+	y.log.Debug("gateway: metrics: a package's own series of the same name is exported instead", "err", err)
+	return nil
+}
+
+// MustRegister implements prometheus.Registerer.
+func (y yieldingRegisterer) MustRegister(cs ...prometheus.Collector) {
+	for _, c := range cs {
+		if err := y.Register(c); err != nil {
+			panic(err)
 		}
 	}
-	return true
 }
 
-// ContextHandler is a slog.Handler that adds the request id of the logging
-// context to every record logged with a context (InfoContext and friends).
-type ContextHandler struct{ slog.Handler }
-
-// Handle implements slog.Handler.
-func (h ContextHandler) Handle(ctx context.Context, r slog.Record) error {
-	if id := RequestID(ctx); id != "" {
-		r.AddAttrs(slog.String("request_id", id))
-	}
-	return h.Handler.Handle(ctx, r)
-}
-
-// WithAttrs implements slog.Handler.
-func (h ContextHandler) WithAttrs(as []slog.Attr) slog.Handler {
-	return ContextHandler{h.Handler.WithAttrs(as)}
-}
-
-// WithGroup implements slog.Handler.
-func (h ContextHandler) WithGroup(name string) slog.Handler {
-	return ContextHandler{h.Handler.WithGroup(name)}
-}
-
-// Metrics are the gateway's own Prometheus series; the packages it wires
-// register theirs on the same registry.
+// Metrics is what the bridge records about its requests: the observe
+// series (requests, latency, streams, task transitions, upstream health,
+// rate-limit hits), the panics it survived, and the event streams open now
+// (to tell them when the server drains).
 type Metrics struct {
-	requests *prometheus.CounterVec
-	latency  *prometheus.HistogramVec
-	streams  *prometheus.GaugeVec
-	tasks    *prometheus.CounterVec
-	panics   prometheus.Counter
+	reg     *prometheus.Registry
+	metrics *observe.Metrics // set by observe, before serving
+	panics  prometheus.Counter
+
+	mu       sync.Mutex
+	streams  map[*streamWriter]struct{}
+	draining bool
 }
 
-// NewMetrics registers the gateway's series (and the Go and process
-// collectors) on reg.
-func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
+// NewMetrics registers the gateway's own series on reg. The observe series
+// are registered when the handler is built, after every package that
+// registers series of the same names (see yieldingRegisterer).
+func NewMetrics(reg *prometheus.Registry) (*Metrics, error) {
 	m := &Metrics{
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "bridge_requests_total",
-			Help: "Inbound HTTP requests by face, protocol method and outcome.",
-		}, []string{"face", "method", "outcome"}),
-		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "bridge_request_duration_seconds",
-			Help:    "Inbound request latency by face and protocol method (streams: until the stream ends).",
-			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60},
-		}, []string{"face", "method"}),
-		streams: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "bridge_active_streams",
-			Help: "Server-sent event streams open now, by face.",
-		}, []string{"face"}),
-		tasks: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "bridge_task_events_total",
-			Help: "Task status changes persisted, by agent and state.",
-		}, []string{"agent", "state"}),
+		reg: reg,
 		panics: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "bridge_handler_panics_total",
 			Help: "Requests whose handler panicked (the process kept serving).",
 		}),
+		streams: map[*streamWriter]struct{}{},
 	}
-	for _, c := range []prometheus.Collector{m.requests, m.latency, m.streams, m.tasks, m.panics,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
-		if err := reg.Register(c); err != nil {
-			var are prometheus.AlreadyRegisteredError
-			if errors.As(err, &are) {
-				continue
-			}
+	if err := reg.Register(m.panics); err != nil {
+		are, ok := errors.AsType[prometheus.AlreadyRegisteredError](err)
+		if !ok {
 			return nil, err
 		}
-	}
-	for _, f := range []string{"a2a", "mcp"} {
-		m.streams.WithLabelValues(f) // present at zero before the first stream
+		if m.panics, ok = are.ExistingCollector.(prometheus.Counter); !ok {
+			return nil, errors.New("gateway: bridge_handler_panics_total has another type")
+		}
 	}
 	return m, nil
 }
 
-// faceOf names the face a path belongs to, for metrics labels.
-func faceOf(path, mcpPath string) string {
-	switch {
-	case strings.HasSuffix(path, "/.well-known/agent-card.json") || path == "/.well-known/jwks.json":
-		return "card"
-	case strings.HasPrefix(path, "/a2a/"):
-		return "a2a"
-	case mcpPath != "" && (path == mcpPath || strings.HasPrefix(path, "/.well-known/oauth-protected-resource")):
-		return "mcp"
-	case path == "/healthz" || path == "/readyz" || path == "/metrics":
-		return "ops"
+// series is the observe metrics, nil (records nothing) before observe.
+func (m *Metrics) series() *observe.Metrics {
+	if m == nil {
+		return nil
 	}
-	return "other"
+	return m.metrics
 }
 
-// outcomeOf maps a status code to a small label set.
-func outcomeOf(status int) string {
-	switch {
-	case status < 400:
-		return "ok"
-	case status == http.StatusUnauthorized:
-		return "unauthenticated"
-	case status == http.StatusForbidden:
-		return "forbidden"
-	case status == http.StatusNotFound:
-		return "not_found"
-	case status == http.StatusTooManyRequests:
-		return "rate_limited"
-	case status < 500:
-		return "client_error"
+// observe registers the observe series and puts the observing middlewares
+// in front of mux: request id (outermost, so every log line has it), panic
+// recovery and the access log, then per face the server span (A2A and MCP
+// only) and the request metrics.
+func (m *Metrics) observe(log *slog.Logger, mcpPath string, mux http.Handler) http.Handler {
+	m.metrics = observe.NewMetrics(yieldingRegisterer{Registerer: m.reg, log: log})
+	o := m
+	byFace := map[string]http.Handler{}
+	for _, f := range []string{faceA2A, faceMCP} {
+		byFace[f] = observe.TraceMiddleware(f, o.metrics.Middleware(f, nil, mux))
 	}
-	return "server_error"
+	for _, f := range []string{faceCard, faceOps, faceOther} {
+		byFace[f] = o.metrics.Middleware(f, nil, mux)
+	}
+	return observe.RequestIDMiddleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		face := faceOf(r.URL.Path, mcpPath)
+		ri := &requestInfo{}
+		ctx := context.WithValue(r.Context(), infoKey, ri)
+		sw := &streamWriter{ResponseWriter: w, o: o}
+		defer func() {
+			if rec := recover(); rec != nil {
+				if rec == http.ErrAbortHandler {
+					panic(rec)
+				}
+				o.panics.Inc()
+				log.ErrorContext(ctx, "handler panicked", "panic", rec, "stack", string(debug.Stack()))
+				if sw.headerSent() {
+					// Too late for a status: end the response.
+					panic(http.ErrAbortHandler)
+				}
+				http.Error(sw, "internal error", http.StatusInternalServerError)
+			}
+			o.forget(sw)
+			method := ri.getMethod()
+			if method == "" {
+				method = r.Method
+			}
+			log.LogAttrs(ctx, slog.LevelInfo, "request",
+				slog.String("face", face), slog.String("method", method),
+				slog.String("http_method", r.Method), slog.String("path", r.URL.Path),
+				slog.Int("status", sw.code()), slog.String("duration", time.Since(start).String()),
+				slog.String("remote", clientIP(r)), slog.Int64("bytes_in", r.ContentLength))
+		}()
+		byFace[face].ServeHTTP(sw, r.WithContext(ctx))
+	}))
 }
 
-// statusWriter records the status and notices event streams. It keeps
-// Flush and Unwrap so SSE and http.ResponseController still work.
-type statusWriter struct {
+// goingAway tells every open event stream that the server is draining
+// ([GoingAwayComment]); streams opened afterwards get it as they open.
+func (o *Metrics) goingAway() {
+	o.mu.Lock()
+	o.draining = true
+	ws := make([]*streamWriter, 0, len(o.streams))
+	for w := range o.streams {
+		ws = append(ws, w)
+	}
+	o.mu.Unlock()
+	for _, w := range ws {
+		w.comment(GoingAwayComment)
+	}
+}
+
+func (o *Metrics) track(w *streamWriter) (draining bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.streams[w] = struct{}{}
+	return o.draining
+}
+
+func (o *Metrics) forget(w *streamWriter) {
+	w.mu.Lock()
+	w.done = true
+	w.mu.Unlock()
+	o.mu.Lock()
+	delete(o.streams, w)
+	o.mu.Unlock()
+}
+
+// streamWriter records the status and, for an event stream, lets the
+// drain write a comment between two of the handler's writes (the a2a and
+// MCP servers write each event in one Write). It keeps Flush and Unwrap so
+// SSE and http.ResponseController still work.
+type streamWriter struct {
 	http.ResponseWriter
-	status   int
-	onStream func()
-	stream   bool
+	o *Metrics
+
+	mu     sync.Mutex
+	status int
+	stream bool
+	done   bool
 }
 
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
+func (w *streamWriter) WriteHeader(code int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.writeHeaderLocked(code)
+}
+
+func (w *streamWriter) writeHeaderLocked(code int) {
+	if w.status == 0 && code >= 200 {
 		w.status = code
-		if code == http.StatusOK && strings.HasPrefix(w.Header().Get("Content-Type"), "text/event-stream") {
+		if code < 300 && strings.HasPrefix(strings.ToLower(w.Header().Get("Content-Type")), "text/event-stream") {
 			w.stream = true
-			w.onStream()
+			if w.o.track(w) {
+				defer func() { _, _ = w.ResponseWriter.Write([]byte(GoingAwayComment)) }()
+			}
 		}
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
-func (w *statusWriter) Write(b []byte) (int, error) {
+func (w *streamWriter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	if w.status == 0 {
-		w.WriteHeader(http.StatusOK)
+		w.writeHeaderLocked(http.StatusOK)
 	}
 	return w.ResponseWriter.Write(b)
 }
 
-func (w *statusWriter) Flush() {
+// Flush implements http.Flusher.
+func (w *streamWriter) Flush() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	if w.status == 0 {
-		w.WriteHeader(http.StatusOK)
+		w.writeHeaderLocked(http.StatusOK)
 	}
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
+	_ = http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (w *streamWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// comment writes an SSE comment and flushes it, unless the handler has
+// returned.
+func (w *streamWriter) comment(c string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done || !w.stream {
+		return
+	}
+	if _, err := w.ResponseWriter.Write([]byte(c)); err == nil {
+		_ = http.NewResponseController(w.ResponseWriter).Flush()
 	}
 }
 
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w *streamWriter) headerSent() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.status != 0
+}
 
-// observe is the outermost middleware: request id in and out, panic
-// recovery, metrics and one access log line per request.
-func (m *Metrics) observe(log *slog.Logger, mcpPath string, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		id := r.Header.Get(RequestIDHeader)
-		if !validRequestID(id) {
-			id = uuid.NewString()
+func (w *streamWriter) code() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.status == 0 {
+		return http.StatusOK
+	}
+	return w.status
+}
+
+// GoingAway tells the open event streams that the server is draining; the
+// serve command calls it when SIGTERM starts the drain (Listener.OnDrain).
+// The streams stay open until their handlers return or the grace expires.
+func (b *Bridge) GoingAway() {
+	if b.metrics != nil {
+		b.metrics.goingAway()
+	}
+}
+
+// recordUpstreams sets bridge_upstream_up for every published MCP server
+// (connected) and exposed agent (card loaded).
+func (b *Bridge) recordUpstreams() {
+	m := b.metrics.series()
+	if m == nil {
+		return
+	}
+	for _, a := range b.agents {
+		m.UpstreamUp("publish/"+a.name, a.conn.ProtocolVersion() != "")
+	}
+	if b.tools != nil {
+		for _, s := range b.tools.Statuses() {
+			m.UpstreamUp("expose/"+s.Alias, s.Loaded)
 		}
-		w.Header().Set(RequestIDHeader, id)
-		ri := &requestInfo{id: id, face: faceOf(r.URL.Path, mcpPath)}
-		ctx := context.WithValue(r.Context(), infoKey, ri)
-		sw := &statusWriter{ResponseWriter: w}
-		sw.onStream = func() { m.streams.WithLabelValues(ri.face).Inc() }
-		defer func() {
-			rec := recover()
-			if rec != nil {
-				if rec == http.ErrAbortHandler {
-					panic(rec)
-				}
-				m.panics.Inc()
-				log.ErrorContext(ctx, "handler panicked", "panic", rec, "stack", string(debug.Stack()))
-				if sw.status == 0 {
-					http.Error(sw, "internal error", http.StatusInternalServerError)
-				}
-			}
-			if sw.stream {
-				m.streams.WithLabelValues(ri.face).Dec()
-			}
-			status := sw.status
-			if status == 0 {
-				status = http.StatusOK
-			}
-			method := ri.getMethod()
-			if method == "" {
-				method = "http_" + strings.ToLower(r.Method)
-			}
-			elapsed := time.Since(start)
-			m.requests.WithLabelValues(ri.face, method, outcomeOf(status)).Inc()
-			m.latency.WithLabelValues(ri.face, method).Observe(elapsed.Seconds())
-			log.LogAttrs(ctx, slog.LevelInfo, "request",
-				slog.String("face", ri.face), slog.String("method", method),
-				slog.String("http_method", r.Method), slog.String("path", r.URL.Path),
-				slog.Int("status", status), slog.String("duration", elapsed.String()),
-				slog.String("remote", clientIP(r)), slog.String("bytes_in", strconv.FormatInt(r.ContentLength, 10)))
-		}()
-		next.ServeHTTP(sw, r.WithContext(ctx))
-	})
+	}
+}
+
+// watchUpstreams refreshes bridge_upstream_up every interval until ctx ends.
+func (b *Bridge) watchUpstreams(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		b.recordUpstreams()
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// taskEvent is the managers' OnEvent: task transitions counted, then push
+// delivery.
+func (b *Bridge) taskEvent(ctx context.Context, owner string, t *a2a.Task, ev a2a.StreamResponse) {
+	b.metrics.series().OnTaskEvent(ctx, owner, t, ev)
+	if b.dispatcher != nil {
+		b.dispatcher.OnEvent(ctx, owner, t, ev)
+	}
+}
+
+// tracedClient is c with every request in a client span whose trace
+// context is sent in traceparent ([observe.Transport]), so the agent's
+// spans join the caller's trace.
+func tracedClient(c *http.Client) *http.Client {
+	if c.Transport == nil {
+		return c // never fall back to a transport without the guard
+	}
+	cp := *c
+	cp.Transport = observe.Transport(c.Transport)
+	return &cp
+}
+
+// taskEvents is the OnEvent of one agent's manager ([Bridge.taskEvent]);
+// transitions are counted by state, not by agent.
+func (b *Bridge) taskEvents(string) func(ctx context.Context, owner string, t *a2a.Task, ev a2a.StreamResponse) {
+	return b.taskEvent
 }

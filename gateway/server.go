@@ -30,6 +30,9 @@ type Listener struct {
 	// is deliberately no whole-request read or write timeout: streams stay
 	// open, and the faces bound bodies and responses themselves.
 	IdleTimeout time.Duration
+	// OnDrain runs when the drain starts, while requests and streams are
+	// still open (Bridge.GoingAway tells the streams).
+	OnDrain func()
 
 	mu     sync.Mutex
 	srv    *http.Server
@@ -108,6 +111,9 @@ func (l *Listener) drain() error {
 		grace = 10 * time.Second
 	}
 	l.logger().Info("shutting down: no new connections; draining", "grace", grace.String())
+	if l.OnDrain != nil {
+		l.OnDrain()
+	}
 	sctx, scancel := context.WithTimeout(context.Background(), grace)
 	defer scancel()
 	done := make(chan error, 1)

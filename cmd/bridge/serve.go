@@ -9,12 +9,13 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
+	"github.com/a2a-mcp-bridge/bridge/observe"
 )
 
 // loadConfig loads FILE and prints every problem to stderr.
@@ -34,18 +35,31 @@ func loadConfig(file string, stderr io.Writer) (*config.Config, error) {
 }
 
 // configLogger builds the logger the observability section asks for, with
-// the request id added to every line logged in a request's context.
+// the request id (and trace id, when traced) added to every line logged in
+// a request's context.
 func configLogger(o config.Observability, w io.Writer) *slog.Logger {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(o.LogLevel)); err != nil {
 		level = slog.LevelInfo
 	}
-	hopts := &slog.HandlerOptions{Level: level}
-	var h slog.Handler = slog.NewJSONHandler(w, hopts)
-	if strings.EqualFold(o.LogFormat, "text") {
-		h = slog.NewTextHandler(w, hopts)
+	return observe.Logger(observe.LogConfig{Format: o.LogFormat, Level: level, Output: w})
+}
+
+// startTracing installs the OTLP exporter when observability.otlp_endpoint
+// is set (tracing is off otherwise). The returned function flushes and
+// stops it.
+func startTracing(ctx context.Context, o config.Observability, log *slog.Logger) (stop func(), err error) {
+	shutdown, err := observe.Tracing(ctx, observe.TracingConfig{Endpoint: o.OTLPEndpoint, ServiceName: o.ServiceName})
+	if err != nil {
+		return func() {}, err
 	}
-	return slog.New(gateway.ContextHandler{Handler: h})
+	return func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := shutdown(sctx); err != nil {
+			log.Warn("flushing traces failed", "err", err)
+		}
+	}, nil
 }
 
 // runServe is `bridge serve --config FILE`: it builds the bridge from the
@@ -67,6 +81,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		cfg.Store = *storeURL
 	}
 	log := configLogger(cfg.Observability, stderr)
+	stopTracing, err := startTracing(ctx, cfg.Observability, log)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
 	l := &gateway.Listener{
 		Addr: cfg.Listen, Grace: cfg.Server.ShutdownGrace.D(), Log: log,
 		ReadHeaderTimeout: cfg.Server.ReadHeaderTimeout.D(), IdleTimeout: cfg.Server.IdleTimeout.D(),
@@ -84,6 +103,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer b.Close()
 	l.Handler = b.Handler()
+	l.OnDrain = b.GoingAway
 
 	bg, stopBG := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
