@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,15 +18,14 @@ import (
 // demo's public URL.
 func startDemo(t *testing.T) *httptest.Server {
 	t.Helper()
-	var h http.Handler
-	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
-	ts.Start()
+	var h atomic.Pointer[http.Handler]
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*h.Load()).ServeHTTP(w, r) }))
 	ctx, cancel := context.WithCancel(context.Background())
 	demo, err := NewDemo(ctx, DemoOptions{PublicURL: ts.URL, Store: store.NewMemory(), ListenAddr: ts.Listener.Addr().String()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h = demo.Handler
+	h.Store(&demo.Handler)
 	demo.Run(ctx)
 	t.Cleanup(func() {
 		ts.Close()

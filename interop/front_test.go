@@ -5,7 +5,9 @@ package interop
 import (
 	"context"
 	"crypto/rand"
+	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -36,14 +38,14 @@ func startFront(t *testing.T, cardURL string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewUnstartedServer(nil)
-	srv.Start()
+	var handler atomic.Pointer[a2a.Server]
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.Load().ServeHTTP(w, r) }))
 	base := srv.URL
 	s, err := a2a.NewServer(a2a.ServerConfig{Manager: mgr, Card: px.Card(base, false)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.Config.Handler = s
+	handler.Store(s)
 	t.Cleanup(func() { srv.Close(); mgr.Wait() })
 	return base
 }

@@ -44,7 +44,6 @@ const suite = "node_modules/@modelcontextprotocol/conformance/dist/index.js"
 // reason; every other scenario that passes against the fixture directly
 // must pass through the bridge.
 var knownGaps = map[string]string{
-	"logging-set-level":             "the face declares no logging capability and answers logging/setLevel with method not found",
 	"completion-complete":           "the face declares no completions and the upstream connector has no completion/complete",
 	"tools-call-with-logging":       "the upstream connector does not relay notifications/message from the upstream",
 	"tools-call-sampling":           "the bridge declares no sampling towards upstreams (design: refuse sampling)",
