@@ -8,7 +8,7 @@ BENCHOUT ?= bench/out
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/a2a-mcp-bridge/bridge/gateway.Version=$(VERSION)
 
-.PHONY: help build test test-go lint fuzz proto bench demo interop interop-deps
+.PHONY: help build test test-go lint fuzz proto bench bench-micro demo interop interop-deps
 
 help: ## Show this help
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-14s %s\n", $$1, $$2}'
@@ -36,9 +36,12 @@ fuzz: ## Run every fuzz target for FUZZTIME each (default 10s)
 proto: ## Regenerate a2a/a2apb from the pinned A2A 1.0.1 proto (A2A_PROTO_DIR=… for a local copy)
 	a2a/a2apb/gen.sh
 
-bench: ## Run the benchmarks and write $(BENCHOUT)/report.txt
+bench: ## Front-A2A suite: direct, nginx and the bridge side by side; writes $(BENCHOUT)/report.md
+	BENCHOUT=$(BENCHOUT) GO=$(GO) bench/run.sh
+
+bench-micro: ## Every package's Go benchmarks; writes $(BENCHOUT)/micro.txt
 	@mkdir -p $(BENCHOUT)
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) $(PKGS) | tee $(BENCHOUT)/report.txt
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) $(PKGS) | tee $(BENCHOUT)/micro.txt
 
 demo: ## Run the demo agent on the embedded defaults (ADDR=127.0.0.1:8080)
 	$(GO) run ./cmd/bridge demo --addr $${ADDR:-127.0.0.1:8080}
