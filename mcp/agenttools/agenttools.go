@@ -21,6 +21,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
 	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/mcp/face"
 	"github.com/a2a-mcp-bridge/bridge/policy"
 )
 
@@ -411,7 +412,37 @@ func (t *AgentTools) tool(name, desc, title string) mcp.Tool {
 		IdempotentHint:  mcp.ToBoolPtr(false),
 		OpenWorldHint:   mcp.ToBoolPtr(true),
 	}
+	// A call can run as an MCP task (2025-11-25), served by the face from
+	// its principal-keyed store.
+	tool.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
 	return tool
+}
+
+var _ face.UpstreamCanceler = (*AgentTools)(nil)
+
+// CancelUpstream implements face.UpstreamCanceler: it cancels the A2A task
+// of an MCP task whose tool call already returned (INPUT_REQUIRED), if p
+// owns that task.
+func (t *AgentTools) CancelUpstream(ctx context.Context, p *auth.Principal, up face.Upstream) error {
+	if p == nil || up.TaskID == "" || !t.owners.owns(p.Key(), up.Agent, "task", up.TaskID) {
+		return fmt.Errorf("agenttools: cancel: unknown task of agent %q", up.Agent)
+	}
+	for _, a := range t.agents {
+		if a.cfg.Alias != up.Agent {
+			continue
+		}
+		a.mu.RLock()
+		cl := a.client
+		a.mu.RUnlock()
+		if cl == nil {
+			return fmt.Errorf("agenttools: cancel: agent %q is unavailable", up.Agent)
+		}
+		if _, err := cl.CancelTask(auth.WithPrincipal(ctx, p), &a2a.CancelTaskRequest{ID: up.TaskID}); err != nil {
+			return fmt.Errorf("agenttools: cancel task of agent %q: %w", up.Agent, err)
+		}
+		return nil
+	}
+	return fmt.Errorf("agenttools: cancel: unknown agent %q", up.Agent)
 }
 
 // Hop implements face.HopDescriber: the agent alias and skill of a tool.

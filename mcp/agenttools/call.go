@@ -16,6 +16,7 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/mcp/face"
 )
 
 // elicitID is the input request id and the single form field of the
@@ -125,7 +126,7 @@ func (t *AgentTools) call(ctx context.Context, a *agent, skill string, req mcp.C
 	defer cancel()
 	prog := newProgress(ctx, req)
 	for round := 0; ; round++ {
-		r, err := t.exchange(callCtx, cl, msg, streaming, prog)
+		r, err := t.exchange(callCtx, cl, msg, streaming, prog, alias)
 		t.own(p.Key(), alias, r)
 		if err != nil {
 			return t.failure(ctx, callCtx, cl, a, r, err)
@@ -174,8 +175,9 @@ func (t *AgentTools) call(ctx context.Context, a *agent, skill string, req mcp.C
 // exchange sends msg and collects the agent's answer, streaming when the
 // agent can (so the task id is known early for cancellation and status
 // updates become progress).
-func (t *AgentTools) exchange(ctx context.Context, cl *a2a.Client, msg *a2a.Message, streaming bool, prog *progress) (*run, error) {
+func (t *AgentTools) exchange(ctx context.Context, cl *a2a.Client, msg *a2a.Message, streaming bool, prog *progress, alias string) (*run, error) {
 	r := &run{taskID: msg.TaskID, contextID: msg.ContextID}
+	defer func() { reportTask(ctx, alias, r) }()
 	req := &a2a.SendMessageRequest{Message: msg}
 	if !streaming {
 		resp, err := cl.SendMessage(ctx, req)
@@ -203,6 +205,7 @@ func (t *AgentTools) exchange(ctx context.Context, cl *a2a.Client, msg *a2a.Mess
 			return r, err
 		}
 		r.apply(ev)
+		reportTask(ctx, alias, r)
 		// The stream ends by itself when the task stops or is interrupted.
 		// A Task snapshot may show the state before this message (a
 		// continued task is still INPUT_REQUIRED), so only status updates
@@ -223,6 +226,16 @@ func (t *AgentTools) exchange(ctx context.Context, cl *a2a.Client, msg *a2a.Mess
 			return r, nil
 		}
 	}
+}
+
+// reportTask tells the face, when the call runs as an MCP task, which A2A
+// task it maps to and in which state it is.
+func reportTask(ctx context.Context, alias string, r *run) {
+	face.ReportTask(ctx, face.TaskReport{
+		Upstream:      face.Upstream{Agent: alias, TaskID: r.taskID, ContextID: r.contextID},
+		InputRequired: r.state.Interrupted(),
+		Message:       statusText(r.status),
+	})
 }
 
 // apply folds one event into r.

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -141,6 +142,9 @@ type Config struct {
 	// Sessions live in this process: behind several replicas without sticky
 	// routing, keep it off.
 	LegacySessions bool
+	// TaskListPageSize is the tasks/list page size (default
+	// DefaultTaskPageSize).
+	TaskListPageSize int
 	// ServerOptions are appended to the mcp-go server options (tests).
 	ServerOptions []server.ServerOption
 }
@@ -157,6 +161,7 @@ type Face struct {
 	self     string
 	log      *slog.Logger
 	sess     *sessions
+	tasks    *taskStore
 	syncMu   sync.Mutex
 	resURIs  []string
 }
@@ -184,7 +189,7 @@ func New(cfg Config) (*Face, error) {
 	if cfg.StdioPrincipal == nil {
 		cfg.StdioPrincipal = &auth.Principal{Subject: "local", Issuer: "local", Method: "stdio"}
 	}
-	f := &Face{cfg: cfg, log: cfg.Logger, origins: map[string]bool{}}
+	f := &Face{cfg: cfg, log: cfg.Logger, origins: map[string]bool{}, tasks: newTaskStore(time.Now, cfg.TaskListPageSize)}
 	if cfg.PublicURL != "" {
 		u, err := url.Parse(cfg.PublicURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -239,6 +244,7 @@ func New(cfg Config) (*Face, error) {
 		}
 		res.Resources = kept
 	})
+	hooks.AddAfterInitialize(declareTasks)
 	opts = append(opts, server.WithHooks(hooks))
 	if cfg.LegacySessions {
 		f.sess = newSessions(time.Now)
@@ -394,6 +400,12 @@ func (f *Face) ServeMetadata(w http.ResponseWriter, r *http.Request) {
 // ServeHTTP serves the MCP endpoint: Origin check, body cap,
 // authentication, scopes, then mcp-go with the principal in the context.
 func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if dnsRebinding(r) {
+		// mcp-go applies the same rule, but the task methods are served
+		// before mcp-go sees the request.
+		writeJSONError(w, http.StatusForbidden, "forbidden", "invalid Host header for a loopback listener")
+		return
+	}
 	if !f.originAllowed(r) {
 		f.log.Warn("face: refused a request from a foreign origin", "origin", sanitizeLog(r.Header.Get("Origin")))
 		writeJSONError(w, http.StatusForbidden, "forbidden", "origin not allowed")
@@ -444,6 +456,16 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeJSONError(w, http.StatusBadRequest, "invalid_request", "could not read the request body")
 			return
 		}
+		resp, pass, handled := f.interceptTask(auth.WithPrincipal(r.Context(), p), body)
+		if handled {
+			if resp != nil {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write(resp)
+			}
+			return
+		}
+		body = pass
+		r.ContentLength = int64(len(body))
 		if sharedCancel(body) && (f.sess == nil || r.Header.Get("Mcp-Session-Id") == "") {
 			// mcp-go keys in-flight requests of session-less callers by the
 			// request id alone, so this notification could cancel another
@@ -492,11 +514,46 @@ func (f *Face) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) erro
 	s := server.NewStdioServer(f.mcp)
 	s.SetContextFunc(func(ctx context.Context) context.Context { return auth.WithPrincipal(ctx, p) })
 	s.SetErrorLogger(slog.NewLogLogger(f.log.Handler(), slog.LevelWarn))
+	in, out = f.stdioTasks(auth.WithPrincipal(ctx, p), in, out)
 	err := s.Listen(ctx, in, out)
 	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, io.EOF)) {
 		return nil
 	}
 	return err
+}
+
+// declareTasks declares the 2025-11-25 tasks capability: the face serves
+// tasks/list, tasks/cancel and task-augmented tools/call from its own
+// principal-keyed store (interceptTask), never from mcp-go's.
+func declareTasks(_ context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
+	if res == nil {
+		return
+	}
+	res.Capabilities.Tasks = &mcp.TasksCapability{
+		List:   &struct{}{},
+		Cancel: &struct{}{},
+		Requests: &mcp.TaskRequestsCapability{Tools: &struct {
+			Call *struct{} `json:"call,omitempty"`
+		}{Call: &struct{}{}}},
+	}
+}
+
+// dnsRebinding reports a request that reached a loopback listener under a
+// name that is not loopback (a DNS rebinding attack from a browser).
+func dnsRebinding(r *http.Request) bool {
+	la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok || la == nil {
+		return false
+	}
+	host, _, err := net.SplitHostPort(la.String())
+	if err != nil || !isLoopbackHost(host) {
+		return false
+	}
+	h := r.Host
+	if hh, _, err := net.SplitHostPort(h); err == nil {
+		h = hh
+	}
+	return !isLoopbackHost(h)
 }
 
 func isLoopbackHost(h string) bool {

@@ -1,0 +1,331 @@
+package face
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/a2a-mcp-bridge/bridge/auth"
+)
+
+// upstreamCancelTimeout bounds the upstream cancel of a task whose tool
+// call already returned.
+const upstreamCancelTimeout = 10 * time.Second
+
+// rpcRequest is the part of a JSON-RPC request the task methods read.
+type rpcRequest struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params,omitempty"`
+}
+
+// taskParams are the params members the task methods read.
+type taskParams struct {
+	Name   string          `json:"name"`
+	Task   *mcp.TaskParams `json:"task"`
+	TaskID string          `json:"taskId"`
+	Cursor string          `json:"cursor"`
+	Meta   *mcp.Meta       `json:"_meta"`
+}
+
+// isTaskMethod reports whether method is one of the 2025-11-25 task methods.
+func isTaskMethod(method string) bool {
+	switch mcp.MCPMethod(method) {
+	case mcp.MethodTasksGet, mcp.MethodTasksResult, mcp.MethodTasksCancel, mcp.MethodTasksList:
+		return true
+	}
+	return false
+}
+
+// interceptTask serves MCP tasks in front of mcp-go, for the principal in
+// ctx. It answers tasks/get, tasks/result, tasks/cancel, tasks/list and
+// task-augmented tools/call itself (handled, with resp nil when the caller
+// left before tasks/result could answer); anything else is passed on to
+// mcp-go as pass, with the task augmentation removed where the face does not
+// run the call as a task (mcp-go must never create a task in its own,
+// session-keyed store).
+func (f *Face) interceptTask(ctx context.Context, body []byte) (resp, pass []byte, handled bool) {
+	if !bytes.Contains(body, []byte("task")) {
+		return nil, body, false
+	}
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		var batch []rpcRequest
+		if json.Unmarshal(trimmed, &batch) != nil {
+			return nil, body, false
+		}
+		for _, r := range batch {
+			var tp taskParams
+			_ = json.Unmarshal(r.Params, &tp)
+			if isTaskMethod(r.Method) || (r.Method == string(mcp.MethodToolsCall) && tp.Task != nil) {
+				return rpcError(nil, mcp.INVALID_REQUEST, "tasks are not served in JSON-RPC batches"), nil, true
+			}
+		}
+		return nil, body, false
+	}
+	var req rpcRequest
+	if json.Unmarshal(body, &req) != nil || len(req.ID) == 0 || string(req.ID) == "null" {
+		return nil, body, false
+	}
+	if req.Method != string(mcp.MethodToolsCall) && !isTaskMethod(req.Method) {
+		return nil, body, false
+	}
+	var tp taskParams
+	if len(req.Params) > 0 && json.Unmarshal(req.Params, &tp) != nil {
+		return nil, body, false // mcp-go reports the malformed params
+	}
+	modern := tp.Meta != nil && mcp.IsModernProtocol(tp.Meta.ProtocolVersion())
+	if req.Method == string(mcp.MethodToolsCall) {
+		if tp.Task == nil {
+			return nil, body, false
+		}
+		if modern || !f.taskTool(ctx, tp.Name) {
+			// Not run as a task: the request is processed normally.
+			return nil, stripTask(body), false
+		}
+		return f.startTask(ctx, req, tp), nil, true
+	}
+	if modern {
+		return nil, body, false // core tasks do not exist in 2026-07-28; mcp-go refuses them
+	}
+	p := auth.FromContext(ctx)
+	if p == nil {
+		return rpcError(req.ID, mcp.INVALID_REQUEST, "no authenticated caller"), nil, true
+	}
+	switch mcp.MCPMethod(req.Method) {
+	case mcp.MethodTasksGet:
+		e, err := f.tasks.get(p, tp.TaskID)
+		if err != nil {
+			return taskError(req.ID, err), nil, true
+		}
+		f.tasks.mu.Lock()
+		t := e.snapshot()
+		f.tasks.mu.Unlock()
+		return rpcResult(req.ID, t), nil, true
+	case mcp.MethodTasksResult:
+		e, err := f.tasks.get(p, tp.TaskID)
+		if err != nil {
+			return taskError(req.ID, err), nil, true
+		}
+		select {
+		case <-e.ready:
+		case <-ctx.Done():
+			return nil, nil, true
+		}
+		if e.rpcErr != nil {
+			return rpcRaw(req.ID, "error", e.rpcErr), nil, true
+		}
+		return rpcRaw(req.ID, "result", withRelatedTask(e.result, e.task.TaskId)), nil, true
+	case mcp.MethodTasksCancel:
+		e, returned, err := f.tasks.cancelTask(p, tp.TaskID)
+		if err != nil {
+			return taskError(req.ID, err), nil, true
+		}
+		f.tasks.mu.Lock()
+		t, up := e.snapshot(), e.up
+		f.tasks.mu.Unlock()
+		if returned && up.TaskID != "" {
+			f.cancelUpstream(ctx, p, up)
+		}
+		return rpcResult(req.ID, t), nil, true
+	default: // tasks/list
+		tasks, next, err := f.tasks.list(p, tp.Cursor)
+		if err != nil {
+			return taskError(req.ID, err), nil, true
+		}
+		res := map[string]any{"tasks": tasks}
+		if next != "" {
+			res["nextCursor"] = next
+		}
+		return rpcResult(req.ID, res), nil, true
+	}
+}
+
+// taskTool reports whether name is a tool the caller may call that
+// declares task support.
+func (f *Face) taskTool(ctx context.Context, name string) bool {
+	st := f.mcp.GetTool(name)
+	if st == nil || st.Tool.Execution == nil {
+		return false
+	}
+	if ts := st.Tool.Execution.TaskSupport; ts != mcp.TaskSupportOptional && ts != mcp.TaskSupportRequired {
+		return false
+	}
+	return len(f.filter(ctx, []mcp.Tool{st.Tool})) == 1
+}
+
+// startTask creates the task, runs the call through mcp-go in the
+// background (tool filter, middleware and recovery included) and answers
+// with the CreateTaskResult.
+func (f *Face) startTask(ctx context.Context, req rpcRequest, tp taskParams) []byte {
+	p := auth.FromContext(ctx)
+	if p == nil {
+		return rpcError(req.ID, mcp.INVALID_REQUEST, "no authenticated caller")
+	}
+	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	e, err := f.tasks.create(p, tp.Task.TTL, cancel)
+	if err != nil {
+		cancel()
+		return taskError(req.ID, err)
+	}
+	call := stripTask(mustMarshal(req))
+	go func() {
+		defer cancel()
+		resp := f.mcp.HandleMessage(context.WithValue(bg, taskKey{}, e), call)
+		b, err := json.Marshal(resp)
+		if resp == nil || err != nil {
+			b = nil
+		}
+		f.tasks.finish(e, b)
+	}()
+	f.tasks.mu.Lock()
+	t := e.snapshot()
+	f.tasks.mu.Unlock()
+	return rpcResult(req.ID, map[string]any{"task": t})
+}
+
+// cancelUpstream asks the sources to cancel the upstream work of a task
+// whose tool call already returned (bounded, in the background).
+func (f *Face) cancelUpstream(ctx context.Context, p *auth.Principal, up Upstream) {
+	for _, s := range f.cfg.Sources {
+		uc, ok := s.(UpstreamCanceler)
+		if !ok {
+			continue
+		}
+		go func() {
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), upstreamCancelTimeout)
+			defer cancel()
+			if err := uc.CancelUpstream(cctx, p, up); err != nil {
+				f.log.Info("face: upstream cancel of a task failed", "agent", up.Agent, "error", err.Error())
+			}
+		}()
+	}
+}
+
+// stripTask removes params.task from a request (the call then runs
+// normally).
+func stripTask(body []byte) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil {
+		return body
+	}
+	var params map[string]json.RawMessage
+	if json.Unmarshal(m["params"], &params) != nil {
+		return body
+	}
+	delete(params, "task")
+	m["params"] = mustMarshal(params)
+	return mustMarshal(m)
+}
+
+// withRelatedTask adds the related-task _meta member to a result.
+func withRelatedTask(result json.RawMessage, id string) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(result, &m) != nil {
+		return result
+	}
+	var meta map[string]json.RawMessage
+	_ = json.Unmarshal(m["_meta"], &meta)
+	if meta == nil {
+		meta = map[string]json.RawMessage{}
+	}
+	meta[relatedTaskKey] = mustMarshal(map[string]string{"taskId": id})
+	m["_meta"] = mustMarshal(meta)
+	return mustMarshal(m)
+}
+
+func taskError(id json.RawMessage, err error) []byte {
+	switch {
+	case errors.Is(err, errTaskNotFound):
+		return rpcError(id, mcp.INVALID_PARAMS, "failed to retrieve task: task not found")
+	case errors.Is(err, errTaskTerminal):
+		return rpcError(id, mcp.INVALID_PARAMS, "cannot cancel task: already in a terminal status")
+	case errors.Is(err, errBadCursor):
+		return rpcError(id, mcp.INVALID_PARAMS, "invalid cursor")
+	case errors.Is(err, errTooManyTasks):
+		return rpcError(id, mcp.INVALID_REQUEST, "too many tasks: wait for or cancel some first")
+	}
+	return rpcError(id, mcp.INTERNAL_ERROR, "internal error")
+}
+
+func rpcResult(id json.RawMessage, v any) []byte { return rpcRaw(id, "result", mustMarshal(v)) }
+
+func rpcError(id json.RawMessage, code int, msg string) []byte {
+	return rpcRaw(id, "error", mustMarshal(map[string]any{"code": code, "message": msg}))
+}
+
+func rpcRaw(id json.RawMessage, member string, v json.RawMessage) []byte {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	return mustMarshal(map[string]json.RawMessage{"jsonrpc": json.RawMessage(`"2.0"`), "id": id, member: v})
+}
+
+func mustMarshal(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return []byte("null")
+	}
+	return b
+}
+
+// stdioTasks puts the task interception in front of the stdio server: it
+// reads in line by line, answers task lines itself (on out, one write per
+// message, as mcp-go does) and passes every other line to the returned
+// reader.
+func (f *Face) stdioTasks(ctx context.Context, in io.Reader, out io.Writer) (io.Reader, io.Writer) {
+	pr, pw := io.Pipe()
+	lw := &lockedWriter{w: out}
+	go func() {
+		br := bufio.NewReader(in)
+		for {
+			line, err := br.ReadBytes('\n')
+			if len(bytes.TrimSpace(line)) > 0 {
+				serve := func() error {
+					resp, pass, handled := f.interceptTask(ctx, line)
+					if handled {
+						if resp != nil {
+							_, _ = lw.Write(append(resp, '\n'))
+						}
+						return nil
+					}
+					if !bytes.HasSuffix(pass, []byte("\n")) {
+						pass = append(pass, '\n')
+					}
+					_, werr := pw.Write(pass) // io.Pipe gates parallel writes
+					return werr
+				}
+				if bytes.Contains(line, []byte(`"tasks/result"`)) {
+					go func() { _ = serve() }() // it blocks until the task ends
+				} else if serve() != nil {
+					return
+				}
+			}
+			if err != nil {
+				pw.CloseWithError(err)
+				return
+			}
+		}
+	}()
+	return pr, lw
+}
+
+// lockedWriter serialises whole messages from two writers.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
