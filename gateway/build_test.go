@@ -46,6 +46,12 @@ func hash(s string) string {
 // startDemoAgent runs the demo A2A agent on a loopback httptest server.
 func startDemoAgent(t *testing.T) *httptest.Server {
 	t.Helper()
+	return startDemoAgentWith(t, nil)
+}
+
+// startDemoAgentWith runs the demo agent behind wrap (nil: none).
+func startDemoAgentWith(t *testing.T, wrap func(http.Handler) http.Handler) *httptest.Server {
+	t.Helper()
 	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: store.NewMemory(), Executor: &demoagent.Agent{Tick: time.Millisecond}, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
@@ -65,6 +71,9 @@ func startDemoAgent(t *testing.T) *httptest.Server {
 	mux.HandleFunc("/.well-known/agent-card.json", as.ServeCard)
 	mux.Handle("/", as)
 	srv.Config.Handler = mux
+	if wrap != nil {
+		srv.Config.Handler = wrap(mux)
+	}
 	srv.Start()
 	t.Cleanup(srv.Close)
 	t.Cleanup(mgr.Wait)
@@ -80,7 +89,12 @@ type env struct {
 // start builds the bridge from inline YAML and serves it on loopback.
 func start(t *testing.T) *env {
 	t.Helper()
-	demo := startDemoAgent(t)
+	return startWith(t, startDemoAgent(t))
+}
+
+// startWith is start with the exposed agent given.
+func startWith(t *testing.T, demo *httptest.Server) *env {
+	t.Helper()
 	du, _ := url.Parse(demo.URL)
 	yaml := fmt.Sprintf(`
 listen: 127.0.0.1:8080
