@@ -82,6 +82,7 @@ type Bridge struct {
 	dispatcher *push.Dispatcher
 
 	agents []*publishedAgent
+	front  fronted
 	tools  *agenttools.AgentTools
 	face   *face.Face
 
@@ -134,9 +135,6 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (_ *Bridge, er
 	for _, w := range cfg.Warnings() {
 		b.log.Warn(w)
 	}
-	if len(cfg.Front.A2A) > 0 || len(cfg.Front.MCP) > 0 {
-		return nil, errors.New("gateway: front.a2a and front.mcp are not served by this version; remove the front section")
-	}
 	if b.metrics, err = NewMetrics(b.reg); err != nil {
 		return nil, fmt.Errorf("gateway: metrics: %w", err)
 	}
@@ -183,7 +181,10 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (_ *Bridge, er
 			return nil, err
 		}
 	}
-	if len(cfg.Expose.Agents) > 0 {
+	if err := b.buildFront(ctx, mux, opts, trustedStreams); err != nil {
+		return nil, err
+	}
+	if len(cfg.Expose.Agents) > 0 || len(b.front.sources) > 0 {
 		if err := b.buildExpose(ctx, mux, opts.MCPOnly); err != nil {
 			return nil, err
 		}
@@ -554,7 +555,7 @@ func (b *Bridge) buildExpose(ctx context.Context, mux *http.ServeMux, mcpOnly bo
 	fcfg := face.Config{
 		Name: "a2a-mcp-bridge", Version: Version, PublicURL: b.publicURL, Path: cfg.Expose.MCP.Path,
 		AllowedOrigins: cfg.Expose.MCP.AllowedOrigins, MaxBodyBytes: int64(cfg.Server.MaxBodyBytes),
-		Policy: exposeDecider{&b.policy}, Sources: []face.ToolSource{&limitedTools{src: tools, hops: b.hops}},
+		Policy: b.front.decider(exposeDecider{&b.policy}), Sources: append([]face.ToolSource{&limitedTools{src: tools, hops: b.hops}}, b.front.sources...),
 		Logger: b.log, ServerOptions: []server.ServerOption{server.WithToolHandlerMiddleware(observe.ToolMiddleware())},
 	}
 	if mcpOnly {
@@ -634,6 +635,7 @@ func (b *Bridge) Ready(ctx context.Context) Readiness {
 			}
 		}
 	}
+	not = append(not, b.front.notReady()...)
 	return Readiness{Ready: len(not) == 0, NotReady: not}
 }
 
@@ -710,6 +712,7 @@ func (b *Bridge) retain(ctx context.Context) {
 func (b *Bridge) Close() error {
 	var errs []error
 	b.closeOnce.Do(func() {
+		errs = append(errs, b.front.close())
 		for _, a := range b.agents {
 			if a.conn != nil {
 				errs = append(errs, a.conn.Close())
