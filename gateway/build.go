@@ -561,7 +561,7 @@ func (b *Bridge) buildExpose(ctx context.Context, mux *http.ServeMux, mcpOnly bo
 	if mcpOnly {
 		fcfg.UnsafeNoAuth = true // stdio only: never mounted on a listener
 	} else {
-		fcfg.Authenticator = b.chain
+		fcfg.Authenticator = auditedAuthn{b.chain}
 		md, err := b.chain.ResourceMetadata(b.publicURL + cfg.Expose.MCP.Path)
 		if err != nil {
 			return fmt.Errorf("gateway: expose: %w", err)

@@ -147,6 +147,7 @@ func (h *Hops) ProtectA2A(srv *a2a.Server) http.Handler {
 			srv.WriteError(w, r, err)
 			return
 		}
+		setPrincipal(r.Context(), p)
 		ctx := auth.WithPrincipal(r.Context(), p)
 		ctx = a2a.WithOwner(ctx, p.Key())
 		srv.ServeHTTP(w, r.WithContext(ctx))

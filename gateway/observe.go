@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"github.com/a2a-mcp-bridge/bridge/auth"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -43,6 +44,34 @@ const infoKey ctxKey = iota
 type requestInfo struct {
 	mu     sync.Mutex
 	method string
+	who    string
+}
+
+// setPrincipal records who the request was authenticated as, for the
+// access log (the principal's safe String form: never a token).
+func setPrincipal(ctx context.Context, p *auth.Principal) {
+	if ri, _ := ctx.Value(infoKey).(*requestInfo); ri != nil && p != nil {
+		ri.mu.Lock()
+		ri.who = p.String()
+		ri.mu.Unlock()
+	}
+}
+
+func (ri *requestInfo) getWho() string {
+	ri.mu.Lock()
+	defer ri.mu.Unlock()
+	return ri.who
+}
+
+// auditedAuthn records the principal an authenticator accepted.
+type auditedAuthn struct{ Authenticator }
+
+func (a auditedAuthn) Authenticate(r *http.Request) (*auth.Principal, error) {
+	p, err := a.Authenticator.Authenticate(r)
+	if err == nil {
+		setPrincipal(r.Context(), p)
+	}
+	return p, err
 }
 
 // setMethod records the protocol method of the request ctx belongs to, for
@@ -195,6 +224,7 @@ func (m *Metrics) observe(log *slog.Logger, mcpPath string, mux http.Handler) ht
 				method = r.Method
 			}
 			log.LogAttrs(ctx, slog.LevelInfo, "request",
+				slog.String("who", ri.getWho()),
 				slog.String("face", face), slog.String("method", method),
 				slog.String("http_method", r.Method), slog.String("path", r.URL.Path),
 				slog.Int("status", sw.code()), slog.String("duration", time.Since(start).String()),
