@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
 )
@@ -46,6 +47,11 @@ func runKeys(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if fs.NArg() != 1 {
 		return fmt.Errorf("%w: keys generate needs one FILE to write the private key to", errUsage)
+	}
+	if dir := filepath.Dir(fs.Arg(0)); dir != "." {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("create key directory: %w", err)
+		}
 	}
 	kid, err := card.GenerateKeyFile(fs.Arg(0), *alg)
 	if err != nil {
