@@ -287,6 +287,9 @@ func (c *Conn) supervise(s *session) {
 		}
 		cancel()
 		if err == nil {
+			if c.cfg.OnRestart != nil {
+				c.cfg.OnRestart(c.cfg.Name)
+			}
 			c.install(ns)
 			return
 		}

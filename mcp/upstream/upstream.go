@@ -59,6 +59,12 @@ type Config struct {
 	ClientName, ClientVersion string
 	// Logger receives connection events and a child's stderr (default slog.Default()).
 	Logger *slog.Logger
+	// OnRestart, if set, is called with Name each time the connection is
+	// back after the server died or the connection broke: after a
+	// successful reconnect, never for the first connection. It runs on the
+	// goroutine that reconnects, before the new connection serves calls,
+	// so it must return quickly.
+	OnRestart func(name string)
 }
 
 // StdioConfig runs an MCP server as a child process.

@@ -44,6 +44,12 @@ var testServerBin = sync.OnceValues(func() (string, error) {
 
 func stdioConn(t *testing.T, env map[string]string, inherit []string) *upstream.Conn {
 	t.Helper()
+	return stdioConnWith(t, env, inherit, nil)
+}
+
+// stdioConnWith is stdioConn with an OnRestart hook.
+func stdioConnWith(t *testing.T, env map[string]string, inherit []string, onRestart func(string)) *upstream.Conn {
+	t.Helper()
 	bin, err := testServerBin()
 	if err != nil {
 		t.Fatalf("build test server: %v", err)
@@ -55,6 +61,7 @@ func stdioConn(t *testing.T, env map[string]string, inherit []string) *upstream.
 		Stdio:      &upstream.StdioConfig{Command: bin, Env: env, InheritEnv: inherit, StopGrace: time.Second},
 		MinBackoff: 10 * time.Millisecond,
 		Logger:     quiet,
+		OnRestart:  onRestart,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +138,15 @@ func TestStdioToolsAreRawAndCallsWork(t *testing.T) {
 }
 
 func TestChildDiesMidCallThenRestarts(t *testing.T) {
-	c := stdioConn(t, nil, nil)
+	var restarts atomic.Int32
+	var restarted atomic.Value
+	c := stdioConnWith(t, nil, nil, func(name string) {
+		restarts.Add(1)
+		restarted.Store(name)
+	})
+	if n := restarts.Load(); n != 0 {
+		t.Fatalf("OnRestart fired %d times for the first connection", n)
+	}
 	pid, err := c.PID()
 	if err != nil {
 		t.Fatal(err)
@@ -151,6 +166,14 @@ func TestChildDiesMidCallThenRestarts(t *testing.T) {
 	}
 	if pid2, _ := c.PID(); pid2 == pid {
 		t.Error("same child pid after restart")
+	}
+	// The hook runs before the new connection serves calls, so the call
+	// above saw it.
+	if n := restarts.Load(); n != 1 {
+		t.Errorf("OnRestart fired %d times, want 1", n)
+	}
+	if name, _ := restarted.Load().(string); name != "child" {
+		t.Errorf("OnRestart got name %q, want %q", name, "child")
 	}
 }
 
