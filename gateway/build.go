@@ -215,6 +215,7 @@ func (b *Bridge) buildA2A(ctx context.Context, mux *http.ServeMux, opts Options,
 		}
 		b.store, b.closeStore = st, closeFn
 	}
+	b.store = countStoreErrors(b.store, b.metrics)
 	if err := b.loadKeys(); err != nil {
 		return err
 	}
@@ -288,6 +289,7 @@ func (b *Bridge) publish(ctx context.Context, mux *http.ServeMux, p *config.Publ
 	if err != nil {
 		return err
 	}
+	ucfg.OnRestart = b.metrics.restarted("publish/" + p.Name)
 	conn, err := dial(ctx, ucfg)
 	if err != nil {
 		return fmt.Errorf("gateway: publish[%s]: %w", p.Name, err)

@@ -286,6 +286,7 @@ func (b *Bridge) buildFrontMCP(ctx context.Context, opts Options, streams *http.
 		if err != nil {
 			return fmt.Errorf("gateway: front.mcp[%d]: %w", i, err)
 		}
+		ucfg.OnRestart = b.metrics.restarted("front/" + m.Name)
 		conn, err := dial(ctx, ucfg)
 		if err != nil {
 			return fmt.Errorf("gateway: front.mcp[%d] %s: %w", i, m.Name, err)

@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -144,8 +145,10 @@ func (y yieldingRegisterer) MustRegister(cs ...prometheus.Collector) {
 // rate-limit hits), the panics it survived, and the event streams open now
 // (to tell them when the server drains).
 type Metrics struct {
-	reg     *prometheus.Registry
-	metrics *observe.Metrics // set by observe, before serving
+	reg *prometheus.Registry
+	// metrics is set by observe, before serving; atomic because the store
+	// and upstream hooks may read it from goroutines started earlier.
+	metrics atomic.Pointer[observe.Metrics]
 	panics  prometheus.Counter
 
 	mu       sync.Mutex
@@ -182,7 +185,7 @@ func (m *Metrics) series() *observe.Metrics {
 	if m == nil {
 		return nil
 	}
-	return m.metrics
+	return m.metrics.Load()
 }
 
 // observe registers the observe series and puts the observing middlewares
@@ -190,14 +193,15 @@ func (m *Metrics) series() *observe.Metrics {
 // recovery and the access log, then per face the server span (A2A and MCP
 // only) and the request metrics.
 func (m *Metrics) observe(log *slog.Logger, mcpPath string, mux http.Handler) http.Handler {
-	m.metrics = observe.NewMetrics(yieldingRegisterer{Registerer: m.reg, log: log})
+	series := observe.NewMetrics(yieldingRegisterer{Registerer: m.reg, log: log})
+	m.metrics.Store(series)
 	o := m
 	byFace := map[string]http.Handler{}
 	for _, f := range []string{faceA2A, faceMCP} {
-		byFace[f] = observe.TraceMiddleware(f, o.metrics.Middleware(f, nil, mux))
+		byFace[f] = observe.TraceMiddleware(f, series.Middleware(f, nil, mux))
 	}
 	for _, f := range []string{faceCard, faceOps, faceOther} {
-		byFace[f] = o.metrics.Middleware(f, nil, mux)
+		byFace[f] = series.Middleware(f, nil, mux)
 	}
 	return observe.RequestIDMiddleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
