@@ -1,0 +1,57 @@
+package gateway_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/config"
+	"github.com/a2a-mcp-bridge/bridge/gateway"
+	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
+	"github.com/a2a-mcp-bridge/bridge/mcp/upstream/upstreamtest"
+)
+
+// TestBuildCountsUpstreamRestarts: Build gives every published MCP server
+// an OnRestart hook that feeds bridge_upstream_restarts_total.
+func TestBuildCountsUpstreamRestarts(t *testing.T) {
+	cfg, err := config.Parse([]byte(fmt.Sprintf(`
+listen: 127.0.0.1:0
+store: "memory:"
+auth:
+  api_keys: [{name: alice, sha256: %q}]
+policy: {default: allow}
+publish:
+  - {name: tools, stdio: {command: mcptestserver}, tool_timeout: 1s}
+`, hash(aliceKey))), "restarts.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := upstreamtest.NewServer(upstreamtest.Options{})
+	hooks := map[string]func(string){}
+	b, err := gateway.Build(context.Background(), cfg, gateway.Options{Logger: quiet, Store: store.NewMemory(),
+		DialUpstream: func(ctx context.Context, c upstream.Config) (*upstream.Conn, error) {
+			hooks[c.Name] = c.OnRestart
+			return upstream.InProcess(ctx, srv.MCP, c)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	hook := hooks["tools"]
+	if hook == nil {
+		t.Fatal("published server dialled without an OnRestart hook")
+	}
+	hook("tools")
+	rec := httptest.NewRecorder()
+	b.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	body, _ := io.ReadAll(rec.Body)
+	want := `bridge_upstream_restarts_total{upstream="publish/tools"} 1`
+	if !strings.Contains(string(body), want) {
+		t.Fatalf("metrics lack %q:\n%s", want, grepLines(string(body), "bridge_upstream"))
+	}
+}
