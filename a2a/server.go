@@ -432,7 +432,10 @@ func (s *Server) validatePushConfig(ctx context.Context, p *TaskPushNotification
 	}
 	if s.cfg.CheckPushURL != nil {
 		if err := s.cfg.CheckPushURL(ctx, p.URL); err != nil {
-			return ErrInvalidParams.Withf("push notification url refused: %v", err).withViolation("url", "refused by the outbound network policy")
+			// The reason stays in the log: how names resolve, and where,
+			// is nothing a caller may learn.
+			s.cfg.Logger.Info("a2a: push notification url refused", "reason", err.Error())
+			return ErrInvalidParams.With("push notification url refused by the outbound network policy").withViolation("url", "refused by the outbound network policy")
 		}
 	}
 	if a := p.Authentication; a != nil && (a.Scheme == "" || strings.ContainsAny(a.Scheme+a.Credentials, "\r\n")) {

@@ -1033,3 +1033,31 @@ func TestInlinePushConfigIsRegisteredWithTheTask(t *testing.T) {
 		t.Fatalf("second delete is not idempotent: %+v", r.Error)
 	}
 }
+
+func TestPushURLRefusalDoesNotRevealResolution(t *testing.T) {
+	ta := newTestAgent(t, func(s *a2a.ServerConfig, _ *a2a.ManagerConfig) {
+		s.PushEnabled = true
+		s.Card.Capabilities.PushNotifications = a2a.Ptr(true)
+		s.CheckPushURL = func(context.Context, string) error {
+			return errors.New(`netguard: blocked "vm" (10.1.2.3:443): private; lookup x on 10.255.255.53:53`)
+		}
+	})
+	task := ta.send("hi", nil)
+	for _, path := range []string{"/", "/rest/tasks/" + task.ID + "/pushNotificationConfigs"} {
+		body := `{"url":"https://vm/hook"}`
+		if path == "/" {
+			body = `{"jsonrpc":"2.0","id":1,"method":"CreateTaskPushNotificationConfig","params":{"taskId":"` + task.ID + `","url":"https://vm/hook"}}`
+		}
+		resp := ta.post(path, body, nil)
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(raw), "refused by the outbound network policy") {
+			t.Fatalf("%s: no refusal: %s", path, raw)
+		}
+		for _, leak := range []string{"10.1.2.3", "10.255.255.53", "lookup", `"vm"`} {
+			if strings.Contains(string(raw), leak) {
+				t.Errorf("%s: the refusal reveals %q: %s", path, leak, raw)
+			}
+		}
+	}
+}

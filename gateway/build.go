@@ -334,7 +334,7 @@ func (b *Bridge) publish(ctx context.Context, mux *http.ServeMux, p *config.Publ
 		scfg.WriteTimeout = wt
 	}
 	if b.cfg.Push.Enabled {
-		scfg.CheckPushURL = b.guard.CheckURL
+		scfg.CheckPushURL = PushURLCheck(b.guard)
 	}
 	if pa.srv, err = a2a.NewServer(scfg); err != nil {
 		return fmt.Errorf("gateway: publish[%s]: %w", p.Name, err)

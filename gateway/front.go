@@ -219,7 +219,7 @@ func (b *Bridge) connectFront(ctx context.Context, fa *frontedAgent) error {
 		scfg.WriteTimeout = wt
 	}
 	if b.cfg.Push.Enabled {
-		scfg.CheckPushURL = b.guard.CheckURL
+		scfg.CheckPushURL = PushURLCheck(b.guard)
 	}
 	srv, err := a2a.NewServer(scfg)
 	if err != nil {
