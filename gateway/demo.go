@@ -36,7 +36,13 @@ type DemoOptions struct {
 	// ListenAddr is the address the demo listens on; /mcp (anonymous) is
 	// served only when it is a loopback address.
 	ListenAddr string
-	Log        *slog.Logger
+	// LeaseTTL is the run lease of the demo's tasks (default 15s): how soon
+	// another replica notices that the one running a task has died.
+	LeaseTTL time.Duration
+	// MaintenanceEvery is how often orphaned tasks are failed and finished
+	// tasks pruned (default 1m).
+	MaintenanceEvery time.Duration
+	Log              *slog.Logger
 }
 
 // DemoToolsBase is the base path of the demo MCP server published as an agent.
@@ -72,7 +78,7 @@ func NewDemo(ctx context.Context, opts DemoOptions) (*Demo, error) {
 	if err != nil {
 		return nil, err
 	}
-	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: opts.Store, Executor: &demoagent.Agent{}, Logger: opts.Log, OnEvent: disp.OnEvent})
+	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: opts.Store, Executor: &demoagent.Agent{}, Logger: opts.Log, OnEvent: disp.OnEvent, LeaseTTL: opts.LeaseTTL})
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +112,7 @@ func NewDemo(ctx context.Context, opts DemoOptions) (*Demo, error) {
 	if err != nil {
 		return nil, err
 	}
-	tmgr, err := a2a.NewManager(a2a.ManagerConfig{Store: opts.Store, Executor: tools, Logger: opts.Log, OnEvent: disp.OnEvent})
+	tmgr, err := a2a.NewManager(a2a.ManagerConfig{Store: opts.Store, Executor: tools, Logger: opts.Log, OnEvent: disp.OnEvent, LeaseTTL: opts.LeaseTTL})
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +157,11 @@ func NewDemo(ctx context.Context, opts DemoOptions) (*Demo, error) {
 	}
 	demo.Run = func(ctx context.Context) {
 		go func() { _ = disp.Run(ctx) }()
-		go mgr.RunMaintenance(ctx, time.Minute, 7*24*time.Hour)
+		every := opts.MaintenanceEvery
+		if every <= 0 {
+			every = time.Minute
+		}
+		go mgr.RunMaintenance(ctx, every, 7*24*time.Hour)
 		if runTools != nil {
 			go runTools(ctx)
 		}

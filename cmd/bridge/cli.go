@@ -94,6 +94,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
 	publicURL := fs.String("public-url", "", "URL clients reach the bridge at (default http://ADDR)")
 	storeURL := fs.String("store", "sqlite:bridge-demo.db", "task store: sqlite:PATH (default; keeps tasks across restarts), postgres://… (replicas) or memory:")
+	leaseTTL := fs.Duration("lease-ttl", 15*time.Second, "run lease of a task: how soon another replica notices that the one running it died")
+	maintEvery := fs.Duration("maintenance-every", time.Minute, "how often orphaned tasks are failed and finished tasks pruned")
 	unsafeLoopback := fs.Bool("unsafe-allow-loopback-push", false, "let push webhooks reach 127.0.0.0/8 over plain http (conformance kit only; never in production)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -122,7 +124,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	dctx, dstop := context.WithCancel(context.WithoutCancel(ctx))
 	defer dstop()
-	demo, err := gateway.NewDemo(dctx, gateway.DemoOptions{PublicURL: pub, Store: st, Log: log, Netguard: guard, ListenAddr: l.BoundAddr()})
+	demo, err := gateway.NewDemo(dctx, gateway.DemoOptions{PublicURL: pub, Store: st, Log: log, Netguard: guard, ListenAddr: l.BoundAddr(), LeaseTTL: *leaseTTL, MaintenanceEvery: *maintEvery})
 	if err != nil {
 		return err
 	}
