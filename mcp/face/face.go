@@ -60,6 +60,19 @@ type ResourceSource interface {
 	Resources() []server.ServerResource
 }
 
+// PromptSource is implemented by sources that also publish prompts; their
+// handlers apply the source's own per-request checks.
+type PromptSource interface {
+	Prompts() []server.ServerPrompt
+}
+
+// ResourceTemplateSource is implemented by sources that also publish
+// resource templates; reads of a matching URI are filtered like resources
+// (ResourceHopDescriber is asked with the template's URI template).
+type ResourceTemplateSource interface {
+	ResourceTemplates() []server.ServerResourceTemplate
+}
+
 // Notifier is implemented by sources whose tool set changes at run time
 // (card refreshes); the face registers its resync function with it.
 type Notifier interface {
@@ -164,6 +177,7 @@ type Face struct {
 	tasks    *taskStore
 	syncMu   sync.Mutex
 	resURIs  []string
+	prompts  []string
 }
 
 // New builds the face and registers the sources' tools.
@@ -222,6 +236,10 @@ func New(cfg Config) (*Face, error) {
 	opts := []server.ServerOption{
 		server.WithToolCapabilities(true),
 		server.WithResourceCapabilities(false, true),
+		server.WithPromptCapabilities(true),
+		server.WithCompletions(),
+		server.WithPromptCompletionProvider(completer{f}),
+		server.WithResourceCompletionProvider(completer{f}),
 		server.WithRecovery(),
 		server.WithElicitation(),
 		server.WithLogging(),
@@ -282,12 +300,22 @@ func (f *Face) Sync() {
 	defer f.syncMu.Unlock()
 	var tools []server.ServerTool
 	var res []server.ServerResource
+	var prompts []server.ServerPrompt
+	var templates []server.ServerResourceTemplate
 	for _, s := range f.cfg.Sources {
 		tools = append(tools, s.Tools()...)
 		if rs, ok := s.(ResourceSource); ok {
 			res = append(res, rs.Resources()...)
 		}
+		if ps, ok := s.(PromptSource); ok {
+			prompts = append(prompts, ps.Prompts()...)
+		}
+		if ts, ok := s.(ResourceTemplateSource); ok {
+			templates = append(templates, ts.ResourceTemplates()...)
+		}
 	}
+	f.syncPrompts(prompts)
+	f.syncTemplates(templates)
 	f.mcp.SetTools(tools...)
 	if len(f.resURIs) > 0 {
 		f.mcp.DeleteResources(f.resURIs...)
@@ -484,7 +512,20 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusMethodNotAllowed, "method_not_allowed", "no standalone event stream; use POST")
 		return
 	}
-	f.http.ServeHTTP(w, r.WithContext(auth.WithPrincipal(r.Context(), p)))
+	ctx := context.WithValue(auth.WithPrincipal(r.Context(), p), noSamplingKey{}, true)
+	f.http.ServeHTTP(w, r.WithContext(ctx))
+}
+
+type noSamplingKey struct{}
+
+// SamplingAvailable reports whether a sampling/createMessage sent to the
+// caller of the request in ctx can reach it. Over streamable HTTP it
+// cannot: mcp-go sends it only on the standalone GET stream, which the face
+// does not serve to sessions (an unanswerable request would hang the call);
+// over stdio it can.
+func SamplingAvailable(ctx context.Context) bool {
+	no, _ := ctx.Value(noSamplingKey{}).(bool)
+	return !no
 }
 
 // originAllowed implements the MCP rule: an Origin header that is present
@@ -592,4 +633,91 @@ func sharedCancel(body []byte) bool {
 		return one.Method == string(mcp.MethodNotificationCancelled)
 	}
 	return true // a batch or garbage naming it: never pass it on
+}
+
+// syncPrompts replaces the served prompts; f.syncMu is held.
+func (f *Face) syncPrompts(prompts []server.ServerPrompt) {
+	if len(f.prompts) > 0 {
+		f.mcp.DeletePrompts(f.prompts...)
+	}
+	f.prompts = f.prompts[:0]
+	for i, p := range prompts {
+		f.prompts = append(f.prompts, p.Prompt.Name)
+		h := p.Handler
+		prompts[i].Handler = func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			if auth.FromContext(ctx) == nil {
+				return nil, fmt.Errorf("face: prompt %s not found", req.Params.Name)
+			}
+			return h(ctx, req)
+		}
+	}
+	if len(prompts) > 0 {
+		f.mcp.AddPrompts(prompts...)
+	}
+}
+
+// syncTemplates replaces the served resource templates, each read filtered
+// by the policy under its URI template; f.syncMu is held.
+func (f *Face) syncTemplates(templates []server.ServerResourceTemplate) {
+	for i, t := range templates {
+		h := t.Handler
+		raw := ""
+		if t.Template.URITemplate != nil && t.Template.URITemplate.Template != nil {
+			raw = t.Template.URITemplate.Raw()
+		}
+		templates[i].Handler = func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+			if !f.allowResource(ctx, raw) {
+				return nil, fmt.Errorf("face: resource %s not found", req.Params.URI)
+			}
+			return h(ctx, req)
+		}
+	}
+	f.mcp.SetResourceTemplates(templates...)
+}
+
+// completer answers completion/complete from the first source that
+// completes the prompt or template (server.PromptCompletionProvider,
+// server.ResourceCompletionProvider); none gives an empty completion.
+type completer struct{ f *Face }
+
+// CompletePromptArgument implements server.PromptCompletionProvider.
+func (c completer) CompletePromptArgument(ctx context.Context, prompt string, arg mcp.CompleteArgument, cc mcp.CompleteContext) (*mcp.Completion, error) {
+	if auth.FromContext(ctx) == nil {
+		return nil, errors.New("face: no authenticated caller")
+	}
+	var last error
+	for _, s := range c.f.cfg.Sources {
+		if p, ok := s.(server.PromptCompletionProvider); ok {
+			res, err := p.CompletePromptArgument(ctx, prompt, arg, cc)
+			if err == nil && res != nil {
+				return res, nil
+			}
+			last = err
+		}
+	}
+	if last != nil {
+		return nil, last
+	}
+	return &mcp.Completion{Values: []string{}}, nil
+}
+
+// CompleteResourceArgument implements server.ResourceCompletionProvider.
+func (c completer) CompleteResourceArgument(ctx context.Context, uri string, arg mcp.CompleteArgument, cc mcp.CompleteContext) (*mcp.Completion, error) {
+	if !c.f.allowResource(ctx, uri) {
+		return nil, fmt.Errorf("face: resource %s not found", uri)
+	}
+	var last error
+	for _, s := range c.f.cfg.Sources {
+		if p, ok := s.(server.ResourceCompletionProvider); ok {
+			res, err := p.CompleteResourceArgument(ctx, uri, arg, cc)
+			if err == nil && res != nil {
+				return res, nil
+			}
+			last = err
+		}
+	}
+	if last != nil {
+		return nil, last
+	}
+	return &mcp.Completion{Values: []string{}}, nil
 }

@@ -91,6 +91,8 @@ type Source struct {
 
 	mu        sync.Mutex
 	names     *namer
+	pnames    *namer
+	extras    extras
 	lists     map[string][]upstream.Tool
 	tools     []server.ServerTool
 	hops      map[string]binding
@@ -118,7 +120,7 @@ var (
 // list cannot be read contributes no tools until it reports a change (or
 // Refresh is called); the others are served.
 func New(ctx context.Context, cfg Config) (*Source, error) {
-	s := &Source{log: cfg.Logger, check: cfg.Check, names: newNamer(), lists: map[string][]upstream.Tool{}, hops: map[string]binding{}}
+	s := &Source{log: cfg.Logger, check: cfg.Check, names: newNamer(), pnames: newNamer(), lists: map[string][]upstream.Tool{}, hops: map[string]binding{}}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -155,11 +157,12 @@ func New(ctx context.Context, cfg Config) (*Source, error) {
 	return s, nil
 }
 
-// Refresh re-reads every server's tool list and rebuilds the served set,
-// notifying listeners when it changed. A server that fails keeps its last
-// list; its error is logged.
+// Refresh re-reads every server's tool list, prompts, resources and
+// resource templates and rebuilds the served set, notifying listeners when
+// it changed. A server whose tool list fails keeps its last list; its error
+// is logged.
 func (s *Source) Refresh(ctx context.Context) {
-	changed := false
+	changed := s.refreshExtras(ctx)
 	for _, e := range s.servers {
 		ts, err := e.up.Tools(ctx)
 		if err != nil {
@@ -322,7 +325,15 @@ func (s *Source) handler(e *entry, original, public string, hop policy.Hop) serv
 		}
 		rl := newRelay(ctx, req)
 		uctx, stop := detach(ctx)
-		raw, err := e.up.CallTool(uctx, original, args, rl.progress, s.elicit(ctx))
+		var raw json.RawMessage
+		var err error
+		if ru, ok := e.up.(RelayUpstream); ok {
+			raw, err = ru.CallToolWith(uctx, original, args, withLog(ctx, rl.log, upstream.CallHandlers{
+				Progress: rl.progress, Elicit: s.elicit(ctx), Sample: s.sample(ctx),
+			}))
+		} else {
+			raw, err = e.up.CallTool(uctx, original, args, rl.progress, s.elicit(ctx))
+		}
 		stop()
 		rl.finish()
 		if err != nil {
@@ -426,6 +437,35 @@ func (s *Source) elicit(ctx context.Context) upstream.ElicitFunc {
 	}
 }
 
+// sample relays an upstream's sampling request to the caller when the
+// caller can answer it now (a handshake-era session that declared
+// sampling); otherwise it refuses.
+func (s *Source) sample(ctx context.Context) upstream.SampleFunc {
+	return func(_ context.Context, p mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+		srv := server.ServerFromContext(ctx)
+		if srv == nil || server.IsModernRequest(ctx) || !canSample(ctx) || !face.SamplingAvailable(ctx) {
+			return nil, errors.New("frontmcp: the caller cannot answer sampling requests")
+		}
+		res, err := srv.RequestSampling(ctx, mcp.CreateMessageRequest{
+			Request:             mcp.Request{Method: string(mcp.MethodSamplingCreateMessage)},
+			CreateMessageParams: p,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("frontmcp: relay sampling: %w", err)
+		}
+		return res, nil
+	}
+}
+
+// canSample reports whether the caller's session declared sampling.
+func canSample(ctx context.Context) bool {
+	cs, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo)
+	if !ok || cs == nil {
+		return false
+	}
+	return cs.GetClientCapabilities().Sampling != nil
+}
+
 // canElicit reports whether the caller's session declared elicitation.
 func canElicit(ctx context.Context) bool {
 	cs, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo)
@@ -474,6 +514,25 @@ func (r *relay) progress(p, total float64, msg string) {
 		params["message"] = msg
 	}
 	_ = r.srv.SendNotificationToClient(r.ctx, string(mcp.MethodNotificationProgress), params)
+}
+
+// log forwards one upstream log message to the caller's session (mcp-go
+// applies the level the caller set, or the request's level from
+// 2026-07-28 on).
+func (r *relay) log(m upstream.LogMessage) {
+	if r.srv == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done {
+		return
+	}
+	var data any
+	if len(m.Data) > 0 && json.Unmarshal(m.Data, &data) != nil {
+		return
+	}
+	_ = r.srv.SendLogMessageToClient(r.ctx, mcp.NewLoggingMessageNotification(mcp.LoggingLevel(m.Level), m.Logger, data))
 }
 
 func (r *relay) finish() {

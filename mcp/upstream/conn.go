@@ -70,6 +70,8 @@ type call struct {
 	token    string
 	progress ProgressFunc
 	elicit   ElicitFunc
+	log      LogFunc
+	sample   SampleFunc
 	mu       sync.Mutex
 	done     bool
 	last     float64
@@ -122,7 +124,7 @@ func Dial(ctx context.Context, cfg Config) (*Conn, error) {
 func InProcess(ctx context.Context, s *server.MCPServer, cfg Config) (*Conn, error) {
 	c := newConn(cfg)
 	c.dial = func(ctx context.Context) (transport.Interface, *process, error) {
-		t := transport.NewInProcessTransportWithOptions(s, transport.WithElicitationHandler(elicitAdapter{c}))
+		t := transport.NewInProcessTransportWithOptions(s, transport.WithElicitationHandler(elicitAdapter{c}), transport.WithSamplingHandler(samplingAdapter{c}))
 		return t, nil, nil
 	}
 	if err := c.start(ctx); err != nil {
@@ -188,7 +190,7 @@ func (c *Conn) connect(ctx context.Context) (*session, error) {
 	}
 	s := &session{proc: proc, dead: make(chan struct{}), started: time.Now()}
 	s.rt = newRawTransport(t, c, s)
-	opts := []client.ClientOption{client.WithElicitationHandler(elicitAdapter{c})}
+	opts := []client.ClientOption{client.WithElicitationHandler(elicitAdapter{c}), client.WithSamplingHandler(samplingAdapter{c})}
 	if c.cfg.ProtocolVersion != "" {
 		opts = append(opts, client.WithProtocolVersion(c.cfg.ProtocolVersion))
 	}
@@ -218,6 +220,13 @@ func (c *Conn) connect(ctx context.Context) (*session, error) {
 			c.log.Debug("tool list subscription ended", "err", err)
 		}); err != nil {
 			c.log.Warn("could not subscribe to tool list changes", "err", err)
+		}
+	}
+	if !mcp.IsModernProtocol(s.era) && res.Capabilities.Logging != nil {
+		// Handshake eras set the level per session: ask for everything;
+		// messages no call asked for are dropped here.
+		if err := s.c.SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevelDebug}}); err != nil {
+			c.log.Debug("could not set the server's log level", "err", err)
 		}
 	}
 	if proc != nil {
@@ -547,11 +556,22 @@ func decodeTools(raw []json.RawMessage) ([]Tool, error) {
 // era need: stdio sends notifications/cancelled, 2026-07-28 HTTP closes the
 // request's stream, handshake-era HTTP sends notifications/cancelled.
 func (c *Conn) CallTool(ctx context.Context, name string, args json.RawMessage, progress ProgressFunc, elicit ElicitFunc) (json.RawMessage, error) {
+	return c.CallToolWith(ctx, name, args, CallHandlers{Progress: progress, Elicit: elicit})
+}
+
+// CallToolWith is CallTool with every relay: besides progress and
+// elicitation, the server's log messages (notifications/message) and
+// sampling requests made during the call reach h.Log and h.Sample. Log
+// messages and sampling requests carry no call id on most transports: they
+// go to the call in the request's context, else to the only call in flight
+// that accepts them, else they are dropped (logs) or refused (sampling), so
+// that one caller never sees another's.
+func (c *Conn) CallToolWith(ctx context.Context, name string, args json.RawMessage, h CallHandlers) (json.RawMessage, error) {
 	s, err := c.current(ctx)
 	if err != nil {
 		return nil, err
 	}
-	cl := &call{token: "bridge-" + strconv.FormatUint(c.tokenSeq.Add(1), 10), progress: progress, elicit: elicit}
+	cl := &call{token: "bridge-" + strconv.FormatUint(c.tokenSeq.Add(1), 10), progress: h.Progress, elicit: h.Elicit, log: h.Log, sample: h.Sample}
 	c.callsMu.Lock()
 	c.calls[cl.token] = cl
 	c.callsMu.Unlock()
@@ -577,6 +597,13 @@ func (c *Conn) CallTool(ctx context.Context, name string, args json.RawMessage, 
 	req.Params.Name = name
 	req.Params.Arguments = argv
 	req.Params.Meta = &mcp.Meta{ProgressToken: cl.token}
+	if h.Log != nil {
+		lvl := h.LogLevel
+		if lvl == "" {
+			lvl = string(mcp.LoggingLevelDebug)
+		}
+		req.Params.Meta.SetLogLevel(mcp.LoggingLevel(lvl))
+	}
 	_, err = s.c.CallTool(cctx, req)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -615,6 +642,23 @@ func (c *Conn) onNotification(s *session, n mcp.JSONRPCNotification) {
 		}
 		cl.last = p
 		cl.progress(p, total, msg)
+	case string(mcp.MethodNotificationMessage):
+		cl := c.onlyCall(func(x *call) bool { return x.log != nil })
+		if cl == nil {
+			return
+		}
+		f := n.Params.AdditionalFields
+		m := LogMessage{}
+		m.Level, _ = f["level"].(string)
+		m.Logger, _ = f["logger"].(string)
+		if b, err := json.Marshal(f["data"]); err == nil {
+			m.Data = b
+		}
+		cl.mu.Lock()
+		defer cl.mu.Unlock()
+		if !cl.done {
+			cl.log(m)
+		}
 	case string(mcp.MethodNotificationToolsListChanged):
 		go func() {
 			ctx, cancel := context.WithTimeout(c.life, 30*time.Second)
@@ -651,21 +695,11 @@ type elicitAdapter struct{ c *Conn }
 func (a elicitAdapter) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
 	cl, _ := ctx.Value(callKey{}).(*call)
 	if cl == nil || cl.elicit == nil {
-		a.c.callsMu.Lock()
-		var only *call
-		n := 0
-		for _, x := range a.c.calls {
-			if x.elicit != nil {
-				only = x
-				n++
-			}
-		}
-		a.c.callsMu.Unlock()
-		if n != 1 {
-			a.c.log.Warn("declining an elicitation that matches no single call", "callsAcceptingInput", n)
+		cl = a.c.onlyCall(func(x *call) bool { return x.elicit != nil })
+		if cl == nil {
+			a.c.log.Warn("declining an elicitation that matches no single call")
 			return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionDecline}}, nil
 		}
-		cl = only
 	}
 	e := Elicitation{Mode: req.Params.Mode, Message: req.Params.Message, URL: req.Params.URL}
 	if e.Mode == "" {
@@ -686,4 +720,36 @@ func (a elicitAdapter) Elicit(ctx context.Context, req mcp.ElicitationRequest) (
 		out.Content = res.Content
 	}
 	return out, nil
+}
+
+// onlyCall returns the only call in flight that ok accepts, or nil.
+func (c *Conn) onlyCall(ok func(*call) bool) *call {
+	c.callsMu.Lock()
+	defer c.callsMu.Unlock()
+	var only *call
+	for _, x := range c.calls {
+		if ok(x) {
+			if only != nil {
+				return nil
+			}
+			only = x
+		}
+	}
+	return only
+}
+
+// samplingAdapter routes an upstream's sampling request to the call it
+// belongs to, as elicitAdapter does; without one it refuses.
+type samplingAdapter struct{ c *Conn }
+
+func (a samplingAdapter) CreateMessage(ctx context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	cl, _ := ctx.Value(callKey{}).(*call)
+	if cl == nil || cl.sample == nil {
+		cl = a.c.onlyCall(func(x *call) bool { return x.sample != nil })
+	}
+	if cl == nil {
+		a.c.log.Warn("refusing a sampling request that matches no single call")
+		return nil, errors.New("upstream: sampling is not available for this request")
+	}
+	return cl.sample(ctx, req.CreateMessageParams)
 }
