@@ -8,25 +8,47 @@ import (
 	"time"
 )
 
+// keepAliveComment is the SSE comment written while a stream is idle.
+var keepAliveComment = []byte(": keep-alive\n\n")
+
 // sseWriter writes Server-Sent Events: one JSON document per event, flushed
 // at once, with a keep-alive comment while idle. Headers are written with
 // the first event, so an error before it can still be a normal response.
+//
+// An idle stream holds no goroutine of its own: keep-alives come from one
+// runtime timer, re-armed for the keep-alive interval after the last write.
 type sseWriter struct {
 	w         http.ResponseWriter
 	rc        *http.ResponseController
 	keepAlive time.Duration
 	writeTO   time.Duration
 
-	mu      sync.Mutex
-	begun   bool
-	broken  bool
-	stop    chan struct{}
-	stopped sync.Once
-	buf     bytes.Buffer
+	mu     sync.Mutex
+	begun  bool
+	broken bool
+	last   time.Time   // time of the last successful write
+	timer  *time.Timer // keep-alive timer, set when the stream begins
 }
 
+// sseEncoder is a reusable event buffer with its JSON encoder. Streams
+// take one per event from sseEncoders, so an idle stream keeps none.
+type sseEncoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+var sseEncoders = sync.Pool{New: func() any {
+	e := &sseEncoder{}
+	e.enc = json.NewEncoder(&e.buf)
+	return e
+}}
+
+// maxPooledEvent bounds the buffers returned to sseEncoders, so one huge
+// event does not stay pinned.
+const maxPooledEvent = 64 << 10
+
 func newSSEWriter(w http.ResponseWriter, keepAlive, writeTimeout time.Duration) *sseWriter {
-	return &sseWriter{w: w, rc: http.NewResponseController(w), keepAlive: keepAlive, writeTO: writeTimeout, stop: make(chan struct{})}
+	return &sseWriter{w: w, rc: http.NewResponseController(w), keepAlive: keepAlive, writeTO: writeTimeout}
 }
 
 // started reports whether the event stream has begun.
@@ -36,7 +58,7 @@ func (s *sseWriter) started() bool {
 	return s.begun
 }
 
-// beginLocked writes the stream headers and starts the keep-alive ticker.
+// beginLocked writes the stream headers and arms the keep-alive timer.
 func (s *sseWriter) beginLocked() {
 	h := s.w.Header()
 	h.Set("Content-Type", "text/event-stream")
@@ -45,24 +67,30 @@ func (s *sseWriter) beginLocked() {
 	h.Del("Content-Length")
 	s.w.WriteHeader(http.StatusOK)
 	s.begun = true
-	go s.keepAliveLoop()
+	s.last = time.Now()
+	if s.keepAlive > 0 {
+		s.timer = time.AfterFunc(s.keepAlive, s.keepAliveTick)
+	}
 }
 
-func (s *sseWriter) keepAliveLoop() {
-	t := time.NewTicker(s.keepAlive)
-	defer t.Stop()
-	for {
-		select {
-		case <-s.stop:
-			return
-		case <-t.C:
-			s.mu.Lock()
-			if !s.broken {
-				s.writeLocked([]byte(": keep-alive\n\n"))
-			}
-			s.mu.Unlock()
-		}
+// keepAliveTick runs when the keep-alive timer fires: it writes a comment
+// if nothing was written for the keep-alive interval, then re-arms the
+// timer for the next time the stream would have been idle that long. A
+// failed write marks the stream broken, which the next send reports.
+func (s *sseWriter) keepAliveTick() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.broken {
+		return
 	}
+	idle := time.Since(s.last)
+	if idle >= s.keepAlive {
+		if s.writeLocked(keepAliveComment) != nil {
+			return
+		}
+		idle = 0
+	}
+	s.timer.Reset(s.keepAlive - idle)
 }
 
 // send writes v as one event.
@@ -72,18 +100,23 @@ func (s *sseWriter) send(v any) error {
 	if s.broken {
 		return http.ErrHandlerTimeout
 	}
-	s.buf.Reset()
-	s.buf.WriteString("data: ")
-	enc := json.NewEncoder(&s.buf)
-	if err := enc.Encode(v); err != nil {
+	e := sseEncoders.Get().(*sseEncoder)
+	defer func() {
+		if e.buf.Cap() <= maxPooledEvent {
+			sseEncoders.Put(e)
+		}
+	}()
+	e.buf.Reset()
+	e.buf.WriteString("data: ")
+	if err := e.enc.Encode(v); err != nil {
 		return err
 	}
 	// Encode ends with "\n"; one more ends the event.
-	s.buf.WriteByte('\n')
+	e.buf.WriteByte('\n')
 	if !s.begun {
 		s.beginLocked()
 	}
-	return s.writeLocked(s.buf.Bytes())
+	return s.writeLocked(e.buf.Bytes())
 }
 
 func (s *sseWriter) writeLocked(b []byte) error {
@@ -98,6 +131,7 @@ func (s *sseWriter) writeLocked(b []byte) error {
 		s.broken = true
 		return err
 	}
+	s.last = time.Now()
 	return nil
 }
 
@@ -105,7 +139,9 @@ func (s *sseWriter) writeLocked(b []byte) error {
 // handler may return and the server reuse the connection.
 func (s *sseWriter) close() {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.broken = true
-	s.mu.Unlock()
-	s.stopped.Do(func() { close(s.stop) })
+	if s.timer != nil {
+		s.timer.Stop()
+	}
 }
