@@ -44,9 +44,7 @@ const suite = "node_modules/@modelcontextprotocol/conformance/dist/index.js"
 // reason; every other scenario that passes against the fixture directly
 // must pass through the bridge.
 var knownGaps = map[string]string{
-	"tools-call-sampling":   "the upstream's sampling/createMessage is relayed (upstream.CallHandlers.Sample), but mcp-go sends it to a streamable HTTP host only on the standalone GET stream, which the face does not serve, so the face refuses it (face.SamplingAvailable)",
-	"resources-subscribe":   "the face declares no resource subscriptions",
-	"resources-unsubscribe": "as resources-subscribe",
+	"tools-call-sampling": "the upstream's sampling/createMessage is relayed (upstream.CallHandlers.Sample), but mcp-go sends it to a streamable HTTP host only on the standalone GET stream, which the face does not serve, so the face refuses it (face.SamplingAvailable)",
 }
 
 func requireSuite(t *testing.T) {

@@ -73,6 +73,16 @@ type ResourceTemplateSource interface {
 	ResourceTemplates() []server.ServerResourceTemplate
 }
 
+// ResourceSubscriber is implemented by sources whose resources change: the
+// face declares resources.subscribe, asks the source for updates on a URI
+// while at least one session is subscribed to it, and sends
+// notifications/resources/updated to those sessions.
+type ResourceSubscriber interface {
+	SubscribeResource(ctx context.Context, uri string) error
+	UnsubscribeResource(ctx context.Context, uri string) error
+	OnResourceUpdated(fn func(uri string))
+}
+
 // Notifier is implemented by sources whose tool set changes at run time
 // (card refreshes); the face registers its resync function with it.
 type Notifier interface {
@@ -178,6 +188,7 @@ type Face struct {
 	syncMu   sync.Mutex
 	resURIs  []string
 	prompts  []string
+	subs     *subscriptions
 }
 
 // New builds the face and registers the sources' tools.
@@ -233,9 +244,17 @@ func New(cfg Config) (*Face, error) {
 		f.log.Warn("face: UnsafeNoAuth is set: the MCP endpoint is served without authentication")
 	}
 
+	for _, s := range cfg.Sources {
+		if rs, ok := s.(ResourceSubscriber); ok {
+			if f.subs == nil {
+				f.subs = newSubscriptions(f)
+			}
+			f.subs.sources = append(f.subs.sources, rs)
+		}
+	}
 	opts := []server.ServerOption{
 		server.WithToolCapabilities(true),
-		server.WithResourceCapabilities(false, true),
+		server.WithResourceCapabilities(f.subs != nil, true),
 		server.WithPromptCapabilities(true),
 		server.WithCompletions(),
 		server.WithPromptCompletionProvider(completer{f}),
@@ -263,6 +282,9 @@ func New(cfg Config) (*Face, error) {
 		res.Resources = kept
 	})
 	hooks.AddAfterInitialize(declareTasks)
+	if f.subs != nil {
+		f.subs.hook(hooks)
+	}
 	opts = append(opts, server.WithHooks(hooks))
 	if cfg.LegacySessions {
 		f.sess = newSessions(time.Now)

@@ -43,11 +43,21 @@ type RelayUpstream interface {
 	CallToolWith(ctx context.Context, name string, args json.RawMessage, h upstream.CallHandlers) (json.RawMessage, error)
 }
 
+// SubscribeUpstream is implemented by upstreams that notify resource
+// updates (*upstream.Conn).
+type SubscribeUpstream interface {
+	SubscribeResource(ctx context.Context, uri string) error
+	UnsubscribeResource(ctx context.Context, uri string) error
+	OnResourceUpdated(f func(uri string))
+}
+
 var (
-	_ PromptUpstream   = (*upstream.Conn)(nil)
-	_ ResourceUpstream = (*upstream.Conn)(nil)
-	_ CompleteUpstream = (*upstream.Conn)(nil)
-	_ RelayUpstream    = (*upstream.Conn)(nil)
+	_ SubscribeUpstream       = (*upstream.Conn)(nil)
+	_ face.ResourceSubscriber = (*Source)(nil)
+	_ PromptUpstream          = (*upstream.Conn)(nil)
+	_ ResourceUpstream        = (*upstream.Conn)(nil)
+	_ CompleteUpstream        = (*upstream.Conn)(nil)
+	_ RelayUpstream           = (*upstream.Conn)(nil)
 
 	_ face.PromptSource           = (*Source)(nil)
 	_ face.ResourceSource         = (*Source)(nil)
@@ -63,7 +73,13 @@ type extras struct {
 	resources []server.ServerResource
 	templates []server.ServerResourceTemplate
 	uriTo     map[string]*entry // resource URI or template URI → server
+	tmplTo    []tmplRoute       // templates in serving order
 	sig       string
+}
+
+type tmplRoute struct {
+	t     *mcp.URITemplate
+	entry *entry
 }
 
 type promptRoute struct {
@@ -126,6 +142,7 @@ func (s *Source) refreshExtras(ctx context.Context) bool {
 				continue
 			}
 			x.uriTo[raw] = e
+			x.tmplTo = append(x.tmplTo, tmplRoute{t: t.URITemplate, entry: e})
 			x.templates = append(x.templates, server.ServerResourceTemplate{Template: t, Handler: server.ResourceTemplateHandlerFunc(s.readHandler(e))})
 			fmt.Fprintf(&sig, "t\x00%s\x00%s\x00", e.name, mustJSON(t))
 		}
@@ -288,4 +305,77 @@ func withLog(ctx context.Context, log upstream.LogFunc, h upstream.CallHandlers)
 		h.Log, h.LogLevel = log, string(ls.GetLogLevel())
 	}
 	return h
+}
+
+// route returns the server of a served resource URI, or of the first
+// served template the URI matches.
+func (s *Source) route(uri string) (*entry, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.extras.uriTo[uri]; ok {
+		return e, true
+	}
+	for _, t := range s.extras.tmplTo {
+		if t.t.Regexp().MatchString(uri) {
+			return t.entry, true
+		}
+	}
+	return nil, false
+}
+
+// SubscribeResource implements face.ResourceSubscriber: the URI's server is
+// asked for updates after the hop check (Method "resources/read").
+func (s *Source) SubscribeResource(ctx context.Context, uri string) error {
+	e, ok := s.route(uri)
+	if !ok {
+		return fmt.Errorf("frontmcp: resource %q is not served", uri)
+	}
+	su, ok := e.up.(SubscribeUpstream)
+	if !ok {
+		return fmt.Errorf("frontmcp: the %s server does not notify resource updates", e.name)
+	}
+	if err := s.checkHop(ctx, e, "resources/read"); err != nil {
+		return fmt.Errorf("frontmcp: %s: %w", uri, err)
+	}
+	uctx, stop := detach(ctx)
+	defer stop()
+	return su.SubscribeResource(uctx, uri)
+}
+
+// UnsubscribeResource implements face.ResourceSubscriber.
+func (s *Source) UnsubscribeResource(ctx context.Context, uri string) error {
+	e, ok := s.route(uri)
+	if !ok {
+		return nil
+	}
+	su, ok := e.up.(SubscribeUpstream)
+	if !ok {
+		return nil
+	}
+	uctx, stop := detach(ctx)
+	defer stop()
+	return su.UnsubscribeResource(uctx, uri)
+}
+
+// OnResourceUpdated implements face.ResourceSubscriber: fn receives the URI
+// of each update a server sent about a URI it serves (an update about
+// another server's URI is dropped).
+func (s *Source) OnResourceUpdated(fn func(uri string)) {
+	s.mu.Lock()
+	s.resUpdated = append(s.resUpdated, fn)
+	s.mu.Unlock()
+}
+
+// resourceUpdated relays an update from e.
+func (s *Source) resourceUpdated(e *entry, uri string) {
+	if owner, ok := s.route(uri); !ok || owner != e {
+		s.log.Debug("frontmcp: dropped an update about a resource the server does not serve", "server", e.name)
+		return
+	}
+	s.mu.Lock()
+	ls := append([]func(string){}, s.resUpdated...)
+	s.mu.Unlock()
+	for _, f := range ls {
+		f(uri)
+	}
 }

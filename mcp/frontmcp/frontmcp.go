@@ -97,6 +97,8 @@ type Source struct {
 	tools     []server.ServerTool
 	hops      map[string]binding
 	listeners []func()
+
+	resUpdated []func(uri string)
 }
 
 type entry struct {
@@ -152,6 +154,9 @@ func New(ctx context.Context, cfg Config) (*Source, error) {
 	for _, e := range s.servers {
 		e := e
 		e.up.OnToolsChanged(func(ts []upstream.Tool) { s.update(e, ts) })
+		if su, ok := e.up.(SubscribeUpstream); ok {
+			su.OnResourceUpdated(func(uri string) { s.resourceUpdated(e, uri) })
+		}
 	}
 	s.Refresh(ctx)
 	return s, nil

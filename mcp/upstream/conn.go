@@ -38,6 +38,10 @@ type Conn struct {
 	listeners []func([]Tool)
 	lastErr   error
 
+	resListeners []func(uri string)
+	subsMu       sync.Mutex
+	subs         map[string]func() // modern-era subscription streams by URI
+
 	tokenSeq atomic.Uint64
 	callsMu  sync.Mutex
 	calls    map[string]*call // by progress token
@@ -159,6 +163,7 @@ func newConn(cfg Config) *Conn {
 		life: life, cancel: cancel,
 		ready: make(chan struct{}),
 		calls: map[string]*call{},
+		subs:  map[string]func(){},
 	}
 }
 
@@ -658,6 +663,14 @@ func (c *Conn) onNotification(s *session, n mcp.JSONRPCNotification) {
 		defer cl.mu.Unlock()
 		if !cl.done {
 			cl.log(m)
+		}
+	case mcp.MethodNotificationResourceUpdated:
+		uri, _ := n.Params.AdditionalFields["uri"].(string)
+		c.mu.Lock()
+		ls := append([]func(string){}, c.resListeners...)
+		c.mu.Unlock()
+		for _, f := range ls {
+			f(uri)
 		}
 	case string(mcp.MethodNotificationToolsListChanged):
 		go func() {

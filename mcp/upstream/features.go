@@ -158,11 +158,28 @@ func (c *Conn) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceR
 }
 
 // SubscribeResource asks the server for notifications/resources/updated on
-// uri.
+// uri (resources/subscribe; a subscription stream from 2026-07-28 on);
+// updates reach the OnResourceUpdated listeners. A subscription does not
+// survive a reconnect.
 func (c *Conn) SubscribeResource(ctx context.Context, uri string) error {
 	return c.do(ctx, "subscribe", func(s *session) error {
 		if r := s.c.GetServerCapabilities().Resources; r == nil || !r.Subscribe {
 			return errors.New("the server does not support resource subscriptions")
+		}
+		if mcp.IsModernProtocol(s.era) {
+			c.subsMu.Lock()
+			defer c.subsMu.Unlock()
+			if _, ok := c.subs[uri]; ok {
+				return nil
+			}
+			stop, err := s.c.ListenAsync(c.life, mcp.SubscriptionFilter{ResourceSubscriptions: []string{uri}}, func(err error) {
+				c.log.Debug("resource subscription ended", "err", err)
+			})
+			if err != nil {
+				return err
+			}
+			c.subs[uri] = stop
+			return nil
 		}
 		resp, err := s.c.GetTransport().SendRequest(ctx, transport.JSONRPCRequest{
 			JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(c.nextID()), Method: string(mcp.MethodResourcesSubscribe),
@@ -178,12 +195,30 @@ func (c *Conn) UnsubscribeResource(ctx context.Context, uri string) error {
 		if r := s.c.GetServerCapabilities().Resources; r == nil || !r.Subscribe {
 			return errors.New("the server does not support resource subscriptions")
 		}
+		if mcp.IsModernProtocol(s.era) {
+			c.subsMu.Lock()
+			stop := c.subs[uri]
+			delete(c.subs, uri)
+			c.subsMu.Unlock()
+			if stop != nil {
+				stop()
+			}
+			return nil
+		}
 		resp, err := s.c.GetTransport().SendRequest(ctx, transport.JSONRPCRequest{
 			JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(c.nextID()), Method: string(mcp.MethodResourcesUnsubscribe),
 			Params: map[string]any{"uri": uri},
 		})
 		return rpcErr(resp, err)
 	})
+}
+
+// OnResourceUpdated registers f, called with the URI of every
+// notifications/resources/updated the server sends.
+func (c *Conn) OnResourceUpdated(f func(uri string)) {
+	c.mu.Lock()
+	c.resListeners = append(c.resListeners, f)
+	c.mu.Unlock()
 }
 
 // Complete asks the server for completions of a prompt's or a resource
