@@ -16,7 +16,7 @@ var keepAliveComment = []byte(": keep-alive\n\n")
 // the first event, so an error before it can still be a normal response.
 //
 // An idle stream holds no goroutine of its own: keep-alives come from one
-// runtime timer, re-armed for the keep-alive interval after the last write.
+// runtime timer, re-armed after each keep-alive.
 type sseWriter struct {
 	w         http.ResponseWriter
 	rc        *http.ResponseController
@@ -26,7 +26,6 @@ type sseWriter struct {
 	mu     sync.Mutex
 	begun  bool
 	broken bool
-	last   time.Time   // time of the last successful write
 	timer  *time.Timer // keep-alive timer, set when the stream begins
 }
 
@@ -67,30 +66,25 @@ func (s *sseWriter) beginLocked() {
 	h.Del("Content-Length")
 	s.w.WriteHeader(http.StatusOK)
 	s.begun = true
-	s.last = time.Now()
 	if s.keepAlive > 0 {
 		s.timer = time.AfterFunc(s.keepAlive, s.keepAliveTick)
 	}
 }
 
 // keepAliveTick runs when the keep-alive timer fires: it writes a comment
-// if nothing was written for the keep-alive interval, then re-arms the
-// timer for the next time the stream would have been idle that long. A
-// failed write marks the stream broken, which the next send reports.
+// and re-arms the timer, every keep-alive interval like a ticker would, but
+// without a goroutine waiting for it in between. A failed write marks the
+// stream broken, which the next send reports.
 func (s *sseWriter) keepAliveTick() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.broken {
 		return
 	}
-	idle := time.Since(s.last)
-	if idle >= s.keepAlive {
-		if s.writeLocked(keepAliveComment) != nil {
-			return
-		}
-		idle = 0
+	if s.writeLocked(keepAliveComment) != nil {
+		return
 	}
-	s.timer.Reset(s.keepAlive - idle)
+	s.timer.Reset(s.keepAlive)
 }
 
 // send writes v as one event.
@@ -131,7 +125,6 @@ func (s *sseWriter) writeLocked(b []byte) error {
 		s.broken = true
 		return err
 	}
-	s.last = time.Now()
 	return nil
 }
 
