@@ -652,12 +652,16 @@ func (c *Conn) onNotification(s *session, n mcp.JSONRPCNotification) {
 		if cl == nil {
 			return
 		}
-		f := n.Params.AdditionalFields
-		m := LogMessage{}
-		m.Level, _ = f["level"].(string)
-		m.Logger, _ = f["logger"].(string)
-		if b, err := json.Marshal(f["data"]); err == nil {
-			m.Data = b
+		// Params arrive decoded (transports) or typed (in-process):
+		// normalize through JSON.
+		var m LogMessage
+		var p struct {
+			Level  string          `json:"level"`
+			Logger string          `json:"logger"`
+			Data   json.RawMessage `json:"data"`
+		}
+		if b, err := json.Marshal(n.Params.AdditionalFields); err == nil && json.Unmarshal(b, &p) == nil {
+			m = LogMessage{Level: p.Level, Logger: p.Logger, Data: p.Data}
 		}
 		cl.mu.Lock()
 		defer cl.mu.Unlock()
