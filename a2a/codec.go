@@ -81,7 +81,34 @@ func (s *TaskState) UnmarshalJSON(b []byte) error {
 // MarshalJSON writes the enum name, or the number of an unknown value.
 func (s TaskState) MarshalJSON() ([]byte, error) { return enumToJSON(string(s)) }
 
+// knownEnums maps the names of the task states and roles to themselves, so
+// decoding a known name returns the constant's string without allocating.
+var knownEnums = func() map[string]string {
+	m := make(map[string]string, len(taskStateByNumber)+3)
+	for _, s := range taskStateByNumber {
+		m[string(s)] = string(s)
+	}
+	for _, r := range []Role{RoleUnspecified, RoleUser, RoleAgent} {
+		m[string(r)] = string(r)
+	}
+	return m
+}()
+
+// knownEnumJSON holds the JSON strings of the known enum names, written as
+// they are. Each slice has len == cap, so an append by a caller copies.
+var knownEnumJSON = func() map[string][]byte {
+	m := make(map[string][]byte, len(knownEnums))
+	for k := range knownEnums {
+		b, _ := json.Marshal(k)
+		m[k] = b[:len(b):len(b)]
+	}
+	return m
+}()
+
 func enumToJSON(v string) ([]byte, error) {
+	if b, ok := knownEnumJSON[v]; ok {
+		return b, nil
+	}
 	if v != "" && (v[0] == '-' || v[0] >= '0' && v[0] <= '9') {
 		if _, err := strconv.Atoi(v); err == nil {
 			return []byte(v), nil
@@ -136,6 +163,11 @@ func enumFromJSON(b []byte, byNumber func(int) (string, bool)) (string, error) {
 	}
 	switch b[0] {
 	case '"':
+		if n := len(b); n >= 2 && b[n-1] == '"' {
+			if v, ok := knownEnums[string(b[1:n-1])]; ok {
+				return v, nil
+			}
+		}
 		var s string
 		if err := json.Unmarshal(b, &s); err != nil {
 			return "", err

@@ -262,11 +262,13 @@ func (m *Manager) apply(ctx context.Context, owner string, rec *TaskRecord, ev S
 		if rec.Task.Status.State.Terminal() {
 			return rec, ErrTaskClosed
 		}
-		next := rec.Task.Clone()
-		if err := applyEvent(next, &ev, now); err != nil {
+		// A shallow copy: applyEvent replaces what it changes and never
+		// writes into a slice it shares with rec, which others may read.
+		next := rec.Task
+		if err := applyEvent(&next, &ev, now); err != nil {
 			return rec, err
 		}
-		nrec, err := m.store.UpdateTask(ctx, owner, next, rec.Version, []StreamResponse{ev})
+		nrec, err := m.store.UpdateTask(ctx, owner, &next, rec.Version, []StreamResponse{ev})
 		if err == nil {
 			m.published(ctx, owner, nrec, ev)
 			return nrec, nil
@@ -281,6 +283,8 @@ func (m *Manager) apply(ctx context.Context, owner string, rec *TaskRecord, ev S
 }
 
 // applyEvent folds one event into a task snapshot, filling ids and times.
+// t may share its slices with other snapshots: applyEvent replaces a slice
+// it changes with a new one and never writes into a shared backing array.
 func applyEvent(t *Task, ev *StreamResponse, now time.Time) error {
 	switch {
 	case ev.StatusUpdate != nil:
@@ -298,7 +302,7 @@ func applyEvent(t *Task, ev *StreamResponse, now time.Time) error {
 		}
 		t.Status = su.Status
 		if su.Status.Message != nil {
-			t.History = append(t.History, *su.Status.Message)
+			t.History = append(t.History[:len(t.History):len(t.History)], *su.Status.Message)
 		}
 	case ev.ArtifactUpdate != nil:
 		au := ev.ArtifactUpdate
@@ -313,13 +317,19 @@ func applyEvent(t *Task, ev *StreamResponse, now time.Time) error {
 				break
 			}
 		}
+		n := len(t.Artifacts)
 		switch {
 		case i >= 0 && au.Append:
-			t.Artifacts[i].Parts = append(t.Artifacts[i].Parts, au.Artifact.Parts...)
+			arts := append([]Artifact(nil), t.Artifacts...)
+			ps := arts[i].Parts
+			arts[i].Parts = append(ps[:len(ps):len(ps)], au.Artifact.Parts...)
+			t.Artifacts = arts
 		case i >= 0:
-			t.Artifacts[i] = au.Artifact
+			arts := append([]Artifact(nil), t.Artifacts...)
+			arts[i] = au.Artifact
+			t.Artifacts = arts
 		default:
-			t.Artifacts = append(t.Artifacts, au.Artifact)
+			t.Artifacts = append(t.Artifacts[:n:n], au.Artifact)
 		}
 	case ev.Task != nil:
 		nt := ev.Task.Clone()

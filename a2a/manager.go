@@ -185,7 +185,8 @@ func (m *Manager) start(ctx context.Context, owner string, p *SendMessageRequest
 			return nil, err
 		}
 		msg.ContextID = rec.Task.ContextID
-		next := rec.Task.Clone()
+		// rec is this call's own copy from the store: no clone needed.
+		next := &rec.Task
 		next.History = append(next.History, *msg)
 		nrec, err := m.store.UpdateTask(ctx, owner, next, rec.Version, nil)
 		if err != nil {
@@ -471,7 +472,7 @@ func (m *Manager) SendMessage(ctx context.Context, owner string, p *SendMessageR
 	if err != nil {
 		return nil, err
 	}
-	return &SendMessageResponse{Task: trimTask(&final.Task, hl, true)}, nil
+	return &SendMessageResponse{Task: trimOwned(&final.Task, hl, true)}, nil
 }
 
 // SendStreamingMessage handles a message and streams what happens: a direct
@@ -518,7 +519,7 @@ func (m *Manager) GetTask(ctx context.Context, owner string, p *GetTaskRequest) 
 	if err != nil {
 		return nil, err
 	}
-	return trimTask(&rec.Task, p.HistoryLength, true), nil
+	return trimOwned(&rec.Task, p.HistoryLength, true), nil
 }
 
 // ListTasks returns one page of the owner's tasks.
@@ -557,7 +558,7 @@ func (m *Manager) ListTasks(ctx context.Context, owner string, p *ListTasksReque
 	withArtifacts := p.IncludeArtifacts != nil && *p.IncludeArtifacts
 	resp := &ListTasksResponse{Tasks: make([]Task, 0, len(page.Tasks)), PageSize: size, TotalSize: int32(page.Total)}
 	for i := range page.Tasks {
-		resp.Tasks = append(resp.Tasks, *trimTask(&page.Tasks[i], p.HistoryLength, withArtifacts))
+		resp.Tasks = append(resp.Tasks, *trimOwned(&page.Tasks[i], p.HistoryLength, withArtifacts))
 	}
 	if page.More && len(page.Tasks) > 0 {
 		last := &page.Tasks[len(page.Tasks)-1]
@@ -578,7 +579,7 @@ func (m *Manager) CancelTask(ctx context.Context, owner string, p *CancelTaskReq
 	}
 	if st := rec.Task.Status.State; st.Terminal() {
 		if st == TaskStateCanceled {
-			return trimTask(&rec.Task, nil, true), nil
+			return trimOwned(&rec.Task, nil, true), nil
 		}
 		return nil, ErrTaskNotCancelable.Withf("task %s is %s and cannot be canceled", p.ID, st).WithMeta("taskId", p.ID)
 	}
@@ -603,7 +604,7 @@ func (m *Manager) CancelTask(ctx context.Context, owner string, p *CancelTaskReq
 	if err != nil {
 		return nil, err
 	}
-	return trimTask(&final.Task, nil, true), nil
+	return trimOwned(&final.Task, nil, true), nil
 }
 
 // SubscribeToTask streams a task: its current state first, then its events
@@ -619,7 +620,7 @@ func (m *Manager) SubscribeToTask(ctx context.Context, owner string, p *Subscrib
 	if st := rec.Task.Status.State; st.Terminal() {
 		return ErrUnsupportedOperation.Withf("task %s is %s; a terminal task has no more events", p.ID, st).WithMeta("taskId", p.ID)
 	}
-	if err := send(&StreamResponse{Task: trimTask(&rec.Task, nil, true)}); err != nil {
+	if err := send(&StreamResponse{Task: trimOwned(&rec.Task, nil, true)}); err != nil {
 		return err
 	}
 	var sendErr error
@@ -645,7 +646,12 @@ func historyLength(c *SendMessageConfiguration) *int32 {
 // trimTask returns a copy of t with history cut to the n most recent
 // messages (nil: all; 0: none) and artifacts dropped unless withArtifacts.
 func trimTask(t *Task, n *int32, withArtifacts bool) *Task {
-	c := t.Clone()
+	return trimOwned(t.Clone(), n, withArtifacts)
+}
+
+// trimOwned is trimTask for a task the caller owns outright (a copy just
+// read from the store): it trims t in place and returns it.
+func trimOwned(c *Task, n *int32, withArtifacts bool) *Task {
 	if n != nil {
 		if *n == 0 {
 			c.History = nil

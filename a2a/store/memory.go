@@ -108,8 +108,10 @@ func (m *Memory) UpdateTask(_ context.Context, owner string, nt *a2a.Task, versi
 	t.rec.Version++
 	t.rec.Task = *nt.Clone()
 	m.notifyLocked(nt.ID)
+	// The store keeps its own copy; the record returned holds the caller's
+	// own snapshot, so nothing mutable is shared with the store.
 	rec := t.rec
-	rec.Task = *nt.Clone()
+	rec.Task = *nt
 	return &rec, nil
 }
 
