@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -51,7 +52,14 @@ type SubscribeUpstream interface {
 	OnResourceUpdated(f func(uri string))
 }
 
+// ListUpstream is implemented by upstreams that say when their prompts or
+// resources changed (*upstream.Conn).
+type ListUpstream interface {
+	OnListChanged(f func())
+}
+
 var (
+	_ ListUpstream            = (*upstream.Conn)(nil)
 	_ SubscribeUpstream       = (*upstream.Conn)(nil)
 	_ face.ResourceSubscriber = (*Source)(nil)
 	_ PromptUpstream          = (*upstream.Conn)(nil)
@@ -91,6 +99,8 @@ type promptRoute struct {
 // server that fails contributes none (its error is logged). It reports
 // whether the served set changed.
 func (s *Source) refreshExtras(ctx context.Context) bool {
+	s.extrasMu.Lock()
+	defer s.extrasMu.Unlock()
 	x := extras{promptTo: map[string]promptRoute{}, uriTo: map[string]*entry{}}
 	var sig strings.Builder
 	for _, e := range s.servers {
@@ -377,5 +387,15 @@ func (s *Source) resourceUpdated(e *entry, uri string) {
 	s.mu.Unlock()
 	for _, f := range ls {
 		f(uri)
+	}
+}
+
+// extrasChanged re-reads prompts, resources and templates after a server
+// said they changed, and tells listeners when the served set did.
+func (s *Source) extrasChanged() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if s.refreshExtras(ctx) {
+		s.notify()
 	}
 }

@@ -235,3 +235,27 @@ func TestLogMessagesAreRelayedToTheCall(t *testing.T) {
 		t.Fatalf("log messages %+v", got)
 	}
 }
+
+func TestPromptListChangeIsFollowed(t *testing.T) {
+	src, a, _, _ := libraries(t, nil)
+	changed := make(chan struct{}, 4)
+	src.OnChange(func() { changed <- struct{}{} })
+	a.srv.AddPrompt(mcp.NewPrompt("farewell"), func(context.Context, mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return mcp.NewGetPromptResult("bye", nil), nil
+	})
+	deadline := time.After(failAfter)
+	for {
+		var names []string
+		for _, p := range src.Prompts() {
+			names = append(names, p.Prompt.Name)
+		}
+		if strings.Join(names, ",") == "alpha_farewell,alpha_greet,beta_greet" {
+			return
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			t.Fatalf("prompts after the upstream added one: %v", names)
+		}
+	}
+}

@@ -99,6 +99,7 @@ type Source struct {
 	listeners []func()
 
 	resUpdated []func(uri string)
+	extrasMu   sync.Mutex // serializes refreshExtras (and guards pnames)
 }
 
 type entry struct {
@@ -154,6 +155,9 @@ func New(ctx context.Context, cfg Config) (*Source, error) {
 	for _, e := range s.servers {
 		e := e
 		e.up.OnToolsChanged(func(ts []upstream.Tool) { s.update(e, ts) })
+		if lu, ok := e.up.(ListUpstream); ok {
+			lu.OnListChanged(s.extrasChanged)
+		}
 		if su, ok := e.up.(SubscribeUpstream); ok {
 			su.OnResourceUpdated(func(uri string) { s.resourceUpdated(e, uri) })
 		}

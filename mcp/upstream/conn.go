@@ -39,6 +39,7 @@ type Conn struct {
 	lastErr   error
 
 	resListeners []func(uri string)
+	listChangedF []func()
 	subsMu       sync.Mutex
 	subs         map[string]func() // modern-era subscription streams by URI
 
@@ -219,12 +220,20 @@ func (c *Conn) connect(ctx context.Context) (*session, error) {
 		return fail(err)
 	}
 	s.era, s.info = res.ProtocolVersion, res.ServerInfo
-	if mcp.IsModernProtocol(s.era) && res.Capabilities.Tools != nil && res.Capabilities.Tools.ListChanged {
+	if mcp.IsModernProtocol(s.era) {
 		// 2026-07-28 delivers list changes only on a subscription stream.
-		if _, err := s.c.ListenAsync(c.life, mcp.SubscriptionFilter{ToolsListChanged: true}, func(err error) {
-			c.log.Debug("tool list subscription ended", "err", err)
-		}); err != nil {
-			c.log.Warn("could not subscribe to tool list changes", "err", err)
+		caps := res.Capabilities
+		filter := mcp.SubscriptionFilter{
+			ToolsListChanged:     caps.Tools != nil && caps.Tools.ListChanged,
+			PromptsListChanged:   caps.Prompts != nil && caps.Prompts.ListChanged,
+			ResourcesListChanged: caps.Resources != nil && caps.Resources.ListChanged,
+		}
+		if !filter.IsEmpty() {
+			if _, err := s.c.ListenAsync(c.life, filter, func(err error) {
+				c.log.Debug("list change subscription ended", "err", err)
+			}); err != nil {
+				c.log.Warn("could not subscribe to list changes", "err", err)
+			}
 		}
 	}
 	if !mcp.IsModernProtocol(s.era) && res.Capabilities.Logging != nil {
@@ -305,6 +314,7 @@ func (c *Conn) supervise(s *session) {
 				c.cfg.OnRestart(c.cfg.Name)
 			}
 			c.install(ns)
+			c.listChanged() // a restarted server may serve other prompts and resources
 			return
 		}
 		if c.life.Err() != nil {
@@ -668,6 +678,8 @@ func (c *Conn) onNotification(s *session, n mcp.JSONRPCNotification) {
 		if !cl.done {
 			cl.log(m)
 		}
+	case mcp.MethodNotificationPromptsListChanged, mcp.MethodNotificationResourcesListChanged:
+		go c.listChanged()
 	case mcp.MethodNotificationResourceUpdated:
 		uri, _ := n.Params.AdditionalFields["uri"].(string)
 		c.mu.Lock()

@@ -275,3 +275,20 @@ func rpcErr(resp *transport.JSONRPCResponse, err error) error {
 	}
 	return nil
 }
+
+// OnListChanged registers f, called when the server says its prompts or
+// resources changed, and after each reconnect; f re-reads what it needs.
+func (c *Conn) OnListChanged(f func()) {
+	c.mu.Lock()
+	c.listChangedF = append(c.listChangedF, f)
+	c.mu.Unlock()
+}
+
+func (c *Conn) listChanged() {
+	c.mu.Lock()
+	ls := append([]func(){}, c.listChangedF...)
+	c.mu.Unlock()
+	for _, f := range ls {
+		f()
+	}
+}
