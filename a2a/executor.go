@@ -231,8 +231,10 @@ func (u *Updater) createLocked(ctx context.Context, snapshot *Task) error {
 	if err := u.m.store.CreateTask(ctx, u.req.Owner, t); err != nil {
 		return fmt.Errorf("a2a: create task: %w", err)
 	}
+	// Records are replaced, never changed in place (see apply), so the
+	// creation snapshot can be the first record itself.
 	u.rec = &TaskRecord{Task: *t, Version: 1}
-	u.created = &TaskRecord{Task: *t.Clone(), Version: 1}
+	u.created = u.rec
 	return u.m.storeInlinePush(ctx, u.req)
 }
 
