@@ -4,9 +4,17 @@
 // across list changes; a call is checked (rate limits and policy, per tool),
 // then routed to its server under the tool's original name. Progress and
 // cancellation are relayed, elicitation is relayed to hosts that can answer
-// it, and results pass through unchanged.
+// it, and results pass through unchanged. Prompts are served under the same
+// prefixes, resources and resource templates under their upstream URIs
+// (the first server listing a URI serves it); prompts/get, resources/read,
+// completions and subscriptions are checked as hops (Method "prompts/get"
+// or "resources/read") and routed to their server. Upstream log messages
+// reach the caller's session; upstream sampling requests reach callers that
+// can answer them.
 //
-// A Source is a face.ToolSource, face.Notifier and face.HopDescriber.
+// A Source is a face.ToolSource, face.Notifier, face.HopDescriber,
+// face.PromptSource, face.ResourceSource, face.ResourceTemplateSource,
+// face.ResourceHopDescriber and face.ResourceSubscriber.
 package frontmcp
 
 import (

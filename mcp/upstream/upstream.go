@@ -2,8 +2,10 @@
 // process, a streamable HTTP server or a legacy HTTP+SSE server. A Conn
 // negotiates the protocol era (2025-06-18, 2025-11-25 or 2026-07-28), reads
 // the tool list raw so that schemas keep every keyword, follows tool list
-// changes, calls tools with progress, elicitation and cancellation wired to
-// what the transport and era need, and restarts a stdio child that dies.
+// changes, calls tools with progress, elicitation, log and sampling relays
+// and cancellation wired to what the transport and era need, reads prompts,
+// resources and resource templates, completes arguments, subscribes to
+// resource updates, and restarts a stdio child that dies.
 //
 // It is built on mcp-go's client and works around its traps: the client is
 // always Started (handlers wired), a child's environment is built from an
