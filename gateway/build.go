@@ -322,21 +322,7 @@ func (b *Bridge) publish(ctx context.Context, mux *http.ServeMux, p *config.Publ
 	if err != nil {
 		return fmt.Errorf("gateway: publish[%s]: %w", p.Name, err)
 	}
-	scfg := a2a.ServerConfig{
-		Manager: pa.mgr, Card: signed, Guard: b.publishGuard(p.Name, up),
-		PushEnabled: b.cfg.Push.Enabled, ErrorTable: errorTable(b.cfg.Server.A2AErrorTable),
-		AllowMissingVersion: b.cfg.Server.AllowMissingA2AVersion,
-		MaxBodyBytes:        int64(b.cfg.Server.MaxBodyBytes),
-		ReadTimeout:         b.cfg.Server.ReadTimeout.D(),
-		Logger:              b.log.With("agent", p.Name),
-	}
-	if wt := b.cfg.Server.WriteTimeout.D(); wt > 0 {
-		scfg.WriteTimeout = wt
-	}
-	if b.cfg.Push.Enabled {
-		scfg.CheckPushURL = PushURLCheck(b.guard)
-	}
-	if pa.srv, err = a2a.NewServer(scfg); err != nil {
+	if pa.srv, err = b.agentServer(p.Name, pa.mgr, signed, b.publishGuard(p.Name, up)); err != nil {
 		return fmt.Errorf("gateway: publish[%s]: %w", p.Name, err)
 	}
 	pa.exec.OnCardChanged(func() {
@@ -352,6 +338,24 @@ func (b *Bridge) publish(ctx context.Context, mux *http.ServeMux, p *config.Publ
 	})
 	Mount(mux, "/a2a/"+p.Name, b.hops.ProtectA2A(pa.srv))
 	return nil
+}
+
+// agentServer is the A2A server of one agent the bridge serves (published
+// or fronted), with the server settings and push policy of the config.
+func (b *Bridge) agentServer(name string, mgr *a2a.Manager, card *a2a.AgentCard, guard func(context.Context, *a2a.Call) error) (*a2a.Server, error) {
+	scfg := a2a.ServerConfig{
+		Manager: mgr, Card: card, Guard: guard,
+		PushEnabled: b.cfg.Push.Enabled, ErrorTable: errorTable(b.cfg.Server.A2AErrorTable),
+		AllowMissingVersion: b.cfg.Server.AllowMissingA2AVersion,
+		MaxBodyBytes:        int64(b.cfg.Server.MaxBodyBytes),
+		ReadTimeout:         b.cfg.Server.ReadTimeout.D(),
+		WriteTimeout:        b.cfg.Server.WriteTimeout.D(),
+		Logger:              b.log.With("agent", name),
+	}
+	if b.cfg.Push.Enabled {
+		scfg.CheckPushURL = PushURLCheck(b.guard)
+	}
+	return a2a.NewServer(scfg)
 }
 
 // publishGuard counts every call against the limits and applies the policy.

@@ -510,18 +510,7 @@ func TestStreamingThroughMiddleware(t *testing.T) {
 // listener stops, the stream ends within the grace period, and the task is
 // still in the store.
 func TestDrainEndsOpenStreamAndKeepsTask(t *testing.T) {
-	cfg, err := config.Parse([]byte(fmt.Sprintf(`
-listen: 127.0.0.1:0
-store: "memory:"
-auth:
-  api_keys: [{name: alice, sha256: %q}]
-policy: {default: allow}
-publish:
-  - {name: tools, stdio: {command: mcptestserver}, tool_timeout: 1s}
-`, hash(aliceKey))), "drain.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := aliceToolsConfig(t, "drain.yaml")
 	st := store.NewMemory()
 	srv := upstreamtest.NewServer(upstreamtest.Options{})
 	l := &gateway.Listener{Addr: "127.0.0.1:0", Grace: 50 * time.Millisecond, Log: quiet}
@@ -612,4 +601,23 @@ func BenchmarkHealthzThroughMiddleware(b *testing.B) {
 			b.Fatal(w.Code)
 		}
 	}
+}
+
+// aliceToolsConfig is the smallest bridge: alice's API key, allow-all policy
+// and one published MCP server "tools" (the tests dial it in process).
+func aliceToolsConfig(t *testing.T, name string) *config.Config {
+	t.Helper()
+	cfg, err := config.Parse([]byte(fmt.Sprintf(`
+listen: 127.0.0.1:0
+store: "memory:"
+auth:
+  api_keys: [{name: alice, sha256: %q}]
+policy: {default: allow}
+publish:
+  - {name: tools, stdio: {command: mcptestserver}, tool_timeout: 1s}
+`, hash(aliceKey))), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }

@@ -207,21 +207,7 @@ func (b *Bridge) connectFront(ctx context.Context, fa *frontedAgent) error {
 	if err != nil {
 		return fmt.Errorf("gateway: front.a2a %s: %w", fa.name, err)
 	}
-	scfg := a2a.ServerConfig{
-		Manager: mgr, Card: signed, Guard: b.hops.A2AGuard(fa.name, policy.DirFrontA2A),
-		PushEnabled: b.cfg.Push.Enabled, ErrorTable: errorTable(b.cfg.Server.A2AErrorTable),
-		AllowMissingVersion: b.cfg.Server.AllowMissingA2AVersion,
-		MaxBodyBytes:        int64(b.cfg.Server.MaxBodyBytes),
-		ReadTimeout:         b.cfg.Server.ReadTimeout.D(),
-		Logger:              b.log.With("agent", fa.name),
-	}
-	if wt := b.cfg.Server.WriteTimeout.D(); wt > 0 {
-		scfg.WriteTimeout = wt
-	}
-	if b.cfg.Push.Enabled {
-		scfg.CheckPushURL = PushURLCheck(b.guard)
-	}
-	srv, err := a2a.NewServer(scfg)
+	srv, err := b.agentServer(fa.name, mgr, signed, b.hops.A2AGuard(fa.name, policy.DirFrontA2A))
 	if err != nil {
 		return fmt.Errorf("gateway: front.a2a %s: %w", fa.name, err)
 	}

@@ -3,7 +3,6 @@ package gateway_test
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -18,7 +17,6 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
-	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
 	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
 	"github.com/a2a-mcp-bridge/bridge/mcp/upstream/upstreamtest"
@@ -176,18 +174,7 @@ func missing(body string, want []string) []string {
 // TestDrainTellsOpenStreamsServerIsGoingAway: when the drain starts, an
 // open SSE stream receives the going-away comment, then ends.
 func TestDrainTellsOpenStreamsServerIsGoingAway(t *testing.T) {
-	cfg, err := config.Parse([]byte(fmt.Sprintf(`
-listen: 127.0.0.1:0
-store: "memory:"
-auth:
-  api_keys: [{name: alice, sha256: %q}]
-policy: {default: allow}
-publish:
-  - {name: tools, stdio: {command: mcptestserver}, tool_timeout: 1s}
-`, hash(aliceKey))), "goaway.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := aliceToolsConfig(t, "goaway.yaml")
 	srv := upstreamtest.NewServer(upstreamtest.Options{})
 	l := &gateway.Listener{Addr: "127.0.0.1:0", Grace: 5 * time.Second, Log: quiet}
 	if err := l.Listen(); err != nil {

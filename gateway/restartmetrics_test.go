@@ -2,7 +2,6 @@ package gateway_test
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
-	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
 	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
 	"github.com/a2a-mcp-bridge/bridge/mcp/upstream/upstreamtest"
@@ -19,18 +17,7 @@ import (
 // TestBuildCountsUpstreamRestarts: Build gives every published MCP server
 // an OnRestart hook that feeds bridge_upstream_restarts_total.
 func TestBuildCountsUpstreamRestarts(t *testing.T) {
-	cfg, err := config.Parse([]byte(fmt.Sprintf(`
-listen: 127.0.0.1:0
-store: "memory:"
-auth:
-  api_keys: [{name: alice, sha256: %q}]
-policy: {default: allow}
-publish:
-  - {name: tools, stdio: {command: mcptestserver}, tool_timeout: 1s}
-`, hash(aliceKey))), "restarts.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := aliceToolsConfig(t, "restarts.yaml")
 	srv := upstreamtest.NewServer(upstreamtest.Options{})
 	hooks := map[string]func(string){}
 	b, err := gateway.Build(context.Background(), cfg, gateway.Options{Logger: quiet, Store: store.NewMemory(),
