@@ -42,6 +42,14 @@ type Request struct {
 	// Context carries values of the incoming request (principal, trace) for
 	// executors that call onwards; it is never cancelled by the caller leaving.
 	Context context.Context
+	// Blocking reports that the message came in a blocking SendMessage: the
+	// caller waits for the task's final or interrupted state and sees no
+	// intermediate event, and the task id is not known to anyone before the
+	// first event. An executor may then do its work in fewer steps (the
+	// front proxy makes one blocking call upstream instead of relaying a
+	// stream). Other subscribers and push deliveries still see every event
+	// the executor emits.
+	Blocking bool
 }
 
 // ErrTaskClosed is returned to an executor that emits after the task ended.
@@ -59,12 +67,22 @@ type Updater struct {
 	replied  bool
 	final    bool // this execution reached a terminal or interrupted state
 	first    chan struct{}
+	settled  chan struct{} // closed once final is set
 	firstErr error
 	firstMsg *Message
 	once     sync.Once
 }
 
 func (u *Updater) signalFirst() { u.once.Do(func() { close(u.first) }) }
+
+// settleLocked records that the execution reached a terminal or
+// interrupted state (or replied) and wakes a blocking caller.
+func (u *Updater) settleLocked() {
+	if !u.final {
+		u.final = true
+		close(u.settled)
+	}
+}
 
 // TaskID is the id of the task being updated.
 func (u *Updater) TaskID() string { return u.req.TaskID }
@@ -99,7 +117,7 @@ func (u *Updater) Reply(ctx context.Context, msg *Message) error {
 		m.MessageID = uuid.NewString()
 	}
 	u.replied = true
-	u.final = true
+	u.settleLocked()
 	u.firstMsg = m
 	u.signalFirst()
 	return nil
@@ -182,6 +200,9 @@ func (u *Updater) Emit(ctx context.Context, ev StreamResponse) error {
 			return err
 		}
 		if ev.Task != nil {
+			if st := u.rec.Task.Status.State; st.Terminal() || st.Interrupted() {
+				u.settleLocked()
+			}
 			u.signalFirst()
 			return nil
 		}
@@ -194,7 +215,7 @@ func (u *Updater) Emit(ctx context.Context, ev StreamResponse) error {
 		return err
 	}
 	if st := rec.Task.Status.State; st.Terminal() || st.Interrupted() {
-		u.final = true
+		u.settleLocked()
 	}
 	u.signalFirst()
 	return nil

@@ -117,6 +117,8 @@ type execution struct {
 	startSeq int64
 	// startRec is the task as it was when the run started (continuations).
 	startRec *TaskRecord
+	// cancelOnce makes the executor's Cancel run once per execution.
+	cancelOnce sync.Once
 }
 
 // validateMessage checks a caller's message before anything is stored.
@@ -148,7 +150,8 @@ func (e *Error) withViolation(field, desc string) *Error {
 }
 
 // start validates a message, takes the run lease and starts the executor.
-func (m *Manager) start(ctx context.Context, owner string, p *SendMessageRequest) (*execution, error) {
+// blocking says the caller waits for the final state without streaming.
+func (m *Manager) start(ctx context.Context, owner string, p *SendMessageRequest, blocking bool) (*execution, error) {
 	if p == nil {
 		return nil, ErrInvalidParams.With("params are required")
 	}
@@ -159,7 +162,7 @@ func (m *Manager) start(ctx context.Context, owner string, p *SendMessageRequest
 		return nil, ErrInvalidParams.With("configuration.historyLength must not be negative")
 	}
 	msg := p.Message.Clone()
-	req := &Request{Owner: owner, Config: p.Configuration, Metadata: p.Metadata, Context: context.WithoutCancel(ctx)}
+	req := &Request{Owner: owner, Config: p.Configuration, Metadata: p.Metadata, Context: context.WithoutCancel(ctx), Blocking: blocking}
 	ex := &execution{req: req, done: make(chan struct{}), holder: m.holder + "/" + uuid.NewString()}
 	if msg.TaskID != "" {
 		rec, err := m.store.GetTask(ctx, owner, msg.TaskID)
@@ -211,7 +214,7 @@ func (m *Manager) start(ctx context.Context, owner string, p *SendMessageRequest
 		}
 	}
 	req.Message, req.TaskID, req.ContextID = msg, msg.TaskID, msg.ContextID
-	ex.up = &Updater{m: m, req: req, first: make(chan struct{})}
+	ex.up = &Updater{m: m, req: req, first: make(chan struct{}), settled: make(chan struct{})}
 	if ex.startRec != nil {
 		ex.up.rec = ex.startRec
 	}
@@ -227,6 +230,15 @@ func (m *Manager) start(ctx context.Context, owner string, p *SendMessageRequest
 
 // acquire takes a task's run lease, waiting up to LeaseWait for it.
 func (m *Manager) acquire(ctx context.Context, taskID, holder string) error {
+	// The lease is almost always free (always for a new task): try once
+	// before paying for a watch and a timer.
+	ok, err := m.store.AcquireLease(ctx, taskID, holder, m.leaseTTL)
+	if err != nil {
+		return fmt.Errorf("a2a: acquire run lease: %w", err)
+	}
+	if ok {
+		return nil
+	}
 	deadline := time.NewTimer(m.leaseWait)
 	defer deadline.Stop()
 	ch, stop := m.store.Watch(ctx, taskID)
@@ -264,9 +276,16 @@ func (m *Manager) run(ctx context.Context, ex *execution) {
 		_ = m.store.ReleaseLease(context.Background(), ex.req.TaskID, ex.holder)
 		ex.cancel()
 	}()
+	// The guard starts only once the execution has run for a while: most
+	// executions end before a lease renewal is due, and a cancel of a task
+	// running here reaches it directly (CancelTask); a cancel flag set on
+	// another replica is seen when the guard starts.
 	watchDone := make(chan struct{})
-	go m.guard(ctx, ex, watchDone)
-	defer close(watchDone)
+	guardTimer := time.AfterFunc(m.guardDelay(), func() { m.guard(ctx, ex, watchDone) })
+	defer func() {
+		guardTimer.Stop()
+		close(watchDone)
+	}()
 
 	err := func() (err error) {
 		defer func() {
@@ -315,46 +334,82 @@ func safeMessage(err error) string {
 	return "internal error"
 }
 
+// guardDelay is how long an execution runs before its guard starts: well
+// within the first lease renewal and the poll interval.
+func (m *Manager) guardDelay() time.Duration {
+	d := min(m.leaseTTL/6, m.pollInterval/2)
+	return max(d, time.Millisecond)
+}
+
 // guard renews the run lease and turns a cancel flag, set on any replica,
-// into a call of the executor's Cancel.
+// into a call of the executor's Cancel. Once a cancel was requested, it
+// also watches for the task being closed by someone else (a CancelTask
+// that gave up waiting), so a blocking caller is not held by an executor
+// that ignores cancellation.
 func (m *Manager) guard(ctx context.Context, ex *execution, done <-chan struct{}) {
 	ch, stop := m.store.Watch(ctx, ex.req.TaskID)
 	defer stop()
-	renew := time.NewTicker(m.leaseTTL / 3)
-	defer renew.Stop()
-	poll := time.NewTicker(m.pollInterval)
+	renewEvery := m.leaseTTL / 3
+	poll := time.NewTicker(min(m.pollInterval, renewEvery))
 	defer poll.Stop()
+	renewed := time.Now()
 	cancelled := false
+	check := true // check the cancel flag once at start
 	for {
-		select {
-		case <-done:
-			return
-		case <-renew.C:
+		if !check {
+			select {
+			case <-done:
+				return
+			case <-ch:
+			case <-poll.C:
+			}
+		}
+		check = false
+		if time.Since(renewed) >= renewEvery {
 			ok, err := m.store.RenewLease(context.Background(), ex.req.TaskID, ex.holder, m.leaseTTL)
 			if err == nil && !ok {
 				m.log.Error("a2a: run lease lost; stopping the executor", "task", ex.req.TaskID)
 				ex.cancel()
 				return
 			}
-			continue
-		case <-ch:
-		case <-poll.C:
+			if err == nil {
+				renewed = time.Now()
+			}
 		}
 		if cancelled {
+			if rec, err := m.store.GetTask(context.Background(), ex.req.Owner, ex.req.TaskID); err == nil && rec.Task.Status.State.Terminal() {
+				ex.closedElsewhere()
+			}
 			continue
 		}
 		if yes, err := m.store.CancelRequested(context.Background(), ex.req.TaskID); err == nil && yes {
 			cancelled = true
-			go func() {
-				cctx, ccancel := context.WithTimeout(context.Background(), m.cancelGrace)
-				defer ccancel()
-				if err := m.exec.Cancel(cctx, ex.req, ex.up); err != nil {
-					m.log.Warn("a2a: executor cancel failed", "task", ex.req.TaskID, "err", err)
-				}
-				ex.cancel()
-			}()
+			m.cancelExecution(ex)
 		}
 	}
+}
+
+// cancelExecution calls the executor's Cancel (bounded by CancelGrace)
+// and then cancels the execution's context.
+func (m *Manager) cancelExecution(ex *execution) {
+	ex.cancelOnce.Do(func() {
+		go func() {
+			cctx, ccancel := context.WithTimeout(context.Background(), m.cancelGrace)
+			defer ccancel()
+			if err := m.exec.Cancel(cctx, ex.req, ex.up); err != nil {
+				m.log.Warn("a2a: executor cancel failed", "task", ex.req.TaskID, "err", err)
+			}
+			ex.cancel()
+		}()
+	})
+}
+
+// closedElsewhere wakes a blocking caller of an execution whose task was
+// closed by another writer.
+func (ex *execution) closedElsewhere() {
+	ex.up.mu.Lock()
+	ex.up.settleLocked()
+	ex.up.mu.Unlock()
 }
 
 // forceCancel marks a task CANCELED on the executor's behalf.
@@ -413,7 +468,8 @@ func endsStream(ev *StreamResponse, interruptedEnds bool) bool {
 // SendMessage handles a message and, unless returnImmediately is set, waits
 // until the task is terminal or interrupted.
 func (m *Manager) SendMessage(ctx context.Context, owner string, p *SendMessageRequest) (*SendMessageResponse, error) {
-	ex, err := m.start(ctx, owner, p)
+	blocking := p == nil || p.Configuration == nil || !p.Configuration.ReturnImmediately
+	ex, err := m.start(ctx, owner, p, blocking)
 	if err != nil {
 		return nil, err
 	}
@@ -431,11 +487,14 @@ func (m *Manager) SendMessage(ctx context.Context, owner string, p *SendMessageR
 		}
 		return &SendMessageResponse{Task: trimTask(&rec.Task, hl, true)}, nil
 	}
-	err = m.follow(ctx, owner, rec.Task.ID, ex.startSeq, func(e StoredEvent) bool {
-		return !endsStream(&e.Event, true)
-	})
-	if err != nil {
-		return nil, err
+	// The execution runs here: its own signal says when the task settled,
+	// without following the store. run guarantees a final or interrupted
+	// state before done is closed.
+	select {
+	case <-ex.up.settled:
+	case <-ex.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
 	final, err := m.store.GetTask(ctx, owner, rec.Task.ID)
 	if err != nil {
@@ -448,7 +507,7 @@ func (m *Manager) SendMessage(ctx context.Context, owner string, p *SendMessageR
 // message alone, or the task followed by its events until it is terminal or
 // interrupted. send is called for each event in order.
 func (m *Manager) SendStreamingMessage(ctx context.Context, owner string, p *SendMessageRequest, send func(*StreamResponse) error) error {
-	ex, err := m.start(ctx, owner, p)
+	ex, err := m.start(ctx, owner, p, false)
 	if err != nil {
 		return err
 	}
@@ -560,6 +619,13 @@ func (m *Manager) CancelTask(ctx context.Context, owner string, p *CancelTaskReq
 	} else {
 		if err := m.store.RequestCancel(ctx, p.ID); err != nil {
 			return nil, fmt.Errorf("a2a: request cancel: %w", err)
+		}
+		// Running here: cancel it at once (the guard may not have started).
+		m.mu.Lock()
+		ex := m.running[p.ID]
+		m.mu.Unlock()
+		if ex != nil {
+			m.cancelExecution(ex)
 		}
 		wctx, wcancel := context.WithTimeout(ctx, m.cancelGrace+m.pollInterval)
 		_ = m.follow(wctx, owner, p.ID, rec.LastSeq, func(e StoredEvent) bool { return !endsStream(&e.Event, false) })

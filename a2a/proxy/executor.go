@@ -71,10 +71,20 @@ func (p *Proxy) Execute(ctx context.Context, req *a2a.Request, u *a2a.Updater) e
 	if req.Config != nil {
 		sreq.Configuration.AcceptedOutputModes = req.Config.AcceptedOutputModes
 	}
-	if p.streaming {
+	// A blocking caller sees only the outcome: one blocking call upstream
+	// costs a fraction of a relayed stream. A caller that streams, or asked
+	// for the task at once, or gave a webhook, gets the events as they come.
+	if p.streaming && !relayBlocking(req) {
 		return r.stream(ctx, sreq)
 	}
 	return r.blocking(ctx, sreq)
+}
+
+// relayBlocking reports whether a message is relayed with one blocking
+// upstream call: the caller waits for the outcome and no webhook of its
+// own needs the intermediate events.
+func relayBlocking(req *a2a.Request) bool {
+	return req.Blocking && (req.Config == nil || req.Config.TaskPushNotificationConfig == nil)
 }
 
 // Cancel implements a2a.Executor: it cancels the upstream task (bounded by
@@ -147,8 +157,37 @@ func (r *relay) blocking(ctx context.Context, sreq *a2a.SendMessageRequest) erro
 	if err := r.handle(ctx, ev, true); err != nil {
 		return r.emitted(err)
 	}
-	if !r.done {
+	if r.done {
+		return nil
+	}
+	// Some agents answer a blocking send before the task stopped. A
+	// streaming upstream is followed to the end; otherwise the answer is
+	// not usable.
+	if !r.p.streaming || !r.known {
 		return a2a.ErrInvalidAgentResponse.With("the upstream answered a blocking send with a task that has not stopped")
+	}
+	return r.follow(ctx)
+}
+
+// follow relays the rest of an upstream task that a blocking send left
+// running, from a SubscribeToTask stream.
+func (r *relay) follow(ctx context.Context) error {
+	s, err := r.p.client.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: r.ref.TaskID})
+	if err != nil {
+		return r.broken(ctx, err)
+	}
+	defer s.Close()
+	for !r.done {
+		ev, err := s.Next()
+		if err == io.EOF {
+			return r.broken(ctx, a2a.ErrInvalidAgentResponse.With("the upstream stream ended before the task stopped"))
+		}
+		if err != nil {
+			return r.broken(ctx, err)
+		}
+		if err := r.handle(ctx, ev, false); err != nil {
+			return r.emitted(err)
+		}
 	}
 	return nil
 }

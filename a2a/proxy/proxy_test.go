@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -51,8 +52,55 @@ type upstream struct {
 	store *store.Memory
 	mgr   *a2a.Manager
 
-	mu    sync.Mutex
-	auths []string
+	mu      sync.Mutex
+	auths   []string
+	methods []string // JSON-RPC methods received
+	// immediate makes the upstream answer every SendMessage at once (as if
+	// the caller set returnImmediately), like agents that answer a
+	// blocking send before the task stops.
+	immediate bool
+}
+
+func (u *upstream) seenMethods() []string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return append([]string(nil), u.methods...)
+}
+
+func (u *upstream) answerImmediately() {
+	u.mu.Lock()
+	u.immediate = true
+	u.mu.Unlock()
+}
+
+// rewrite records a JSON-RPC request's method and applies immediate.
+func (u *upstream) rewrite(r *http.Request) {
+	if r.Method != http.MethodPost || r.Body == nil {
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return
+	}
+	var env map[string]any
+	if json.Unmarshal(body, &env) == nil {
+		method, _ := env["method"].(string)
+		u.mu.Lock()
+		u.methods = append(u.methods, method)
+		immediate := u.immediate
+		u.mu.Unlock()
+		if params, ok := env["params"].(map[string]any); ok && immediate && method == "SendMessage" {
+			cfg, _ := params["configuration"].(map[string]any)
+			if cfg == nil {
+				cfg = map[string]any{}
+			}
+			cfg["returnImmediately"] = true
+			params["configuration"] = cfg
+			body, _ = json.Marshal(env)
+		}
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
 }
 
 func (u *upstream) seenAuth() []string {
@@ -91,6 +139,7 @@ func newUpstream(t testing.TB, streaming bool) *upstream {
 		up.mu.Lock()
 		up.auths = append(up.auths, r.Header.Get("Authorization"))
 		up.mu.Unlock()
+		up.rewrite(r)
 		h.ServeHTTP(w, r.WithContext(a2a.WithOwner(r.Context(), upstreamOwner)))
 	}))
 	c := demoagent.Card(up.srv.URL)
@@ -322,6 +371,86 @@ func TestFlow(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestBlockingSendIsOneUpstreamCall: a blocking caller sees only the
+// outcome, so the bridge makes one blocking call upstream even when the
+// upstream streams; a streaming caller, a caller that wants the task at
+// once and a caller with a webhook get the upstream's stream.
+func TestBlockingSendIsOneUpstreamCall(t *testing.T) {
+	b := newBridge(t, true)
+	cl := b.client(t, "alice")
+	ctx := ctxT(t)
+	resp, err := cl.SendMessage(ctx, &a2a.SendMessageRequest{Message: userMsg("/slow 1")})
+	if err != nil || resp.Task == nil || resp.Task.Status.State != a2a.TaskStateCompleted {
+		t.Fatalf("blocking send = %+v, %v", resp, err)
+	}
+	if got := b.up.seenMethods(); strings.Join(got, ",") != "SendMessage" {
+		t.Fatalf("upstream methods = %v, want one SendMessage", got)
+	}
+	resp, err = cl.SendMessage(ctx, &a2a.SendMessageRequest{
+		Message:       userMsg("/slow 1"),
+		Configuration: &a2a.SendMessageConfiguration{ReturnImmediately: true},
+	})
+	if err != nil || resp.Task == nil {
+		t.Fatalf("non-blocking send = %+v, %v", resp, err)
+	}
+	if got := b.up.seenMethods(); strings.Join(got, ",") != "SendMessage,SendStreamingMessage" {
+		t.Fatalf("upstream methods = %v, want the non-blocking send relayed as a stream", got)
+	}
+	// The whole history of the streamed task arrives, in order.
+	s, err := cl.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: resp.Task.ID})
+	if err == nil {
+		for _, err := range s.All() {
+			if err != nil {
+				break
+			}
+		}
+	}
+	tk, err := cl.GetTask(ctx, &a2a.GetTaskRequest{ID: resp.Task.ID})
+	if err != nil || tk.Status.State != a2a.TaskStateCompleted {
+		t.Fatalf("task after the stream = %+v, %v", tk, err)
+	}
+	if len(tk.History) < 3 {
+		t.Fatalf("history of the streamed task has %d messages, want the caller's message and the WORKING updates", len(tk.History))
+	}
+}
+
+// TestBlockingAnswerBeforeTheEndIsFollowed: an upstream that answers a
+// blocking send while its task still runs is followed to the final state
+// over SubscribeToTask, so the caller still gets the outcome.
+func TestBlockingAnswerBeforeTheEndIsFollowed(t *testing.T) {
+	b := newBridge(t, true)
+	b.up.answerImmediately()
+	cl := b.client(t, "alice")
+	ctx := ctxT(t)
+	resp, err := cl.SendMessage(ctx, &a2a.SendMessageRequest{Message: userMsg("/slow 2")})
+	if err != nil || resp.Task == nil || resp.Task.Status.State != a2a.TaskStateCompleted {
+		t.Fatalf("blocking send = %+v, %v; want COMPLETED", resp, err)
+	}
+	if got := b.up.seenMethods(); strings.Join(got, ",") != "SendMessage,SubscribeToTask" {
+		t.Fatalf("upstream methods = %v, want SendMessage then SubscribeToTask", got)
+	}
+	if artifactText(resp.Task) == "" {
+		t.Fatalf("the outcome lost its artifact: %+v", resp.Task)
+	}
+	assertNoUpstreamIDs(t, b, resp)
+}
+
+// TestBlockingAnswerBeforeTheEndRefusedWithoutStreaming: without a way to
+// follow the task, such an answer is an invalid agent response, not a
+// task left WORKING forever.
+func TestBlockingAnswerBeforeTheEndRefusedWithoutStreaming(t *testing.T) {
+	b := newBridge(t, false)
+	b.up.answerImmediately()
+	cl := b.client(t, "alice")
+	resp, err := cl.SendMessage(ctxT(t), &a2a.SendMessageRequest{Message: userMsg("/slow 2")})
+	if err != nil {
+		t.Fatalf("send: %v", err)
+	}
+	if resp.Task == nil || resp.Task.Status.State != a2a.TaskStateFailed {
+		t.Fatalf("blocking send = %+v; want the task FAILED", resp)
 	}
 }
 
