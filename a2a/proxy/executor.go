@@ -250,6 +250,43 @@ func (r *relay) learn(ctx context.Context, taskID, contextID string) error {
 	}})
 }
 
+// settled creates the bridge's task directly in the final or interrupted
+// state of the upstream's answer to a blocking send. Nobody can have
+// subscribed to, or registered a webhook for, a task whose id was never
+// handed out, so one write stands for the creation, artifact and status
+// events; the task is the same as the events would have built.
+func (r *relay) settled(ctx context.Context, t *a2a.Task) error {
+	if t.ID == "" {
+		return a2a.ErrInvalidAgentResponse.With("the upstream's answer names no task")
+	}
+	ref := upstreamRef{TaskID: t.ID, ContextID: t.ContextID}
+	sealed, err := r.p.seal.seal(r.req.Owner, r.req.TaskID, ref)
+	if err != nil {
+		return err
+	}
+	r.ref, r.known = ref, true
+	r.p.track(r.req.TaskID, ref)
+	out := &a2a.Task{
+		Status:   t.Status,
+		History:  []a2a.Message{*r.req.Message},
+		Metadata: a2a.Metadata{MappingKey: sealed},
+	}
+	if m := t.Status.Message; m != nil {
+		out.Status.Message = r.message(m)
+		out.History = append(out.History, *out.Status.Message)
+	}
+	for _, a := range t.Artifacts {
+		if len(a.Parts) > 0 {
+			out.Artifacts = append(out.Artifacts, a)
+		}
+	}
+	if err := r.u.Emit(ctx, a2a.StreamResponse{Task: out}); err != nil {
+		return err
+	}
+	r.done = true
+	return nil
+}
+
 // ours reports whether an event's task id is the mapped upstream task.
 func (r *relay) ours(taskID string) bool { return taskID == "" || taskID == r.ref.TaskID }
 
@@ -267,6 +304,9 @@ func (r *relay) handle(ctx context.Context, ev *a2a.StreamResponse, final bool) 
 		return r.u.Reply(ctx, r.message(ev.Message))
 	case ev.Task != nil:
 		t := ev.Task
+		if st := t.Status.State; final && !r.known && !r.continued && relayBlocking(r.req) && (st.Terminal() || st.Interrupted()) {
+			return r.settled(ctx, t)
+		}
 		if err := r.learn(ctx, t.ID, t.ContextID); err != nil {
 			return err
 		}
