@@ -196,7 +196,8 @@ func (m *Manager) start(ctx context.Context, owner string, p *SendMessageRequest
 			_ = m.store.ReleaseLease(context.WithoutCancel(ctx), msg.TaskID, ex.holder)
 			return nil, fmt.Errorf("a2a: record message: %w", err)
 		}
-		req.Task = &nrec.Task
+		// The executor gets its own copy: the record may be the store's.
+		req.Task = nrec.Task.Clone()
 		ex.startSeq = nrec.LastSeq
 		ex.startRec = nrec
 		req.TaskID = msg.TaskID

@@ -57,6 +57,10 @@ type TaskPage struct {
 // TaskStore keeps tasks and their event logs. Every call takes the owner of
 // the task: a task of another owner does not exist for the caller
 // (ErrTaskNotFound), whatever the call.
+//
+// A store may keep the task and events given to CreateTask and UpdateTask
+// without copying them: the writer must not change them afterwards. What it
+// returns belongs to the caller.
 type TaskStore interface {
 	// CreateTask stores a new task at version 1 with no events.
 	CreateTask(ctx context.Context, owner string, t *Task) error

@@ -12,6 +12,12 @@ import (
 )
 
 // Memory is an in-process a2a.Store. It loses everything on exit.
+//
+// Tasks and events passed to CreateTask and UpdateTask are kept as given,
+// without a copy: the writer hands them over and must not change them
+// afterwards (the task manager never does: it replaces records, it never
+// changes one in place). What GetTask, Events and ListTasks return are
+// copies the caller may change.
 type Memory struct {
 	mu      sync.Mutex
 	tasks   map[string]*memTask
@@ -72,7 +78,8 @@ func (m *Memory) CreateTask(_ context.Context, owner string, t *a2a.Task) error 
 	if _, ok := m.tasks[t.ID]; ok {
 		return a2a.ErrExists
 	}
-	m.tasks[t.ID] = &memTask{owner: owner, rec: a2a.TaskRecord{Task: *t.Clone(), Version: 1}}
+	// Kept as given (see Memory): the writer hands the task over.
+	m.tasks[t.ID] = &memTask{owner: owner, rec: a2a.TaskRecord{Task: *t, Version: 1}}
 	m.notifyLocked(t.ID)
 	return nil
 }
@@ -103,15 +110,12 @@ func (m *Memory) UpdateTask(_ context.Context, owner string, nt *a2a.Task, versi
 	}
 	for i := range events {
 		t.rec.LastSeq++
-		t.events = append(t.events, a2a.StoredEvent{Seq: t.rec.LastSeq, Event: events[i].Clone()})
+		t.events = append(t.events, a2a.StoredEvent{Seq: t.rec.LastSeq, Event: events[i]})
 	}
 	t.rec.Version++
-	t.rec.Task = *nt.Clone()
+	t.rec.Task = *nt
 	m.notifyLocked(nt.ID)
-	// The store keeps its own copy; the record returned holds the caller's
-	// own snapshot, so nothing mutable is shared with the store.
 	rec := t.rec
-	rec.Task = *nt
 	return &rec, nil
 }
 

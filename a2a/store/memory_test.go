@@ -13,10 +13,11 @@ func TestMemoryConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) a2a.Store { return store.NewMemory() })
 }
 
-// TestMemoryUpdateTaskSharesNothingWithCaller mutates the snapshot passed
-// to UpdateTask and the record it returned, and checks the stored task and
-// event did not change.
-func TestMemoryUpdateTaskSharesNothingWithCaller(t *testing.T) {
+// TestMemoryReadsShareNothingWithStore: the writer hands its task and
+// events over (see Memory), but what GetTask and Events return is the
+// reader's own: changing it, or appending to its lists, leaves the stored
+// task and log as they were.
+func TestMemoryReadsShareNothingWithStore(t *testing.T) {
 	ctx := context.Background()
 	m := store.NewMemory()
 	task := &a2a.Task{ID: "t1", ContextID: "c1", Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted}}
@@ -24,32 +25,34 @@ func TestMemoryUpdateTaskSharesNothingWithCaller(t *testing.T) {
 		t.Fatal(err)
 	}
 	next := &a2a.Task{ID: "t1", ContextID: "c1", Status: a2a.TaskStatus{State: a2a.TaskStateWorking},
-		History:   []a2a.Message{{MessageID: "m1", Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart("hi")}}},
+		History:   make([]a2a.Message, 1, 8), // spare capacity: an append must not reach the store
 		Artifacts: []a2a.Artifact{{ArtifactID: "a1", Parts: []a2a.Part{a2a.TextPart("out")}}},
 		Metadata:  a2a.Metadata{"k": "v"}}
-	ev := a2a.StreamResponse{StatusUpdate: &a2a.TaskStatusUpdateEvent{TaskID: "t1", ContextID: "c1", Status: a2a.TaskStatus{State: a2a.TaskStateWorking, Message: &next.History[0]}}}
-	rec, err := m.UpdateTask(ctx, "alice", next, 1, []a2a.StreamResponse{ev})
-	if err != nil {
+	next.History[0] = a2a.Message{MessageID: "m1", Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart("hi")}}
+	ev := a2a.StreamResponse{StatusUpdate: &a2a.TaskStatusUpdateEvent{TaskID: "t1", ContextID: "c1", Status: a2a.TaskStatus{State: a2a.TaskStateWorking, Message: &a2a.Message{MessageID: "m1", Role: a2a.RoleAgent, Parts: []a2a.Part{a2a.TextPart("hi")}}}}}
+	if _, err := m.UpdateTask(ctx, "alice", next, 1, []a2a.StreamResponse{ev}); err != nil {
 		t.Fatal(err)
 	}
-	for _, tk := range []*a2a.Task{next, &rec.Task} {
-		tk.History[0].Parts[0] = a2a.TextPart("changed")
-		tk.Artifacts[0].Parts[0] = a2a.TextPart("changed")
-		tk.Metadata["k"] = "changed"
-	}
-	ev.StatusUpdate.Status.Message.MessageID = "changed"
-	got, err := m.GetTask(ctx, "alice", "t1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.Task.History[0].Parts[0].Text != "hi" || got.Task.Artifacts[0].Parts[0].Text != "out" || got.Task.Metadata["k"] != "v" {
-		t.Fatalf("stored task changed through a caller's copy: %+v", got.Task)
-	}
-	evs, err := m.Events(ctx, "alice", "t1", 0, 0)
-	if err != nil || len(evs) != 1 {
-		t.Fatalf("events: %v %d", err, len(evs))
-	}
-	if id := evs[0].Event.StatusUpdate.Status.Message.MessageID; id != "m1" {
-		t.Fatalf("stored event changed through the caller's event: %q", id)
+	for range 2 {
+		got, err := m.GetTask(ctx, "alice", "t1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Task.History[0].Parts[0].Text != "hi" || got.Task.Artifacts[0].Parts[0].Text != "out" || got.Task.Metadata["k"] != "v" || len(got.Task.History) != 1 {
+			t.Fatalf("stored task changed through a reader's copy: %+v", got.Task)
+		}
+		got.Task.History[0].Parts[0] = a2a.TextPart("changed")
+		got.Task.History = append(got.Task.History, a2a.Message{MessageID: "appended"})
+		got.Task.Artifacts[0].Parts[0] = a2a.TextPart("changed")
+		got.Task.Metadata["k"] = "changed"
+
+		evs, err := m.Events(ctx, "alice", "t1", 0, 0)
+		if err != nil || len(evs) != 1 {
+			t.Fatalf("events: %v %d", err, len(evs))
+		}
+		if id := evs[0].Event.StatusUpdate.Status.Message.MessageID; id != "m1" {
+			t.Fatalf("stored event changed through a reader's copy: %q", id)
+		}
+		evs[0].Event.StatusUpdate.Status.Message.MessageID = "changed"
 	}
 }
