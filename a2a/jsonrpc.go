@@ -115,7 +115,13 @@ func decodeParams(raw []byte, p any) error {
 	if err != nil {
 		return ErrInvalidParams.Withf("invalid params: %s", jsonErrorText(err))
 	}
-	if err := json.Unmarshal(raw, p); err != nil {
+	if r, ok := p.(*SendMessageRequest); ok {
+		// The most frequent request, decoded in one pass.
+		err = decodeSendMessageRequest(raw, r)
+	} else {
+		err = json.Unmarshal(raw, p)
+	}
+	if err != nil {
 		return ErrInvalidParams.Withf("invalid params: %s", jsonErrorText(err))
 	}
 	return nil
