@@ -2,6 +2,7 @@ package a2a
 
 import (
 	"context"
+	"sync"
 	"time"
 )
 
@@ -10,8 +11,7 @@ import (
 func (m *Manager) follow(ctx context.Context, owner, taskID string, after int64, yield func(StoredEvent) bool) error {
 	ch, stop := m.store.Watch(ctx, taskID)
 	defer stop()
-	poll := time.NewTicker(m.pollInterval)
-	defer poll.Stop()
+	poll := pollClockFor(m.pollInterval)
 	const batch = 256
 	for {
 		evs, err := m.store.Events(ctx, owner, taskID, after, batch)
@@ -31,7 +31,58 @@ func (m *Manager) follow(ctx context.Context, owner, taskID string, after int64,
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-ch:
-		case <-poll.C:
+		case <-poll.next():
 		}
+	}
+}
+
+// pollClock is the fallback re-read tick shared by every follower with the
+// same poll interval: one runtime timer for all of them, armed only while
+// one waits, instead of a ticker per follower. A follower may see its
+// first tick sooner than a whole interval after it starts waiting; it
+// then re-reads once more, which is harmless. All followers re-read
+// together, at most once per interval each, as they did apart.
+type pollClock struct {
+	d     time.Duration
+	mu    sync.Mutex
+	ch    chan struct{} // closed at the next tick; nil while nobody waits
+	timer *time.Timer
+}
+
+// pollClocks holds one clock per interval in use (a process has few).
+var pollClocks sync.Map // time.Duration -> *pollClock
+
+func pollClockFor(d time.Duration) *pollClock {
+	if c, ok := pollClocks.Load(d); ok {
+		return c.(*pollClock)
+	}
+	c, _ := pollClocks.LoadOrStore(d, &pollClock{d: d})
+	return c.(*pollClock)
+}
+
+// next returns a channel closed at the next tick, arming the clock.
+func (c *pollClock) next() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ch == nil {
+		c.ch = make(chan struct{})
+		if c.timer == nil {
+			c.timer = time.AfterFunc(c.d, c.tick)
+		} else {
+			c.timer.Reset(c.d)
+		}
+	}
+	return c.ch
+}
+
+// tick wakes every follower waiting and disarms the clock until the next
+// one waits.
+func (c *pollClock) tick() {
+	c.mu.Lock()
+	ch := c.ch
+	c.ch = nil
+	c.mu.Unlock()
+	if ch != nil {
+		close(ch)
 	}
 }

@@ -211,20 +211,19 @@ func (s *Server) serveJSONRPC(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) streamRPC(w http.ResponseWriter, r *http.Request, id json.RawMessage, call *Call) {
-	sw := newSSEWriter(w, s.cfg.KeepAlive, s.cfg.WriteTimeout)
-	defer sw.close()
-	err := s.dispatchStream(r.Context(), call, func(ev *StreamResponse) error {
-		return sw.send(jsonrpcResponse{JSONRPC: "2.0", ID: id, Result: ev})
-	})
-	if err == nil || r.Context().Err() != nil {
-		return
-	}
-	if !sw.started() {
+	run, err := s.openStream(r.Context(), call)
+	if err != nil {
 		s.writeRPCError(w, id, err)
 		return
 	}
-	e := s.loggedError(err)
-	_ = sw.send(jsonrpcResponse{JSONRPC: "2.0", ID: id, Error: &jsonrpcError{Code: e.Code, Message: e.Message, Data: e.details()}})
+	s.serveStream(w, r, run, func(ev *StreamResponse) any {
+		return jsonrpcResponse{JSONRPC: "2.0", ID: id, Result: ev}
+	}, func(w http.ResponseWriter, err error) {
+		s.writeRPCError(w, id, err)
+	}, func(err error) any {
+		e := s.loggedError(err)
+		return jsonrpcResponse{JSONRPC: "2.0", ID: id, Error: &jsonrpcError{Code: e.Code, Message: e.Message, Data: e.details()}}
+	})
 }
 
 // loggedError converts err for the wire, logging what the caller won't see.

@@ -165,17 +165,7 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 	call := newCall(r, rt.method, BindingHTTPJSON, params)
 	s.setWriteDeadline(w, 0)
 	if rt.streaming {
-		sw := newSSEWriter(w, s.cfg.KeepAlive, s.cfg.WriteTimeout)
-		defer sw.close()
-		err := s.dispatchStream(r.Context(), call, func(ev *StreamResponse) error { return sw.send(ev) })
-		if err == nil || r.Context().Err() != nil {
-			return
-		}
-		if !sw.started() {
-			s.writeRESTError(w, err)
-			return
-		}
-		_ = sw.send(s.restErrorBody(err))
+		s.streamREST(w, r, call)
 		return
 	}
 	res, err := s.dispatch(r.Context(), call)
@@ -184,6 +174,17 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.writeJSON(w, http.StatusOK, res)
+}
+
+// streamREST serves a streaming call of the HTTP+JSON binding.
+func (s *Server) streamREST(w http.ResponseWriter, r *http.Request, call *Call) {
+	run, err := s.openStream(r.Context(), call)
+	if err != nil {
+		s.writeRESTError(w, err)
+		return
+	}
+	s.serveStream(w, r, run, func(ev *StreamResponse) any { return ev }, s.writeRESTError,
+		func(err error) any { return s.restErrorBody(err) })
 }
 
 // decodeRESTParams fills the request message from the body (POST), the

@@ -382,31 +382,38 @@ func (s *Server) dispatch(ctx context.Context, c *Call) (any, error) {
 	return nil, ErrMethodNotFound
 }
 
-// dispatchStream runs a streaming method; send writes one event.
-func (s *Server) dispatchStream(ctx context.Context, c *Call, send func(*StreamResponse) error) error {
+// openStream checks a streaming call (owner, guard, capability, inline
+// push config) and returns what runs it; send writes one event. The checks
+// run in the handler's goroutine, so that a stream's producer starts with
+// a small stack, which matters while it waits (see sse_release.go).
+func (s *Server) openStream(ctx context.Context, c *Call) (streamFunc, error) {
 	owner, err := s.cfg.Owner(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if s.cfg.Guard != nil {
 		if err := s.cfg.Guard(ctx, c); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	card := s.Card()
 	if card.Capabilities.Streaming == nil || !*card.Capabilities.Streaming {
-		return ErrUnsupportedOperation.With("this agent does not support streaming")
+		return nil, ErrUnsupportedOperation.With("this agent does not support streaming")
 	}
 	switch p := c.Params.(type) {
 	case *SendMessageRequest:
 		if err := s.checkInlinePush(ctx, p); err != nil {
-			return err
+			return nil, err
 		}
-		return s.cfg.Manager.SendStreamingMessage(ctx, owner, p, send)
+		return func(ctx context.Context, send func(*StreamResponse) error) error {
+			return s.cfg.Manager.SendStreamingMessage(ctx, owner, p, send)
+		}, nil
 	case *SubscribeToTaskRequest:
-		return s.cfg.Manager.SubscribeToTask(ctx, owner, p, send)
+		return func(ctx context.Context, send func(*StreamResponse) error) error {
+			return s.cfg.Manager.SubscribeToTask(ctx, owner, p, send)
+		}, nil
 	}
-	return ErrMethodNotFound
+	return nil, ErrMethodNotFound
 }
 
 func (s *Server) pushAllowed() error {

@@ -3,7 +3,9 @@ package a2a
 import (
 	"bytes"
 	"encoding/json"
+	"net"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -17,16 +19,24 @@ var keepAliveComment = []byte(": keep-alive\n\n")
 //
 // An idle stream holds no goroutine of its own: keep-alives come from one
 // runtime timer, re-armed after each keep-alive.
+//
+// A stream that has gone idle over HTTP/1.1 may be released (see
+// sse_release.go): the server's connection is taken over and the writer
+// frames the chunks itself, byte for byte as net/http would, so that the
+// handler can return and net/http's buffers and goroutine are freed.
 type sseWriter struct {
 	w         http.ResponseWriter
 	rc        *http.ResponseController
 	keepAlive time.Duration
 	writeTO   time.Duration
 
-	mu     sync.Mutex
-	begun  bool
-	broken bool
-	timer  *time.Timer // keep-alive timer, set when the stream begins
+	mu        sync.Mutex
+	begun     bool
+	broken    bool
+	ended     bool        // the producer has returned: the stream is not released any more
+	timer     *time.Timer // keep-alive timer, set when the stream begins
+	lastEvent time.Time   // when the last event was written
+	conn      net.Conn    // set once released: chunks are written to it
 }
 
 // sseEncoder is a reusable event buffer with its JSON encoder. Streams
@@ -110,10 +120,14 @@ func (s *sseWriter) send(v any) error {
 	if !s.begun {
 		s.beginLocked()
 	}
+	s.lastEvent = time.Now()
 	return s.writeLocked(e.buf.Bytes())
 }
 
 func (s *sseWriter) writeLocked(b []byte) error {
+	if s.conn != nil {
+		return s.writeChunkLocked(b)
+	}
 	if s.writeTO > 0 {
 		_ = s.rc.SetWriteDeadline(time.Now().Add(s.writeTO))
 	}
@@ -128,13 +142,57 @@ func (s *sseWriter) writeLocked(b []byte) error {
 	return nil
 }
 
+// crlf ends a chunk; lastChunk ends a chunked body without trailers.
+var (
+	crlf      = []byte("\r\n")
+	lastChunk = []byte("0\r\n\r\n")
+)
+
+// writeChunkLocked writes b as one chunk of the released connection, as
+// net/http frames one flushed write: the size in hex, CRLF, the data, CRLF.
+// A failed write closes the connection, so the stream's reader notices
+// and the stream ends instead of lingering on a dead peer.
+func (s *sseWriter) writeChunkLocked(b []byte) error {
+	if s.writeTO > 0 {
+		_ = s.conn.SetWriteDeadline(time.Now().Add(s.writeTO))
+	}
+	var hdr [20]byte
+	size := append(strconv.AppendInt(hdr[:0], int64(len(b)), 16), '\r', '\n')
+	bufs := net.Buffers{size, b, crlf}
+	if _, err := bufs.WriteTo(s.conn); err != nil {
+		s.broken = true
+		_ = s.conn.Close()
+		return err
+	}
+	return nil
+}
+
 // close ends the stream: nothing is written after it returns, so the
-// handler may return and the server reuse the connection.
+// handler may return and the server reuse the connection. A released
+// stream ends its chunked body itself and closes the connection: net/http
+// no longer owns it, so it cannot serve another request on it.
 func (s *sseWriter) close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.broken = true
 	if s.timer != nil {
 		s.timer.Stop()
 	}
+	if s.conn != nil && !s.broken {
+		if s.writeTO > 0 {
+			_ = s.conn.SetWriteDeadline(time.Now().Add(s.writeTO))
+		}
+		_, err := s.conn.Write(lastChunk)
+		// Like net/http closing a connection: send FIN and let the reader
+		// drain what the client still sends for a moment, so that a reset
+		// does not destroy the last chunk in flight; the reader closes.
+		cw, ok := s.conn.(interface{ CloseWrite() error })
+		if err != nil || !ok || cw.CloseWrite() != nil {
+			_ = s.conn.Close()
+		} else {
+			_ = s.conn.SetReadDeadline(time.Now().Add(lingerAfterStream))
+		}
+	} else if s.conn != nil {
+		_ = s.conn.Close()
+	}
+	s.broken = true
 }

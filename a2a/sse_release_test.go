@@ -1,0 +1,413 @@
+package a2a_test
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+)
+
+// stepper reports WORKING, then runs the steps the test sends until the
+// channel closes (then completes) or the task is cancelled.
+type stepper struct {
+	steps chan func(context.Context, *a2a.Updater) error
+}
+
+func (e *stepper) Execute(ctx context.Context, _ *a2a.Request, u *a2a.Updater) error {
+	if err := u.Working(ctx, "started"); err != nil {
+		return err
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case f, ok := <-e.steps:
+			if !ok {
+				return u.Complete(ctx, "done")
+			}
+			if err := f(ctx, u); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func (e *stepper) Cancel(context.Context, *a2a.Request, *a2a.Updater) error { return nil }
+
+// watchCounter counts the store watches open, to see a stream's follower
+// stop.
+type watchCounter struct {
+	a2a.Store
+	open atomic.Int64
+}
+
+func (w *watchCounter) Watch(ctx context.Context, taskID string) (<-chan struct{}, func()) {
+	ch, stop := w.Store.Watch(ctx, taskID)
+	w.open.Add(1)
+	var done atomic.Bool
+	return ch, func() {
+		if done.CompareAndSwap(false, true) {
+			w.open.Add(-1)
+		}
+		stop()
+	}
+}
+
+type releaseEnv struct {
+	t      *testing.T
+	base   int64 // watches open before any stream: the task's own
+	hs     *httptest.Server
+	store  *watchCounter
+	exec   *stepper
+	taskID string
+}
+
+// newReleaseEnv serves one agent with a long task, streams released after
+// 20ms of silence (0: never).
+func newReleaseEnv(t *testing.T, after time.Duration, mod func(*a2a.ServerConfig), wrap func(http.Handler) http.Handler, start func(*httptest.Server)) *releaseEnv {
+	t.Helper()
+	old := a2a.SetStreamReleaseAfter(after)
+	t.Cleanup(func() { a2a.SetStreamReleaseAfter(old) })
+	yes := true
+	env := &releaseEnv{t: t, store: &watchCounter{Store: store.NewMemory()}, exec: &stepper{steps: make(chan func(context.Context, *a2a.Updater) error)}}
+	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: env.store, Executor: env.exec, PollInterval: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scfg := a2a.ServerConfig{Manager: mgr, Card: &a2a.AgentCard{Name: "r", Version: "1", Capabilities: a2a.AgentCapabilities{Streaming: &yes}}}
+	if mod != nil {
+		mod(&scfg)
+	}
+	srv, err := a2a.NewServer(scfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h http.Handler = srv
+	if wrap != nil {
+		h = wrap(h)
+	}
+	env.hs = httptest.NewUnstartedServer(h)
+	if start == nil {
+		env.hs.Start()
+	} else {
+		start(env.hs)
+	}
+	res, err := mgr.SendMessage(context.Background(), a2a.AnonymousOwner, &a2a.SendMessageRequest{
+		Message:       &a2a.Message{MessageID: "m1", Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart("go")}},
+		Configuration: &a2a.SendMessageConfiguration{ReturnImmediately: true},
+	})
+	if err != nil || res.Task == nil {
+		t.Fatalf("send: %v %+v", err, res)
+	}
+	env.taskID = res.Task.ID
+	// The execution watches its task too (for cancellation); streams'
+	// watches are counted from there.
+	env.waitFor("the execution's watch", func() bool { return env.store.open.Load() == 1 })
+	t.Cleanup(func() {
+		_, _ = mgr.CancelTask(context.Background(), a2a.AnonymousOwner, &a2a.CancelTaskRequest{ID: env.taskID})
+		env.hs.Close()
+		mgr.Wait()
+	})
+	return env
+}
+
+// step runs f in the task's executor.
+func (env *releaseEnv) step(f func(context.Context, *a2a.Updater) error) {
+	env.t.Helper()
+	select {
+	case env.exec.steps <- f:
+	case <-time.After(5 * time.Second):
+		env.t.Fatal("the executor did not take the step")
+	}
+}
+
+func (env *releaseEnv) released() int { return a2a.ReleasedStreams(env.hs.Config) }
+
+// followersStopped reports whether the streams' store watches are closed.
+func (env *releaseEnv) followersStopped() bool { return env.store.open.Load() <= env.base }
+
+func (env *releaseEnv) waitFor(what string, cond func() bool) {
+	env.t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			env.t.Fatalf("timed out waiting for %s (watches %d base %d released %d)", what, env.store.open.Load(), env.base, env.released())
+		}
+	}
+}
+
+// rawStream is a SubscribeToTask stream read straight off the socket, so
+// the test sees the chunk framing.
+type rawStream struct {
+	t  *testing.T
+	c  net.Conn
+	br *bufio.Reader
+}
+
+func (env *releaseEnv) subscribe() *rawStream {
+	env.t.Helper()
+	env.base = 1
+	c, err := net.Dial("tcp", env.hs.Listener.Addr().String())
+	if err != nil {
+		env.t.Fatal(err)
+	}
+	env.t.Cleanup(func() { c.Close() })
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"SubscribeToTask","params":{"id":%q}}`, env.taskID)
+	fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	rs := &rawStream{t: env.t, c: c, br: bufio.NewReader(c)}
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	status, err := rs.br.ReadString('\n')
+	if err != nil || !strings.HasPrefix(status, "HTTP/1.1 200") {
+		env.t.Fatalf("status %q: %v", status, err)
+	}
+	chunked := false
+	for {
+		line, err := rs.br.ReadString('\n')
+		if err != nil {
+			env.t.Fatal(err)
+		}
+		if line == "\r\n" {
+			break
+		}
+		chunked = chunked || strings.EqualFold(strings.TrimSpace(line), "Transfer-Encoding: chunked")
+	}
+	if !chunked {
+		env.t.Fatal("the stream is not chunked")
+	}
+	return rs
+}
+
+// chunk reads one chunk; "" is the last chunk (after which the trailer's
+// CRLF has been read).
+func (rs *rawStream) chunk() string {
+	rs.t.Helper()
+	_ = rs.c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	line, err := rs.br.ReadString('\n')
+	if err != nil || !strings.HasSuffix(line, "\r\n") {
+		rs.t.Fatalf("chunk size line %q: %v", line, err)
+	}
+	n, err := strconv.ParseInt(strings.TrimSuffix(line, "\r\n"), 16, 64)
+	if err != nil {
+		rs.t.Fatalf("chunk size %q: %v", line, err)
+	}
+	data := make([]byte, n+2)
+	if _, err := io.ReadFull(rs.br, data); err != nil {
+		rs.t.Fatal(err)
+	}
+	if string(data[n:]) != "\r\n" {
+		rs.t.Fatalf("chunk of %d bytes not followed by CRLF: %q", n, data[n:])
+	}
+	return string(data[:n])
+}
+
+// event reads chunks up to the next event, skipping keep-alives, and
+// returns its JSON-RPC result. Every chunk must be exactly one event or
+// one keep-alive, as net/http frames one flushed write.
+func (rs *rawStream) event() map[string]json.RawMessage {
+	rs.t.Helper()
+	for {
+		c := rs.chunk()
+		if c == "" {
+			rs.t.Fatal("the stream ended")
+		}
+		if c == a2a.KeepAliveComment {
+			continue
+		}
+		if !strings.HasPrefix(c, "data: ") || !strings.HasSuffix(c, "\n\n") || strings.Count(c, "\n\n") != 1 {
+			rs.t.Fatalf("chunk is not one event: %.200q", c)
+		}
+		var msg struct {
+			Result map[string]json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(strings.TrimPrefix(c, "data: ")), &msg); err != nil {
+			rs.t.Fatalf("event %.200q: %v", c, err)
+		}
+		return msg.Result
+	}
+}
+
+func kindOf(ev map[string]json.RawMessage) string {
+	for k := range ev {
+		return k
+	}
+	return ""
+}
+
+func TestReleasedStreamFramesEventsAsNetHTTPDoes(t *testing.T) {
+	big := strings.Repeat("x", 100_000) // larger than any net/http buffer
+	for _, tc := range []struct {
+		name  string
+		after time.Duration
+	}{
+		{"attached", 0},
+		{"released", 20 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := newReleaseEnv(t, tc.after, nil, nil, nil)
+			rs := env.subscribe()
+			if k := kindOf(rs.event()); k != "task" {
+				t.Fatalf("first event %s, want the task", k)
+			}
+			if tc.after > 0 {
+				env.waitFor("the release", func() bool { return env.released() == 1 })
+			} else {
+				time.Sleep(50 * time.Millisecond)
+				if env.released() != 0 {
+					t.Fatal("released with releases off")
+				}
+			}
+			env.step(func(ctx context.Context, u *a2a.Updater) error {
+				return u.Artifact(ctx, a2a.Artifact{ArtifactID: "a", Parts: []a2a.Part{a2a.TextPart(big)}}, false, true)
+			})
+			ev := rs.event()
+			if k := kindOf(ev); k != "artifactUpdate" || !strings.Contains(string(ev["artifactUpdate"]), big) {
+				t.Fatalf("second event %s (%d bytes), want the whole artifact", k, len(ev[k]))
+			}
+			env.step(func(ctx context.Context, u *a2a.Updater) error { return u.Working(ctx, "still") })
+			if k := kindOf(rs.event()); k != "statusUpdate" {
+				t.Fatalf("third event %s, want a status update", k)
+			}
+			close(env.exec.steps)
+			if ev := rs.event(); kindOf(ev) != "statusUpdate" || !strings.Contains(string(ev["statusUpdate"]), "TASK_STATE_COMPLETED") {
+				t.Fatalf("last event %s, want COMPLETED", ev)
+			}
+			if c := rs.chunk(); c != "" {
+				t.Fatalf("after the last event: %.100q, want the last chunk", c)
+			}
+			_ = rs.c.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+			_, err := rs.br.ReadByte()
+			if tc.after > 0 && err != io.EOF {
+				t.Fatalf("a released stream's connection after its end: %v, want EOF", err)
+			}
+			if tc.after == 0 && !isTimeout(err) {
+				t.Fatalf("an attached stream's connection after its end: %v, want it kept open", err)
+			}
+			env.waitFor("the follower to stop", func() bool { return env.followersStopped() && env.released() == 0 })
+		})
+	}
+}
+
+func isTimeout(err error) bool {
+	ne, ok := err.(net.Error)
+	return ok && ne.Timeout()
+}
+
+func TestReleasedStreamKeepsAliveAndNoticesTheClientLeaving(t *testing.T) {
+	env := newReleaseEnv(t, 20*time.Millisecond, func(c *a2a.ServerConfig) { c.KeepAlive = 30 * time.Millisecond }, nil, nil)
+	rs := env.subscribe()
+	rs.event()
+	env.waitFor("the release", func() bool { return env.released() == 1 })
+	for i := 0; i < 3; i++ {
+		if c := rs.chunk(); c != a2a.KeepAliveComment {
+			t.Fatalf("idle released stream sent %q, want keep-alives", c)
+		}
+	}
+	rs.c.Close()
+	env.waitFor("the follower to stop", func() bool { return env.followersStopped() && env.released() == 0 })
+}
+
+func TestSlowConsumerOfAReleasedStreamIsCutOffByTheWriteTimeout(t *testing.T) {
+	env := newReleaseEnv(t, 20*time.Millisecond, func(c *a2a.ServerConfig) { c.WriteTimeout = 100 * time.Millisecond }, nil, nil)
+	rs := env.subscribe()
+	rs.event()
+	env.waitFor("the release", func() bool { return env.released() == 1 })
+	_ = rs.c.(*net.TCPConn).SetReadBuffer(4096)
+	big := strings.Repeat("y", 1<<20)
+	// The client reads nothing more: the socket buffers fill up and a
+	// write times out, which must end the stream.
+	go func() {
+		for i := 0; i < 64; i++ {
+			select {
+			case env.exec.steps <- func(ctx context.Context, u *a2a.Updater) error {
+				return u.Artifact(ctx, a2a.Artifact{ArtifactID: fmt.Sprint(i), Parts: []a2a.Part{a2a.TextPart(big)}}, false, true)
+			}:
+			case <-time.After(10 * time.Second):
+				return
+			}
+			if env.followersStopped() {
+				return
+			}
+		}
+	}()
+	env.waitFor("the stream to be cut off", func() bool { return env.followersStopped() && env.released() == 0 })
+}
+
+func TestShutdownEndsReleasedStreamsCleanly(t *testing.T) {
+	env := newReleaseEnv(t, 20*time.Millisecond, nil, nil, nil)
+	rs := env.subscribe()
+	rs.event()
+	env.waitFor("the release", func() bool { return env.released() == 1 })
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := env.hs.Config.Shutdown(ctx); err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	if c := rs.chunk(); c != "" {
+		t.Fatalf("after shutdown: %.100q, want the last chunk", c)
+	}
+	env.waitFor("the follower to stop", func() bool { return env.followersStopped() })
+}
+
+func TestStreamsStayWithNetHTTPWhenTheyCannotBeReleased(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		wrap  func(http.Handler) http.Handler
+		start func(*httptest.Server)
+	}{
+		{"HTTP/2", nil, func(s *httptest.Server) { s.EnableHTTP2 = true; s.StartTLS() }},
+		{"wrapped writer", func(h http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				h.ServeHTTP(struct {
+					http.ResponseWriter
+					http.Flusher
+					unwrapFunc
+				}{w, w.(http.Flusher), func() http.ResponseWriter { return w }}, r)
+			})
+		}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := newReleaseEnv(t, 20*time.Millisecond, nil, tc.wrap, tc.start)
+			client := env.hs.Client()
+			if tc.start != nil {
+				client.Transport.(*http.Transport).TLSClientConfig = &tls.Config{InsecureSkipVerify: true}
+				client.Transport.(*http.Transport).ForceAttemptHTTP2 = true
+			}
+			req, _ := http.NewRequest(http.MethodGet, env.hs.URL+"/rest/tasks/"+env.taskID+":subscribe", nil)
+			req.Header.Set("A2A-Version", "1.0")
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			if tc.start != nil && resp.ProtoMajor != 2 {
+				t.Fatalf("served over %s, want HTTP/2", resp.Proto)
+			}
+			time.Sleep(100 * time.Millisecond)
+			if n := env.released(); n != 0 {
+				t.Fatalf("%d streams released", n)
+			}
+			close(env.exec.steps)
+			b, err := io.ReadAll(resp.Body)
+			if err != nil || !strings.Contains(string(b), "TASK_STATE_COMPLETED") {
+				t.Fatalf("stream %q: %v", b, err)
+			}
+		})
+	}
+}
+
+// unwrapFunc gives a test wrapper the Unwrap method of middleware writers.
+type unwrapFunc func() http.ResponseWriter
+
+func (f unwrapFunc) Unwrap() http.ResponseWriter { return f() }
