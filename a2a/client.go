@@ -495,7 +495,7 @@ func (c *Client) send(ctx context.Context, method, u string, body []byte, accept
 
 // readBody reads a whole response body, at most c.maxBytes of it.
 func (c *Client) readBody(op string, resp *http.Response) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBytes+1))
+	data, err := readAllSized(io.LimitReader(resp.Body, c.maxBytes+1), resp.ContentLength, c.maxBytes)
 	if err != nil {
 		return nil, &clientError{op: op, msg: "read response", err: err}
 	}

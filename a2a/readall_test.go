@@ -1,0 +1,46 @@
+package a2a
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+func TestReadAllSized(t *testing.T) {
+	body := strings.Repeat("x", 1500)
+	for _, tc := range []struct {
+		name     string
+		declared int64
+		limit    int64
+	}{
+		{"exact", 1500, 1 << 20},
+		{"unknown", -1, 1 << 20},
+		{"declared too short (the body wins)", 10, 1 << 20},
+		{"declared too long", 5000, 1 << 20},
+		{"declared above the limit is not trusted", 1 << 30, 1 << 20},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := readAllSized(iotest.HalfReader(strings.NewReader(body)), tc.declared, tc.limit)
+			if err != nil || string(got) != body {
+				t.Fatalf("got %d bytes, %v; want the %d-byte body", len(got), err, len(body))
+			}
+		})
+	}
+	boom := errors.New("boom")
+	if _, err := readAllSized(io.MultiReader(bytes.NewReader([]byte("ab")), iotest.ErrReader(boom)), 2, 10); !errors.Is(err, boom) {
+		t.Fatalf("read error = %v, want boom", err)
+	}
+}
+
+func BenchmarkReadAllSized(b *testing.B) {
+	body := strings.Repeat("x", 1389)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := readAllSized(strings.NewReader(body), int64(len(body)), 10<<20); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
