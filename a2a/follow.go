@@ -2,24 +2,64 @@ package a2a
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 )
 
 // follow calls yield for every event of a task after seq, in order, until
 // yield returns false or ctx ends. It persists nothing.
+//
+// Called for an event stream that has been released from net/http (see
+// sse_release.go), follow goes on in a fresh goroutine the first time it
+// would wait, and returns errStreamContinues (the caller must return it):
+// the goroutine it was called
+// in has a stack grown by the request (decoding, the store, the first
+// events), which an idle stream would otherwise keep for its whole life.
 func (m *Manager) follow(ctx context.Context, owner, taskID string, after int64, yield func(StoredEvent) bool) error {
 	ch, stop := m.store.Watch(ctx, taskID)
-	defer stop()
+	st := streamOf(ctx)
+	err := m.followLoop(ctx, owner, taskID, &after, ch, yield, st)
+	if err == errStreamContinues {
+		// Started by the stream's goroutine once the call has returned:
+		// yield may share variables with the caller until then.
+		st.next = func() { m.followOn(ctx, owner, taskID, after, ch, stop, yield, st) }
+		return err
+	}
+	stop()
+	return err
+}
+
+// followOn follows a released stream in its own goroutine and ends it.
+func (m *Manager) followOn(ctx context.Context, owner, taskID string, after int64, ch <-chan struct{}, stop func(), yield func(StoredEvent) bool, st *streamRun) {
+	var err error
+	defer func() {
+		stop()
+		if v := recover(); v != nil {
+			m.log.Error("a2a: stream panicked", "task", taskID, "panic", fmt.Sprint(v))
+			err = ErrInternal
+		}
+		st.end(ctx, err)
+	}()
+	err = m.followLoop(ctx, owner, taskID, &after, ch, yield, nil)
+}
+
+// followLoop is follow's loop. With st set, it returns errStreamContinues
+// instead of waiting once st has been released.
+func (m *Manager) followLoop(ctx context.Context, owner, taskID string, after *int64, ch <-chan struct{}, yield func(StoredEvent) bool, st *streamRun) error {
 	poll := pollClockFor(m.pollInterval)
+	var released <-chan struct{}
+	if st != nil {
+		released = st.releasedCh
+	}
 	const batch = 256
 	for {
-		evs, err := m.store.Events(ctx, owner, taskID, after, batch)
+		evs, err := m.store.Events(ctx, owner, taskID, *after, batch)
 		if err != nil {
 			return err
 		}
 		for _, e := range evs {
-			after = e.Seq
+			*after = e.Seq
 			if !yield(e) {
 				return nil
 			}
@@ -27,11 +67,16 @@ func (m *Manager) follow(ctx context.Context, owner, taskID string, after int64,
 		if len(evs) == batch {
 			continue
 		}
+		if st != nil && st.isReleased() {
+			return errStreamContinues
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-ch:
 		case <-poll.next():
+		case <-released:
+			released = nil
 		}
 	}
 }

@@ -2,6 +2,7 @@ package a2a
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -78,18 +79,22 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, call stream
 	}
 	// Not deferred: a released stream's context outlives the handler.
 	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
-	st := &streamRun{sw: sw, r: r, cancel: cancel, set: set}
+	st := &streamRun{sw: sw, r: r, cancel: cancel, set: set, releasedCh: make(chan struct{}), writeError: writeError, errorEvent: errorEvent}
 	st.detach = context.AfterFunc(r.Context(), cancel)
+	ctx = context.WithValue(ctx, streamKey{}, st)
 	done := make(chan struct{})
 	path := r.URL.Path
 	go func() {
-		if !st.finish(ctx, s.runRecovered(ctx, path, run), writeError, errorEvent) {
-			close(done)
+		err := s.runRecovered(ctx, path, run)
+		if err == errStreamContinues && st.next != nil {
+			go st.next() // follow goes on in a fresh goroutine, and ends the stream
 			return
 		}
-		sw.close()
-		cancel()
-		set.remove(st)
+		if st.finish(ctx, err) {
+			st.end(ctx, nil)
+			return
+		}
+		close(done)
 	}()
 	t := time.NewTimer(streamReleaseAfter)
 	defer t.Stop()
@@ -129,16 +134,52 @@ func (s *Server) runRecovered(ctx context.Context, path string, run func(ctx con
 	return run(ctx)
 }
 
-// streamRun is one stream that may be released. Its fields other than sw
-// and cancel are guarded by sw.mu.
+// streamRun is one stream that may be released. r and detach are guarded
+// by sw.mu.
 type streamRun struct {
-	sw     *sseWriter
-	cancel context.CancelFunc
-	set    *streamSet
-	r      *http.Request // nil once released
+	sw         *sseWriter
+	cancel     context.CancelFunc
+	set        *streamSet
+	releasedCh chan struct{} // closed when released
+	writeError func(http.ResponseWriter, error)
+	errorEvent func(error) any
+	// next goes on following the released stream; set by follow (in the
+	// stream's goroutine) when it returns errStreamContinues.
+	next func()
+	r    *http.Request // nil once released
 	// detach stops ending the stream with the request's context; set
 	// while attached.
 	detach func() bool
+}
+
+// streamKey is the context key of the streamRun a call streams to.
+type streamKey struct{}
+
+// streamOf returns the stream ctx's call streams to, if it may be released.
+func streamOf(ctx context.Context) *streamRun {
+	st, _ := ctx.Value(streamKey{}).(*streamRun)
+	return st
+}
+
+// errStreamContinues is what a released stream's call returns when its
+// follower goes on in another goroutine, which ends the stream.
+var errStreamContinues = errors.New("a2a: the stream goes on in another goroutine")
+
+// isReleased reports whether the stream has been released from net/http.
+func (st *streamRun) isReleased() bool {
+	st.sw.mu.Lock()
+	defer st.sw.mu.Unlock()
+	return st.sw.conn != nil
+}
+
+// end answers err, if any, and ends a released stream.
+func (st *streamRun) end(ctx context.Context, err error) {
+	if err != nil {
+		st.finish(ctx, err)
+	}
+	st.sw.close()
+	st.cancel()
+	st.set.remove(st)
 }
 
 // detachLocked stops the request's context from ending the stream (when
@@ -155,7 +196,7 @@ func (st *streamRun) detachLocked() {
 // finish records that the producer returned and answers its error unless
 // the client is gone. It reports whether the stream had been released
 // (then the producer's goroutine ends it; otherwise the handler does).
-func (st *streamRun) finish(ctx context.Context, err error, writeError func(http.ResponseWriter, error), errorEvent func(error) any) (released bool) {
+func (st *streamRun) finish(ctx context.Context, err error) (released bool) {
 	sw := st.sw
 	sw.mu.Lock()
 	sw.ended = true
@@ -167,10 +208,10 @@ func (st *streamRun) finish(ctx context.Context, err error, writeError func(http
 		return released
 	}
 	if !begun {
-		writeError(w, err) // never released before the first event
+		st.writeError(w, err) // never released before the first event
 		return released
 	}
-	_ = sw.send(errorEvent(err))
+	_ = sw.send(st.errorEvent(err))
 	return released
 }
 
@@ -213,6 +254,7 @@ func (st *streamRun) tryRelease() (wait time.Duration, released bool) {
 	sw.conn = conn
 	sw.w, sw.rc = nil, nil
 	st.r, st.detach = nil, nil
+	close(st.releasedCh)
 	go readUntilClosed(conn, st.cancel)
 	return 0, true
 }
