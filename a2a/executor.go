@@ -48,7 +48,8 @@ type Request struct {
 	// first event. An executor may then do its work in fewer steps (the
 	// front proxy makes one blocking call upstream instead of relaying a
 	// stream). Other subscribers and push deliveries still see every event
-	// the executor emits.
+	// the executor emits. Such a call runs Execute on the caller's own
+	// goroutine and answers when Execute returns.
 	Blocking bool
 }
 

@@ -119,6 +119,8 @@ type execution struct {
 	startRec *TaskRecord
 	// cancelOnce makes the executor's Cancel run once per execution.
 	cancelOnce sync.Once
+	// runCtx is set when the caller runs the execution itself.
+	runCtx context.Context
 }
 
 // validateMessage checks a caller's message before anything is stored.
@@ -225,7 +227,12 @@ func (m *Manager) start(ctx context.Context, owner string, p *SendMessageRequest
 	m.running[req.TaskID] = ex
 	m.mu.Unlock()
 	m.wg.Add(1)
-	go m.run(runCtx, ex)
+	if blocking {
+		// The caller runs it (see SendMessage): it would only wait anyway.
+		ex.runCtx = runCtx
+	} else {
+		go m.run(runCtx, ex)
+	}
 	return ex, nil
 }
 
@@ -473,6 +480,13 @@ func (m *Manager) SendMessage(ctx context.Context, owner string, p *SendMessageR
 	ex, err := m.start(ctx, owner, p, blocking)
 	if err != nil {
 		return nil, err
+	}
+	if ex.runCtx != nil {
+		// A blocking caller runs the execution on its own goroutine: no
+		// new goroutine, stack and hand-over for a call that only waits.
+		// The execution's context is not the caller's, so a caller that
+		// leaves does not cancel the task.
+		m.run(ex.runCtx, ex)
 	}
 	msg, rec, err := m.waitFirst(ctx, ex)
 	if err != nil {
