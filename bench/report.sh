@@ -55,8 +55,9 @@ Generated $(date -u +%Y-%m-%dT%H:%M:%SZ) by \`bench/run.sh\` (\`make bench\`).
   mapping), \`gateway.Hops{Authn, Authz, Limits}\` via \`ProtectA2A\` + \`A2AGuard\`: bearer JWT ES256 through
   \`auth.NewChain\` with a \`TokenCache\` (warm: one token for the whole run), \`policy.Compile\` (default deny, an allow
   rule on scope/agent/method and a deny rule), \`ratelimit.New\` in memory (per principal and per principal+method,
-  limits far above the load: counted, never hit). The upstream card declares streaming, so each blocking call is
-  relayed over an upstream \`SendStreamingMessage\`.
+  limits far above the load: counted, never hit). The upstream card declares streaming; a blocking call is relayed
+  with one blocking upstream \`SendMessage\` (its caller sees only the outcome), a streaming call over an upstream
+  \`SendStreamingMessage\`.
 * All numbers from one shared, noisy VM: **read the ratios** (perf.md §3).
 
 ## Throughput (closed loop, wrk -t1 -c${CONNS:-32}, $(awk -F'\t' '{print $1}' "$RAW/closed.tsv" | sort -u | wc -l) interleaved rounds)
@@ -118,7 +119,7 @@ own event log (the upstream holds one stream per task, not per subscriber).
 ## Allocations per request on the full bridge path
 
 * Under load (bridge process alone, \`runtime.MemStats\` deltas over the closed-loop rounds, $REQS requests):
-  **$ALLOCS_REQ allocs/req, $BYTES_REQ B/req** (includes the bridge's outbound call to the upstream and the SSE relay).
+  **$ALLOCS_REQ allocs/req, $BYTES_REQ B/req** (includes the bridge's outbound call to the upstream).
 * In-process Go benchmark (\`go test -bench SendMessage -benchmem ./bench/\`, client + bridge + upstream in one
   process, loopback HTTP; median of runs):
 
