@@ -221,39 +221,6 @@ func DataPart(v any) (Part, error) {
 	return Part{Kind: PartData, Data: b}, nil
 }
 
-type partWire struct {
-	Text      *string          `json:"text,omitempty"`
-	Raw       *string          `json:"raw,omitempty"`
-	URL       *string          `json:"url,omitempty"`
-	Data      *json.RawMessage `json:"data,omitempty"`
-	Metadata  Metadata         `json:"metadata,omitempty"`
-	Filename  string           `json:"filename,omitempty"`
-	MediaType string           `json:"mediaType,omitempty"`
-}
-
-// MarshalJSON writes the oneof member named by Kind.
-func (p Part) MarshalJSON() ([]byte, error) {
-	w := partWire{Metadata: p.Metadata, Filename: p.Filename, MediaType: p.MediaType}
-	switch p.Kind {
-	case PartText:
-		w.Text = &p.Text
-	case PartRaw:
-		s := base64.StdEncoding.EncodeToString(p.Raw)
-		w.Raw = &s
-	case PartURL:
-		w.URL = &p.URL
-	case PartData:
-		d := p.Data
-		if len(d) == 0 {
-			d = json.RawMessage("null")
-		}
-		w.Data = &d
-	default:
-		return nil, errors.New("a2a: cannot encode a part of unknown kind")
-	}
-	return json.Marshal(w)
-}
-
 // decodeBase64 accepts standard or URL-safe base64, padded or not.
 func decodeBase64(s string) ([]byte, error) {
 	s = strings.TrimRight(s, "=")
@@ -279,41 +246,6 @@ func knownParts(parts []Part, where string) []Part {
 		}
 	}
 	return parts
-}
-
-// MarshalJSON writes parts as a list even when empty (the field is REQUIRED).
-func (m Message) MarshalJSON() ([]byte, error) {
-	type alias Message
-	a := alias(m)
-	if a.Parts == nil {
-		a.Parts = []Part{}
-	}
-	return json.Marshal(a)
-}
-
-// MarshalJSON writes parts as a list even when empty (the field is REQUIRED).
-func (a Artifact) MarshalJSON() ([]byte, error) {
-	type alias Artifact
-	x := alias(a)
-	if x.Parts == nil {
-		x.Parts = []Part{}
-	}
-	return json.Marshal(x)
-}
-
-// MarshalJSON writes the state even when unspecified (the field is REQUIRED)
-// and the timestamp in ProtoJSON form.
-func (s TaskStatus) MarshalJSON() ([]byte, error) {
-	type wire struct {
-		State     TaskState  `json:"state"`
-		Message   *Message   `json:"message,omitempty"`
-		Timestamp *protoTime `json:"timestamp,omitempty"`
-	}
-	w := wire{State: s.State, Message: s.Message, Timestamp: (*protoTime)(s.Timestamp)}
-	if w.State == "" {
-		w.State = TaskStateUnspecified
-	}
-	return json.Marshal(w)
 }
 
 // MarshalJSON writes statusTimestampAfter in ProtoJSON form.
