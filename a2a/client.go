@@ -480,10 +480,12 @@ func (c *Client) send(ctx context.Context, method, u string, body []byte, accept
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("A2A-Version", ProtocolVersion)
-	req.Header.Set("Accept", accept)
+	// The request's own header, built at once (one backing array for the
+	// values) rather than by a Set per field.
+	vals := [3]string{ProtocolVersion, accept, "application/json"}
+	req.Header = http.Header{"A2a-Version": vals[0:1:1], "Accept": vals[1:2:2]}
 	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+		req.Header["Content-Type"] = vals[2:3:3]
 	}
 	if c.header != nil {
 		if err := c.header(ctx, req); err != nil {
