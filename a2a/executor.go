@@ -140,7 +140,8 @@ func (u *Updater) Status(ctx context.Context, state TaskState, msg *Message) err
 	}})
 }
 
-// Artifact adds an artifact, or a chunk of one when appendTo is true.
+// Artifact adds an artifact, or a chunk of one when appendTo is true. Its
+// parts and metadata are taken over, as by Emit.
 func (u *Updater) Artifact(ctx context.Context, a Artifact, appendTo, lastChunk bool) error {
 	if a.ArtifactID == "" {
 		a.ArtifactID = uuid.NewString()
@@ -181,6 +182,12 @@ func (u *Updater) InputRequired(ctx context.Context, text string) error {
 
 // Emit validates, persists and publishes one event. The first task event of
 // a new task creates it.
+//
+// Emit takes the event over, without a copy: the executor must not change
+// it, nor anything it points to (messages, parts, artifacts, metadata),
+// afterwards; the stored task and event log may share it. Build a new
+// event for each call. (Status, Artifact and the other helpers build
+// their own.)
 func (u *Updater) Emit(ctx context.Context, ev StreamResponse) error {
 	// Persisting must finish even if the executor's ctx was cancelled: a
 	// CANCELED state is usually written right after cancellation.
@@ -241,7 +248,7 @@ func (u *Updater) createLocked(ctx context.Context, snapshot *Task) error {
 		History:   []Message{*u.req.Message},
 	}
 	if snapshot != nil {
-		t = snapshot.Clone()
+		t = snapshot // taken over, as every event (see Emit)
 		t.ID, t.ContextID = u.req.TaskID, u.req.ContextID
 		if t.Status.Timestamp == nil {
 			t.Status.Timestamp = &now
@@ -280,7 +287,8 @@ func (m *Manager) storeInlinePush(ctx context.Context, req *Request) error {
 // apply writes ev onto the task with optimistic concurrency, retrying on
 // conflicts, and refuses anything after a terminal state.
 func (m *Manager) apply(ctx context.Context, owner string, rec *TaskRecord, ev StreamResponse) (*TaskRecord, error) {
-	ev = ev.Clone()
+	// ev is the executor's, handed over (see Emit): applyEvent fills it in
+	// place and the store may keep it.
 	now := m.now()
 	for attempt := 0; ; attempt++ {
 		if rec.Task.Status.State.Terminal() {
@@ -356,7 +364,7 @@ func applyEvent(t *Task, ev *StreamResponse, now time.Time) error {
 			t.Artifacts = append(t.Artifacts[:n:n], au.Artifact)
 		}
 	case ev.Task != nil:
-		nt := ev.Task.Clone()
+		nt := ev.Task
 		nt.ID, nt.ContextID = t.ID, t.ContextID
 		if !nt.Status.State.Known() || nt.Status.State == TaskStateUnspecified {
 			return fmt.Errorf("a2a: executor emitted a task in invalid state %q", nt.Status.State)
@@ -369,7 +377,7 @@ func applyEvent(t *Task, ev *StreamResponse, now time.Time) error {
 			nt.History = t.History
 		}
 		*t = *nt
-		ev.Task = nt.Clone()
+		ev.Task = nt
 	}
 	return nil
 }
