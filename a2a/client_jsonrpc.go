@@ -23,6 +23,53 @@ type clientRPCResponse[T any] struct {
 	Error  *clientWireError `json:"error"`
 }
 
+// rpcResponseIn is a JSON-RPC response whose result is read in its wire
+// form W, in the same pass as the envelope.
+type rpcResponseIn[W any] struct {
+	ID     json.RawMessage  `json:"id"`
+	Result *W               `json:"result"`
+	Error  *clientWireError `json:"error"`
+}
+
+// decodeRPCResponse decodes a JSON-RPC response with a result of type T.
+// The results of the hot calls (a send's answer, a task, a stream event)
+// are read in one pass with the envelope: decoding into T itself would
+// scan the result a second time in T's UnmarshalJSON. Either way the
+// result and the errors are the same.
+func decodeRPCResponse[T any](data []byte) (*clientRPCResponse[T], error) {
+	switch any((*T)(nil)).(type) {
+	case *SendMessageResponse:
+		return decodeRPCResponseIn[T](data, func(w *sendMessageResponseIn, r *SendMessageResponse) error { return w.response(r) })
+	case *Task:
+		return decodeRPCResponseIn[T](data, func(w *taskIn, t *Task) error { return w.task(t) })
+	case *StreamResponse:
+		return decodeRPCResponseIn[T](data, func(w *streamIn, r *StreamResponse) error { return w.stream(r) })
+	}
+	var env clientRPCResponse[T]
+	if err := json.Unmarshal(data, &env); err != nil {
+		return nil, err
+	}
+	return &env, nil
+}
+
+// decodeRPCResponseIn decodes the envelope with the result in its wire
+// form W and converts the result into V, which is T.
+func decodeRPCResponseIn[T, W, V any](data []byte, conv func(*W, *V) error) (*clientRPCResponse[T], error) {
+	var in rpcResponseIn[W]
+	if err := json.Unmarshal(data, &in); err != nil {
+		return nil, err
+	}
+	env := &clientRPCResponse[T]{ID: in.ID, Error: in.Error}
+	if in.Result != nil {
+		v := new(V)
+		if err := conv(in.Result, v); err != nil {
+			return nil, err
+		}
+		env.Result = any(v).(*T)
+	}
+	return env, nil
+}
+
 // rpcSend posts a JSON-RPC request with a fresh id to the interface URL.
 func (c *Client) rpcSend(ctx context.Context, op clientOp, accept string) (int64, *http.Response, error) {
 	id := c.nextID.Add(1)
@@ -45,8 +92,8 @@ func clientRPCCall[T any](ctx context.Context, c *Client, op clientOp) (*T, erro
 	if err != nil {
 		return nil, err
 	}
-	var env clientRPCResponse[T]
-	if err := json.Unmarshal(data, &env); err != nil {
+	env, err := decodeRPCResponse[T](data)
+	if err != nil {
 		if resp.StatusCode/100 != 2 {
 			return nil, clientHTTPError(op.name, resp, data)
 		}
@@ -74,8 +121,8 @@ func clientRPCCall[T any](ctx context.Context, c *Client, op clientOp) (*T, erro
 // envelope whose result is a StreamResponse. It returns nil, nil for an
 // event of unknown kind.
 func clientRPCEvent(op string, id int64, data []byte) (*StreamResponse, error) {
-	var env clientRPCResponse[StreamResponse]
-	if err := json.Unmarshal(data, &env); err != nil {
+	env, err := decodeRPCResponse[StreamResponse](data)
+	if err != nil {
 		return nil, clientBadResponse(op, "an event is not a valid JSON-RPC response: "+err.Error())
 	}
 	if env.Error != nil {

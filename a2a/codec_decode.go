@@ -375,6 +375,11 @@ func (r *SendMessageResponse) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
+	return w.response(r)
+}
+
+// response converts w into r; two members at once is an error.
+func (w *sendMessageResponseIn) response(r *SendMessageResponse) error {
 	t, err := taskPtr(w.Task)
 	if err != nil {
 		return err
