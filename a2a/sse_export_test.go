@@ -9,9 +9,7 @@ import (
 // SetStreamReleaseAfter sets how long a stream idles before release, for a
 // test; it returns the previous value.
 func SetStreamReleaseAfter(d time.Duration) time.Duration {
-	old := streamReleaseAfter
-	streamReleaseAfter = d
-	return old
+	return SetStreamReleaseDelayForTests(d)
 }
 
 // ReleasedStreams counts the streams srv has released that are open.

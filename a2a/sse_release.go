@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 	"weak"
 )
@@ -17,28 +19,99 @@ import (
 // the connection's read and write buffers, the response's chunking buffer
 // and the goroutine watching for the client to go away. None of it is
 // needed to wait for the next event. So once a stream over HTTP/1.1 has
-// sent no event for streamReleaseAfter, the server takes its connection
-// over (Hijack) and the handler returns: the stream goes on in the
-// goroutine that produces its events, framing the chunks itself byte for
-// byte as net/http would, with one small goroutine reading the connection
-// to notice the client leaving. Nothing on the wire changes, except that
-// the connection closes when such a stream ends instead of waiting for
-// another request.
+// sent no event for the release delay (250ms), the server takes its
+// connection over (Hijack) and the handler returns: the stream goes on in
+// the goroutine that produces its events, framing the chunks itself byte
+// for byte as net/http would, with one small goroutine reading the
+// connection to notice the client leaving. Nothing on the wire changes,
+// except that the connection closes when such a stream ends instead of
+// waiting for another request.
 //
 // Streams stay with net/http when the connection cannot be taken over
-// (HTTP/2) and when a middleware wraps the ResponseWriter: a wrapper that
-// counts streams, logs their duration or writes to them on shutdown expects
-// the handler to run for as long as the stream does.
+// (HTTP/2) and when a middleware wraps the ResponseWriter without
+// implementing [StreamReleaseObserver]: a wrapper that counts streams,
+// logs their duration or writes to them on shutdown expects the handler to
+// run for as long as the stream does, unless it is told otherwise. When
+// every wrapper implements it, each is told at the release and handed a
+// way to write to the stream and a function run when the stream really
+// ends.
 //
 // http.Server.Shutdown neither waits for nor closes taken-over
 // connections, so the server registers a shutdown hook that ends the
-// released streams cleanly (a final chunk, then close); http.Server.Close
-// does not run hooks and leaves them to end with their tasks or clients.
+// released streams cleanly (a final chunk, then close) as Shutdown starts;
+// streams still with net/http end when their requests' contexts do.
+// http.Server.Close does not run hooks and leaves released streams to end
+// with their tasks or clients.
+
+// StreamReleaseObserver is implemented by a middleware's ResponseWriter
+// wrapper (a writer with an Unwrap() http.ResponseWriter method, as
+// http.ResponseController expects) that lets the Server release an idle
+// event stream from net/http.
+//
+// A stream is released only if every wrapper on the Unwrap chain, from the
+// writer the Server's handler is given down to net/http's own writer,
+// implements StreamReleaseObserver; a single other wrapper keeps the
+// stream with net/http for its whole life, the handler running as long as
+// the stream does. The Server takes the connection over from the writer
+// at the end of the chain (net/http's) once the wrappers have been told:
+// a wrapper's own Hijack method, if it has one, is not called.
+//
+// At the release, in the handler's goroutine and before the handler
+// returns, the Server calls StreamReleased once on each wrapper in Unwrap
+// order: first the writer the handler was given, then the one it unwraps
+// to, and so on; the order in which their middlewares would see the
+// handler return. It does so before it takes the connection over, holding
+// the stream's lock: StreamReleased must not call write, and must return
+// promptly.
+//
+// write writes b to the stream as it is (an SSE comment, say, such as
+// ": going away\n\n"), as one chunk, serialized with the stream's events
+// and keep-alives and bounded by the Server's WriteTimeout. It may be
+// called from any goroutine, but not while holding a lock StreamReleased
+// takes; it returns an error once the stream has ended or its connection
+// has failed. Writing nothing is a no-op.
+//
+// end, if not nil, is called exactly once, when the released stream has
+// really ended (its last chunk written and the connection closing, or the
+// connection failed), from whichever goroutine ends it: possibly before
+// the handler has returned. The ends of one stream are called one after
+// the other in the order StreamReleased was called. A panic in end is
+// logged and recovered.
+//
+// From StreamReleased on, the wrapper must not use the writer it wraps
+// (the connection is being taken over), and should drop its reference to
+// it: whatever write and end reach stays in memory as long as the stream.
+// The handler returning no longer ends the response: end does. If taking
+// the connection over then fails (it does not, short of a broken
+// connection), the stream is ended at once, and end is called before the
+// handler returns.
+type StreamReleaseObserver interface {
+	StreamReleased(write func(b []byte) error) (end func())
+}
+
+// errStreamEnded is what a StreamReleaseObserver's write returns once the
+// stream is over.
+var errStreamEnded = errors.New("a2a: write to a released stream: the stream has ended")
 
 // streamReleaseAfter is how long a stream must have sent no event before
-// its connection is released. Short streams (most SendStreamingMessage
-// calls) end before it and keep their connection for the next request.
-var streamReleaseAfter = 250 * time.Millisecond
+// its connection is released (nanoseconds; 0: never). Short streams (most
+// SendStreamingMessage calls) end before it and keep their connection for
+// the next request. Atomic: tests of other packages change it while
+// servers of earlier tests may still be winding down.
+var streamReleaseAfter atomic.Int64
+
+func init() { streamReleaseAfter.Store(int64(250 * time.Millisecond)) }
+
+func releaseAfter() time.Duration { return time.Duration(streamReleaseAfter.Load()) }
+
+// SetStreamReleaseDelayForTests sets how long an event stream must idle
+// before it is released from net/http (0 or less: never), for every Server
+// of the process, and returns the previous delay. It exists for tests of
+// packages that serve streams through their own middleware, to see a
+// release without waiting 250ms; servers in production keep the default.
+func SetStreamReleaseDelayForTests(d time.Duration) (previous time.Duration) {
+	return time.Duration(streamReleaseAfter.Swap(int64(d)))
+}
 
 // lingerAfterStream bounds how long a released stream's connection waits,
 // after its last chunk and FIN, for the client to close (as net/http does
@@ -64,7 +137,7 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, call stream
 	run := func(ctx context.Context) error {
 		return call(ctx, func(ev *StreamResponse) error { return sw.send(event(ev)) })
 	}
-	set := releaseSetFor(w, r)
+	set, chain := releaseSetFor(w, r)
 	if set == nil {
 		// Nothing to release: run in the handler's goroutine, as usual.
 		defer sw.close()
@@ -79,7 +152,7 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, call stream
 	}
 	// Not deferred: a released stream's context outlives the handler.
 	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
-	st := &streamRun{sw: sw, r: r, cancel: cancel, set: set, releasedCh: make(chan struct{}), writeError: writeError, errorEvent: errorEvent}
+	st := &streamRun{sw: sw, r: r, cancel: cancel, set: set, releasedCh: make(chan struct{}), writeError: writeError, errorEvent: errorEvent, log: s.cfg.Logger}
 	st.detach = context.AfterFunc(r.Context(), cancel)
 	ctx = context.WithValue(ctx, streamKey{}, st)
 	done := make(chan struct{})
@@ -96,13 +169,13 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, call stream
 		}
 		close(done)
 	}()
-	t := time.NewTimer(streamReleaseAfter)
+	t := time.NewTimer(releaseAfter())
 	defer t.Stop()
 	for {
 		select {
 		case <-done:
 		case <-t.C:
-			wait, ok := st.tryRelease()
+			wait, ok := st.tryRelease(chain)
 			if ok {
 				return
 			}
@@ -115,6 +188,7 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, call stream
 		st.detachLocked()
 		sw.close()
 		cancel()
+		st.runEnds() // only if the wrappers were told and the takeover failed
 		return
 	}
 }
@@ -134,8 +208,8 @@ func (s *Server) runRecovered(ctx context.Context, path string, run func(ctx con
 	return run(ctx)
 }
 
-// streamRun is one stream that may be released. r and detach are guarded
-// by sw.mu.
+// streamRun is one stream that may be released. r, detach and ends are
+// guarded by sw.mu.
 type streamRun struct {
 	sw         *sseWriter
 	cancel     context.CancelFunc
@@ -143,6 +217,7 @@ type streamRun struct {
 	releasedCh chan struct{} // closed when released
 	writeError func(http.ResponseWriter, error)
 	errorEvent func(error) any
+	log        *slog.Logger
 	// next goes on following the released stream; set by follow (in the
 	// stream's goroutine) when it returns errStreamContinues.
 	next func()
@@ -150,6 +225,9 @@ type streamRun struct {
 	// detach stops ending the stream with the request's context; set
 	// while attached.
 	detach func() bool
+	// ends are the wrappers' StreamReleaseObserver ends, run once when
+	// the stream ends.
+	ends []func()
 }
 
 // streamKey is the context key of the streamRun a call streams to.
@@ -179,7 +257,48 @@ func (st *streamRun) end(ctx context.Context, err error) {
 	}
 	st.sw.close()
 	st.cancel()
+	// Before leaving the set: once a server counts no released stream,
+	// their wrappers have seen them end.
+	st.runEnds()
 	st.set.remove(st)
+}
+
+// runEnds runs the wrappers' ends, once.
+func (st *streamRun) runEnds() {
+	st.sw.mu.Lock()
+	ends := st.ends
+	st.ends = nil
+	st.sw.mu.Unlock()
+	for _, end := range ends {
+		st.runEnd(end)
+	}
+}
+
+// runEnd runs one wrapper's end, which takes the place of its code after
+// the handler returns, so that its panic is logged and survived as
+// net/http survives a handler's.
+func (st *streamRun) runEnd(end func()) {
+	defer func() {
+		if v := recover(); v != nil {
+			st.log.Error("a2a: released stream's end panicked", "panic", fmt.Sprint(v))
+		}
+	}()
+	end()
+}
+
+// writeRaw is the write of a StreamReleaseObserver: b as one chunk of the
+// released stream.
+func (st *streamRun) writeRaw(b []byte) error {
+	sw := st.sw
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	if sw.broken || sw.conn == nil {
+		return errStreamEnded
+	}
+	if len(b) == 0 {
+		return nil // an empty chunk would end the body
+	}
+	return sw.writeChunkLocked(b)
 }
 
 // detachLocked stops the request's context from ending the stream (when
@@ -216,20 +335,23 @@ func (st *streamRun) finish(ctx context.Context, err error) (released bool) {
 }
 
 // tryRelease takes the connection over if the stream has been idle for
-// streamReleaseAfter. It returns released, or how long to wait before
-// trying again (0: never).
-func (st *streamRun) tryRelease() (wait time.Duration, released bool) {
+// the release delay, after telling the writer's wrappers. It returns
+// released, or how long to wait before trying again (0: never).
+func (st *streamRun) tryRelease(chain releaseChain) (wait time.Duration, released bool) {
+	after := releaseAfter()
 	sw := st.sw
 	sw.mu.Lock()
 	defer sw.mu.Unlock()
 	switch {
 	case sw.ended || sw.broken:
 		return 0, false
+	case after <= 0:
+		return 0, false // releases turned off since the stream began
 	case !sw.begun:
-		return streamReleaseAfter, false
+		return after, false
 	}
-	if idle := time.Since(sw.lastEvent); idle < streamReleaseAfter {
-		return streamReleaseAfter - idle, false
+	if idle := time.Since(sw.lastEvent); idle < after {
+		return after - idle, false
 	}
 	h := sw.w.Header()
 	if h.Get("Transfer-Encoding") != "" || h.Get("Content-Encoding") != "" {
@@ -242,9 +364,27 @@ func (st *streamRun) tryRelease() (wait time.Duration, released bool) {
 		st.set.remove(st)
 		return 0, false // the request is ending anyway
 	}
-	conn, _, err := sw.rc.Hijack()
+	// The wrappers learn of the release before the connection is taken
+	// over, so that none of them writes to it through net/http after.
+	if len(chain.observers) > 0 {
+		write := st.writeRaw
+		st.ends = make([]func(), 0, len(chain.observers))
+		for _, o := range chain.observers {
+			if end := o.StreamReleased(write); end != nil {
+				st.ends = append(st.ends, end)
+			}
+		}
+	}
+	conn, _, err := chain.inner.Hijack()
 	if err != nil {
 		st.set.remove(st)
+		if len(chain.observers) > 0 {
+			// The wrappers have let go of the response: it cannot go on
+			// through them. End the stream; the handler runs their ends.
+			sw.broken = true
+			st.cancel()
+			return 0, false
+		}
 		st.detach = context.AfterFunc(st.r.Context(), st.cancel)
 		return 0, false
 	}
@@ -319,27 +459,25 @@ var releaseSets struct {
 	m  map[weak.Pointer[http.Server]]*streamSet
 }
 
-// releaseSetFor returns the set a stream of r would join if released, or
-// nil when it may not be released.
-func releaseSetFor(w http.ResponseWriter, r *http.Request) *streamSet {
-	if streamReleaseAfter <= 0 || r.ProtoMajor != 1 || r.ProtoMinor < 1 || r.Method == http.MethodHead {
-		return nil
+// releaseSetFor returns the set a stream of r would join if released, and
+// w's chain of writers, or a nil set when it may not be released.
+func releaseSetFor(w http.ResponseWriter, r *http.Request) (*streamSet, releaseChain) {
+	if releaseAfter() <= 0 || r.ProtoMajor != 1 || r.ProtoMinor < 1 || r.Method == http.MethodHead {
+		return nil, releaseChain{}
 	}
-	if _, wrapped := w.(interface{ Unwrap() http.ResponseWriter }); wrapped {
-		return nil
-	}
-	if _, ok := w.(http.Hijacker); !ok {
-		return nil
+	chain, ok := chainOf(w)
+	if !ok {
+		return nil, releaseChain{}
 	}
 	srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
 	if srv == nil {
-		return nil
+		return nil, releaseChain{}
 	}
 	wp := weak.Make(srv)
 	releaseSets.mu.Lock()
 	defer releaseSets.mu.Unlock()
 	if set := releaseSets.m[wp]; set != nil {
-		return set
+		return set, chain
 	}
 	if releaseSets.m == nil {
 		releaseSets.m = map[weak.Pointer[http.Server]]*streamSet{}
@@ -352,5 +490,31 @@ func releaseSetFor(w http.ResponseWriter, r *http.Request) *streamSet {
 		delete(releaseSets.m, wp)
 		releaseSets.mu.Unlock()
 	}, wp)
-	return set
+	return set, chain
+}
+
+// releaseChain is the writers between a stream and its connection.
+type releaseChain struct {
+	observers []StreamReleaseObserver // the wrappers, in Unwrap order
+	inner     http.Hijacker           // the writer at the end (net/http's)
+}
+
+// chainOf walks w's Unwrap chain: ok when every wrapper is a
+// StreamReleaseObserver and the writer at the end can be taken over.
+func chainOf(w http.ResponseWriter) (chain releaseChain, ok bool) {
+	for {
+		u, wrapped := w.(interface{ Unwrap() http.ResponseWriter })
+		if !wrapped {
+			chain.inner, ok = w.(http.Hijacker)
+			return chain, ok
+		}
+		o, ok := w.(StreamReleaseObserver)
+		if !ok {
+			return releaseChain{}, false
+		}
+		chain.observers = append(chain.observers, o)
+		if w = u.Unwrap(); w == nil {
+			return releaseChain{}, false
+		}
+	}
 }

@@ -5,13 +5,16 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -411,3 +414,189 @@ func TestStreamsStayWithNetHTTPWhenTheyCannotBeReleased(t *testing.T) {
 type unwrapFunc func() http.ResponseWriter
 
 func (f unwrapFunc) Unwrap() http.ResponseWriter { return f() }
+
+// releaseLog records what a chain of observing wrappers saw, in order.
+type releaseLog struct {
+	mu     sync.Mutex
+	events []string
+	writes map[string]func([]byte) error
+}
+
+func (l *releaseLog) add(ev string) {
+	l.mu.Lock()
+	l.events = append(l.events, ev)
+	l.mu.Unlock()
+}
+
+func (l *releaseLog) get() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.events)
+}
+
+func (l *releaseLog) write(name string) func([]byte) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.writes[name]
+}
+
+// observingWriter is a middleware's writer that lets streams be released:
+// it records the release and its end, and forgets the writer it wraps, so
+// that any use of it after the release panics.
+type observingWriter struct {
+	http.ResponseWriter
+	name string
+	log  *releaseLog
+}
+
+func (w *observingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (w *observingWriter) StreamReleased(write func([]byte) error) func() {
+	w.log.add("released " + w.name)
+	w.log.mu.Lock()
+	w.log.writes[w.name] = write
+	w.log.mu.Unlock()
+	w.ResponseWriter = nil
+	name, log := w.name, w.log
+	return func() { log.add("end " + name) }
+}
+
+// hijackFailingWriter stands for net/http's writer at the end of a chain
+// (it has no Unwrap), but its Hijack fails, as a broken connection's
+// would.
+type hijackFailingWriter struct{ http.ResponseWriter }
+
+func (w hijackFailingWriter) Flush() { w.ResponseWriter.(http.Flusher).Flush() }
+
+func (w hijackFailingWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	return nil, nil, errors.New("test: the connection broke")
+}
+
+// plainWriter is a middleware's writer that knows nothing of releases.
+type plainWriter struct{ http.ResponseWriter }
+
+func (w *plainWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// wrapChain wraps h in one middleware per writer kind, so that the writer
+// the server is given is kinds[0], which unwraps to kinds[1], and so on;
+// the outermost middleware logs "return" when the handler has returned.
+func wrapChain(log *releaseLog, kinds ...string) func(http.Handler) http.Handler {
+	return func(h http.Handler) http.Handler {
+		for i, kind := range kinds {
+			name := fmt.Sprintf("%s%d", kind, i)
+			next := h
+			h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				switch kind {
+				case "observing":
+					w = &observingWriter{ResponseWriter: w, name: name, log: log}
+				case "failing":
+					w = hijackFailingWriter{w}
+				case "plain":
+					w = &plainWriter{w}
+				}
+				next.ServeHTTP(w, r)
+			})
+		}
+		inner := h
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			inner.ServeHTTP(w, r)
+			if r.Method == http.MethodPost {
+				log.add("return")
+			}
+		})
+	}
+}
+
+func TestStreamThroughObservingWrappers(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		kinds []string
+		// end ends the stream and reports whether the client saw its last
+		// chunk (false: the client left).
+		end  func(env *releaseEnv, rs *rawStream) bool
+		want []string // the log once the stream has ended
+	}{
+		{"every wrapper observes; the task ends", []string{"observing", "observing"}, completeTask,
+			[]string{"released observing0", "released observing1", "return", "end observing0", "end observing1"}},
+		{"every wrapper observes; the client leaves", []string{"observing", "observing"},
+			func(_ *releaseEnv, rs *rawStream) bool { rs.c.Close(); return false },
+			[]string{"released observing0", "released observing1", "return", "end observing0", "end observing1"}},
+		{"every wrapper observes; the server shuts down", []string{"observing", "observing"},
+			func(env *releaseEnv, _ *rawStream) bool {
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				if err := env.hs.Config.Shutdown(ctx); err != nil {
+					env.t.Fatalf("shutdown: %v", err)
+				}
+				return true
+			},
+			[]string{"released observing0", "released observing1", "return", "end observing0", "end observing1"}},
+		{"one wrapper does not observe", []string{"observing", "plain"}, completeTask, []string{"return"}},
+		{"the takeover fails after the wrappers were told", []string{"observing", "observing", "failing"}, nil,
+			[]string{"released observing0", "released observing1", "end observing0", "end observing1", "return"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			log := &releaseLog{writes: map[string]func([]byte) error{}}
+			env := newReleaseEnv(t, 20*time.Millisecond, nil, wrapChain(log, tc.kinds...), nil)
+			rs := env.subscribe()
+			if k := kindOf(rs.event()); k != "task" {
+				t.Fatalf("first event %s, want the task", k)
+			}
+			released := tc.want[0] != "return"
+			switch {
+			case !released:
+				time.Sleep(100 * time.Millisecond)
+				if n := env.released(); n != 0 || len(log.get()) != 0 {
+					t.Fatalf("%d streams released, log %q", n, log.get())
+				}
+			case tc.end == nil:
+				// The takeover failed: the stream ends through net/http.
+				if c := rs.chunk(); c != "" {
+					t.Fatalf("after a failed takeover: %.100q, want the last chunk", c)
+				}
+			default:
+				env.waitFor("the release", func() bool { return env.released() == 1 && len(log.get()) == 3 })
+				if got := log.get(); !slices.Equal(got, tc.want[:3]) {
+					t.Fatalf("at the release: %q, want %q", got, tc.want[:3])
+				}
+				// A wrapper's write is one chunk among the events.
+				if err := log.write("observing1")([]byte(": from a wrapper\n\n")); err != nil {
+					t.Fatalf("write: %v", err)
+				}
+				if c := rs.chunk(); c != ": from a wrapper\n\n" {
+					t.Fatalf("the wrapper's write arrived as %q", c)
+				}
+				env.step(func(ctx context.Context, u *a2a.Updater) error { return u.Working(ctx, "after") })
+				if k := kindOf(rs.event()); k != "statusUpdate" {
+					t.Fatalf("event after the release %s, want a status update", k)
+				}
+			}
+			if tc.end != nil && tc.end(env, rs) {
+				if c := rs.chunk(); c != "" {
+					t.Fatalf("at the end: %.100q, want the last chunk", c)
+				}
+			}
+			env.waitFor("the stream's end", func() bool { return len(log.get()) == len(tc.want) && env.released() == 0 })
+			time.Sleep(30 * time.Millisecond) // time for an end run twice to show
+			if got := log.get(); !slices.Equal(got, tc.want) {
+				t.Fatalf("log %q, want %q", got, tc.want)
+			}
+			for name, write := range log.writes {
+				if err := write([]byte(": late\n\n")); err == nil {
+					t.Fatalf("%s wrote to the stream after its end", name)
+				}
+			}
+		})
+	}
+}
+
+// completeTask ends the task; the client reads up to its last event.
+func completeTask(env *releaseEnv, rs *rawStream) bool {
+	close(env.exec.steps)
+	for {
+		ev := rs.event()
+		if kindOf(ev) == "statusUpdate" && strings.Contains(string(ev["statusUpdate"]), "TASK_STATE_COMPLETED") {
+			return true
+		}
+	}
+}
