@@ -42,10 +42,10 @@ const suite = "node_modules/@modelcontextprotocol/conformance/dist/index.js"
 
 // knownGaps are the scenarios the front-MCP face cannot pass yet, with the
 // reason; every other scenario that passes against the fixture directly
-// must pass through the bridge.
-var knownGaps = map[string]string{
-	"tools-call-sampling": "the upstream's sampling/createMessage is relayed (upstream.CallHandlers.Sample), but mcp-go sends it to a streamable HTTP host only on the standalone GET stream, which the face does not serve, so the face refuses it (face.SamplingAvailable)",
-}
+// must pass through the bridge. None today: tools-call-sampling passes since
+// the face writes sampling/createMessage on the tools/call's own response
+// stream (mcp/face/sampling.go).
+var knownGaps = map[string]string{}
 
 func requireSuite(t *testing.T) {
 	t.Helper()

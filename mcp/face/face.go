@@ -158,8 +158,10 @@ type Config struct {
 	Logger *slog.Logger
 	// LegacySessions gives 2025-era hosts an Mcp-Session-Id bound to the
 	// principal that initialized it (idle sessions expire after
-	// SessionIdleTTL), so that elicitation/create works over streamable HTTP;
-	// the standalone GET stream is refused (405). Default false: every era is
+	// SessionIdleTTL), so that elicitation/create and sampling/createMessage
+	// work over streamable HTTP (both go out on the tools/call's own response
+	// stream; the host's answer is routed by session and principal); the
+	// standalone GET stream is refused (405). Default false: every era is
 	// served statelessly (any replica can serve any request) and a 2025-era
 	// host over HTTP gets a continuation result instead of an elicitation.
 	// Sessions live in this process: behind several replicas without sticky
@@ -168,6 +170,9 @@ type Config struct {
 	// TaskListPageSize is the tasks/list page size (default
 	// DefaultTaskPageSize).
 	TaskListPageSize int
+	// SamplingTimeout bounds how long a sampling/createMessage sent to an
+	// HTTP host waits for its answer (default DefaultSamplingTimeout).
+	SamplingTimeout time.Duration
 	// ServerOptions are appended to the mcp-go server options (tests).
 	ServerOptions []server.ServerOption
 }
@@ -189,6 +194,7 @@ type Face struct {
 	resURIs  []string
 	prompts  []string
 	subs     *subscriptions
+	samples  *samplingRelay
 }
 
 // New builds the face and registers the sources' tools.
@@ -294,6 +300,7 @@ func New(cfg Config) (*Face, error) {
 			server.WithHTTPContextFunc(f.sess.restore),
 		}
 	}
+	f.samples = newSamplingRelay(cfg.SamplingTimeout, f.log, f.sess)
 	opts = append(opts, cfg.ServerOptions...)
 	f.mcp = server.NewMCPServer(cfg.Name, cfg.Version, opts...)
 	f.http = server.NewStreamableHTTPServer(f.mcp, httpOpts...)
@@ -495,6 +502,7 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	var sampler *postSampler
 	if r.Body != nil {
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, f.cfg.MaxBodyBytes))
 		if err != nil {
@@ -504,6 +512,16 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			writeJSONError(w, http.StatusBadRequest, "invalid_request", "could not read the request body")
+			return
+		}
+		if id, rep, ok := parseSampleReply(body); ok {
+			// A host's answer to a sampling request the face sent on a
+			// tools/call stream: routed here, never to mcp-go.
+			if !f.samples.deliver(p.Key(), r.Header.Get(server.HeaderKeySessionID), id, rep) {
+				writeJSONError(w, http.StatusNotFound, "not_found", "no pending request with this id")
+				return
+			}
+			w.WriteHeader(http.StatusAccepted)
 			return
 		}
 		resp, pass, handled := f.interceptTask(auth.WithPrincipal(r.Context(), p), body)
@@ -526,6 +544,13 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
+		if fl, ok := w.(http.Flusher); ok && r.Method == http.MethodPost && bytes.Contains(body, []byte(mcp.MethodToolsCall)) {
+			ps := newPostStream(w, fl)
+			defer ps.finish()
+			w = ps
+			ps.sampler = postSampler{relay: f.samples, stream: ps, owner: p.Key(), session: r.Header.Get(server.HeaderKeySessionID)}
+			sampler = &ps.sampler
+		}
 	}
 	if f.sess != nil && r.Method == http.MethodGet {
 		// The standalone stream would compete with POST streams for a
@@ -534,17 +559,24 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusMethodNotAllowed, "method_not_allowed", "no standalone event stream; use POST")
 		return
 	}
-	ctx := context.WithValue(auth.WithPrincipal(r.Context(), p), noSamplingKey{}, true)
+	ctx := auth.WithPrincipal(r.Context(), p)
+	if sampler != nil {
+		ctx = server.WithInProcessSamplingHandler(ctx, sampler)
+	} else {
+		ctx = context.WithValue(ctx, noSamplingKey{}, true)
+	}
 	f.http.ServeHTTP(w, r.WithContext(ctx))
 }
 
 type noSamplingKey struct{}
 
 // SamplingAvailable reports whether a sampling/createMessage sent to the
-// caller of the request in ctx can reach it. Over streamable HTTP it
-// cannot: mcp-go sends it only on the standalone GET stream, which the face
-// does not serve to sessions (an unanswerable request would hang the call);
-// over stdio it can.
+// caller of the request in ctx can reach it. Over streamable HTTP it can
+// during a tools/call whose response can stream: the face writes it on that
+// call's own response stream (mcp-go would send it only on the standalone
+// GET stream, which the face does not serve to sessions) and waits a
+// bounded time for the host's answer; other HTTP requests cannot. Over
+// stdio it can.
 func SamplingAvailable(ctx context.Context) bool {
 	no, _ := ctx.Value(noSamplingKey{}).(bool)
 	return !no
