@@ -137,7 +137,9 @@ func (m *Metrics) Handler() http.Handler {
 // as "a2a" or "mcp"): bridge_requests_total by method and outcome (status
 // class), bridge_request_duration_seconds, and bridge_active_streams for a
 // response whose Content-Type is text/event-stream, from the moment its
-// header is written until the handler returns.
+// header is written until the stream ends: when the handler returns or,
+// for a stream released from net/http ([a2a.StreamReleaseObserver]), when
+// the released stream ends. A request is counted once it is over.
 //
 // The method label is, in order: the value a face recorded with
 // [SetMethod] while serving; method(r) when method is non-nil and returns
@@ -148,47 +150,83 @@ func (m *Metrics) Middleware(face string, method func(*http.Request) string, nex
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		f := m.faces.value(face)
 		ctx, slot := slotFor(r.Context())
-		var opened time.Duration
-		stream := false
-		rec := &recorder{ResponseWriter: w, onHeader: func(_ int, s bool) {
-			if s {
-				stream = true
-				opened = time.Since(start)
-				m.streams.WithLabelValues(f).Inc()
-			}
-		}}
+		mr := &meteredRequest{m: m, face: m.faces.value(face), start: time.Now(), slot: slot, method: method, r: r}
+		mr.rec = recorder{ResponseWriter: w, hooks: mr}
 		completed := false
 		defer func() {
-			status := rec.code()
-			if !completed && rec.status == 0 {
+			if mr.rec.released {
+				return // counted when the released stream ends
+			}
+			status := mr.rec.code()
+			if !completed && mr.rec.status == 0 {
 				status = http.StatusInternalServerError // panicked before writing
 			}
-			if stream {
-				m.streams.WithLabelValues(f).Dec()
-			}
-			meth := slot.get()
-			if meth == "" && method != nil {
-				meth = method(r)
-			}
-			var label string
-			if meth == "" {
-				label = httpMethod(r.Method)
-			} else {
-				label = m.methods.value(meth)
-			}
-			d := time.Since(start)
-			if stream {
-				d = opened
-			}
-			m.requests.WithLabelValues(f, label, statusClass(status)).Inc()
-			m.duration.WithLabelValues(f, label).Observe(d.Seconds())
+			mr.done(status)
 		}()
-		next.ServeHTTP(rec, r.WithContext(ctx))
+		next.ServeHTTP(&mr.rec, r.WithContext(ctx))
 		completed = true
 	})
+}
+
+// meteredRequest is one request Middleware counts.
+type meteredRequest struct {
+	rec    recorder
+	m      *Metrics
+	face   string
+	start  time.Time
+	opened time.Duration // until the stream's header, for a stream
+	stream bool
+	slot   *methodSlot
+	method func(*http.Request) string
+	r      *http.Request // nil once the label is known
+	label  string
+}
+
+// header implements recorderHooks: an event stream is open.
+func (mr *meteredRequest) header(_ int, stream bool) {
+	if stream {
+		mr.stream = true
+		mr.opened = time.Since(mr.start)
+		mr.m.streams.WithLabelValues(mr.face).Inc()
+	}
+}
+
+// release implements recorderHooks: the stream is counted when it ends.
+// The label is settled now, while the request may still be read; the
+// request is not kept.
+func (mr *meteredRequest) release(status int) func() {
+	mr.label, mr.r = mr.methodLabel(), nil
+	return func() { mr.done(status) }
+}
+
+// methodLabel is the method label (see Middleware).
+func (mr *meteredRequest) methodLabel() string {
+	if mr.r == nil {
+		return mr.label
+	}
+	meth := mr.slot.get()
+	if meth == "" && mr.method != nil {
+		meth = mr.method(mr.r)
+	}
+	if meth == "" {
+		return httpMethod(mr.r.Method)
+	}
+	return mr.m.methods.value(meth)
+}
+
+// done counts the request, over with status.
+func (mr *meteredRequest) done(status int) {
+	if mr.stream {
+		mr.m.streams.WithLabelValues(mr.face).Dec()
+	}
+	label := mr.methodLabel()
+	d := time.Since(mr.start)
+	if mr.stream {
+		d = mr.opened
+	}
+	mr.m.requests.WithLabelValues(mr.face, label, statusClass(status)).Inc()
+	mr.m.duration.WithLabelValues(mr.face, label).Observe(d.Seconds())
 }
 
 // OnTaskEvent counts the task state an event enters. Its signature is that

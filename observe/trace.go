@@ -143,6 +143,8 @@ func Tracing(ctx context.Context, cfg TracingConfig) (shutdown func(context.Cont
 // traceparent/tracestate headers and serves the request inside a server
 // span named "<face> <HTTP method>", renamed "<face> <protocol method>"
 // when the face calls [SetMethod]. A 5xx status marks the span as an error.
+// The span ends when the handler returns or, for an event stream released
+// from net/http ([a2a.StreamReleaseObserver]), when the stream ends.
 func TraceMiddleware(face string, next http.Handler) http.Handler {
 	if !safeLabel(face) {
 		face = labelOther
@@ -166,22 +168,45 @@ func TraceMiddleware(face string, next http.Handler) http.Handler {
 				span.SetAttributes(attribute.String("rpc.method", m))
 			})
 		}
-		rec := &recorder{ResponseWriter: w}
+		tr := &tracedRequest{span: span}
+		tr.rec = recorder{ResponseWriter: w, hooks: tr}
 		completed := false
 		defer func() {
-			status := rec.code()
-			if !completed && rec.status == 0 {
+			if tr.rec.released {
+				return // the span ends with the released stream
+			}
+			status := tr.rec.code()
+			if !completed && tr.rec.status == 0 {
 				status = http.StatusInternalServerError
 			}
-			span.SetAttributes(attribute.Int("http.response.status_code", status))
-			if status >= 500 {
-				span.SetStatus(codes.Error, http.StatusText(status))
-			}
-			span.End()
+			endServerSpan(span, status)
 		}()
-		next.ServeHTTP(rec, r.WithContext(ctx))
+		next.ServeHTTP(&tr.rec, r.WithContext(ctx))
 		completed = true
 	})
+}
+
+// tracedRequest is one request TraceMiddleware serves in a span.
+type tracedRequest struct {
+	rec  recorder
+	span trace.Span
+}
+
+func (tr *tracedRequest) header(int, bool) {}
+
+// release implements recorderHooks: the span lasts as long as the
+// released stream.
+func (tr *tracedRequest) release(status int) func() {
+	return func() { endServerSpan(tr.span, status) }
+}
+
+// endServerSpan ends a request's span with the status it was answered.
+func endServerSpan(span trace.Span, status int) {
+	span.SetAttributes(attribute.Int("http.response.status_code", status))
+	if status >= 500 {
+		span.SetStatus(codes.Error, http.StatusText(status))
+	}
+	span.End()
 }
 
 // InjectHTTP writes the trace context of ctx into h (traceparent and,
