@@ -76,6 +76,21 @@ type Updater struct {
 
 func (u *Updater) signalFirst() { u.once.Do(func() { close(u.first) }) }
 
+// settledTask returns a shallow copy of the task as this execution left
+// it, if that is a terminal or interrupted state; else nil.
+func (u *Updater) settledTask() *Task {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.rec == nil {
+		return nil
+	}
+	if st := u.rec.Task.Status.State; !st.Terminal() && !st.Interrupted() {
+		return nil
+	}
+	t := u.rec.Task
+	return &t
+}
+
 // settleLocked records that the execution reached a terminal or
 // interrupted state (or replied) and wakes a blocking caller.
 func (u *Updater) settleLocked() {

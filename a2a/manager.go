@@ -164,7 +164,8 @@ func (m *Manager) start(ctx context.Context, owner string, p *SendMessageRequest
 		return nil, ErrInvalidParams.With("configuration.historyLength must not be negative")
 	}
 	msg := p.Message.Clone()
-	req := &Request{Owner: owner, Config: p.Configuration, Metadata: p.Metadata, Context: context.WithoutCancel(ctx), Blocking: blocking}
+	base := context.WithoutCancel(ctx)
+	req := &Request{Owner: owner, Config: p.Configuration, Metadata: p.Metadata, Context: base, Blocking: blocking}
 	ex := &execution{req: req, done: make(chan struct{}), holder: m.holder + "/" + uuid.NewString()}
 	if msg.TaskID != "" {
 		rec, err := m.store.GetTask(ctx, owner, msg.TaskID)
@@ -221,7 +222,7 @@ func (m *Manager) start(ctx context.Context, owner string, p *SendMessageRequest
 	if ex.startRec != nil {
 		ex.up.rec = ex.startRec
 	}
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	runCtx, cancel := context.WithCancel(base)
 	ex.cancel = cancel
 	m.mu.Lock()
 	m.running[req.TaskID] = ex
@@ -474,7 +475,8 @@ func endsStream(ev *StreamResponse, interruptedEnds bool) bool {
 }
 
 // SendMessage handles a message and, unless returnImmediately is set, waits
-// until the task is terminal or interrupted.
+// until the task is terminal or interrupted. The task it returns is
+// read-only: it may share data with the stored task.
 func (m *Manager) SendMessage(ctx context.Context, owner string, p *SendMessageRequest) (*SendMessageResponse, error) {
 	blocking := p == nil || p.Configuration == nil || !p.Configuration.ReturnImmediately
 	ex, err := m.start(ctx, owner, p, blocking)
@@ -496,6 +498,15 @@ func (m *Manager) SendMessage(ctx context.Context, owner string, p *SendMessageR
 		return &SendMessageResponse{Message: msg}, nil
 	}
 	hl := historyLength(p.Configuration)
+	if ex.runCtx != nil {
+		// Run here: the record the execution settled in is the answer (a
+		// settled task changes no more until its next message, which
+		// waited for this run's lease). Records are never changed in
+		// place, so a shallow copy is enough to trim.
+		if t := ex.up.settledTask(); t != nil {
+			return &SendMessageResponse{Task: trimOwned(t, hl, true)}, nil
+		}
+	}
 	if p.Configuration != nil && p.Configuration.ReturnImmediately {
 		if latest, err := m.store.GetTask(ctx, owner, rec.Task.ID); err == nil {
 			rec = latest

@@ -58,15 +58,17 @@ func (p *Proxy) Execute(ctx context.Context, req *a2a.Request, u *a2a.Updater) e
 	}
 	defer p.untrack(req.TaskID)
 
-	out := req.Message.Clone()
+	// A shallow copy: only top-level fields change, and the request is
+	// only encoded.
+	out := *req.Message
 	out.TaskID, out.ContextID = r.ref.TaskID, r.ref.ContextID
 	out.ReferenceTaskIDs = nil // bridge ids mean nothing upstream
 	sreq := &a2a.SendMessageRequest{
-		Message:  out,
+		Message:  &out,
 		Metadata: req.Metadata,
 		// History is not relayed (the bridge keeps its own); the caller's
 		// webhook is never given to the upstream.
-		Configuration: &a2a.SendMessageConfiguration{HistoryLength: a2a.Ptr[int32](0)},
+		Configuration: &a2a.SendMessageConfiguration{HistoryLength: &noHistory},
 	}
 	if req.Config != nil {
 		sreq.Configuration.AcceptedOutputModes = req.Config.AcceptedOutputModes
@@ -79,6 +81,9 @@ func (p *Proxy) Execute(ctx context.Context, req *a2a.Request, u *a2a.Updater) e
 	}
 	return r.blocking(ctx, sreq)
 }
+
+// noHistory is the historyLength of every relayed send (read only).
+var noHistory int32
 
 // relayBlocking reports whether a message is relayed with one blocking
 // upstream call: the caller waits for the outcome and no webhook of its
