@@ -44,6 +44,7 @@ type Client struct {
 	card     *AgentCard
 	iface    AgentInterface
 	base     string // interface URL without a trailing slash
+	baseURL  *url.URL // base, parsed once (read only)
 	rest     bool
 	hc       *http.Client
 	header   func(context.Context, *http.Request) error
@@ -172,10 +173,15 @@ func clientFromCard(card *AgentCard, cfg clientConfig) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	baseURL, err := url.Parse(base)
+	if err != nil {
+		return nil, fmt.Errorf("a2a: client: interface URL: %w", err)
+	}
 	return &Client{
 		card:     card,
 		iface:    iface,
 		base:     base,
+		baseURL:  baseURL,
 		rest:     strings.EqualFold(iface.ProtocolBinding, BindingHTTPJSON),
 		hc:       cfg.hc,
 		header:   cfg.header,
@@ -472,13 +478,28 @@ const maxInt = int(^uint(0) >> 1)
 
 // send builds and sends one request with the A2A headers and the hook.
 func (c *Client) send(ctx context.Context, method, u string, body []byte, accept string) (*http.Response, error) {
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, u, rd)
-	if err != nil {
-		return nil, err
+	var req *http.Request
+	if u == c.base {
+		// The JSON-RPC binding always posts to the interface URL: build the
+		// request on the URL parsed once, as NewRequestWithContext would.
+		req = (&http.Request{
+			Method: method, URL: new(*c.baseURL), Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+			Host: c.baseURL.Host,
+		}).WithContext(ctx)
+		if body != nil {
+			req.Body = io.NopCloser(bytes.NewReader(body))
+			req.ContentLength = int64(len(body))
+			req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		}
+	} else {
+		var rd io.Reader
+		if body != nil {
+			rd = bytes.NewReader(body)
+		}
+		var err error
+		if req, err = http.NewRequestWithContext(ctx, method, u, rd); err != nil {
+			return nil, err
+		}
 	}
 	// The request's own header, built at once (one backing array for the
 	// values) rather than by a Set per field.
