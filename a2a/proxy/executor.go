@@ -132,8 +132,15 @@ type relay struct {
 	done      bool // a terminal or interrupted state (or a reply) was relayed
 }
 
+// stream relays a streaming send.
 func (r *relay) stream(ctx context.Context, sreq *a2a.SendMessageRequest) error {
 	s, err := r.p.client.SendStreamingMessage(ctx, sreq)
+	return r.relayStream(ctx, s, err)
+}
+
+// relayStream relays an upstream event stream (opened with err) until the
+// task stops.
+func (r *relay) relayStream(ctx context.Context, s *a2a.Stream, err error) error {
 	if err != nil {
 		return r.broken(ctx, err)
 	}
@@ -178,23 +185,7 @@ func (r *relay) blocking(ctx context.Context, sreq *a2a.SendMessageRequest) erro
 // running, from a SubscribeToTask stream.
 func (r *relay) follow(ctx context.Context) error {
 	s, err := r.p.client.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: r.ref.TaskID})
-	if err != nil {
-		return r.broken(ctx, err)
-	}
-	defer s.Close()
-	for !r.done {
-		ev, err := s.Next()
-		if err == io.EOF {
-			return r.broken(ctx, a2a.ErrInvalidAgentResponse.With("the upstream stream ended before the task stopped"))
-		}
-		if err != nil {
-			return r.broken(ctx, err)
-		}
-		if err := r.handle(ctx, ev, false); err != nil {
-			return r.emitted(err)
-		}
-	}
-	return nil
+	return r.relayStream(ctx, s, err)
 }
 
 // emitted maps an Updater error: a task closed meanwhile (cancelled) ends
