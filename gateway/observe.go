@@ -208,7 +208,7 @@ func (m *Metrics) observe(log *slog.Logger, mcpPath string, mux http.Handler) ht
 		face := faceOf(r.URL.Path, mcpPath)
 		ri := &requestInfo{}
 		ctx := context.WithValue(r.Context(), infoKey, ri)
-		sw := &streamWriter{ResponseWriter: w, o: o}
+		sw := &streamWriter{ResponseWriter: w, o: o, access: accessEntry{log: log, ctx: ctx, ri: ri, face: face, start: start, r: r}}
 		defer func() {
 			if rec := recover(); rec != nil {
 				if rec == http.ErrAbortHandler {
@@ -222,24 +222,58 @@ func (m *Metrics) observe(log *slog.Logger, mcpPath string, mux http.Handler) ht
 				}
 				http.Error(sw, "internal error", http.StatusInternalServerError)
 			}
-			o.forget(sw)
-			method := ri.getMethod()
-			if method == "" {
-				method = r.Method
+			if sw.isReleased() {
+				return // logged and forgotten when the released stream ends
 			}
-			log.LogAttrs(ctx, slog.LevelInfo, "request",
-				slog.String("who", ri.getWho()),
-				slog.String("face", face), slog.String("method", method),
-				slog.String("http_method", r.Method), slog.String("path", r.URL.Path),
-				slog.Int("status", sw.code()), slog.String("duration", time.Since(start).String()),
-				slog.String("remote", clientIP(r)), slog.Int64("bytes_in", r.ContentLength))
+			o.forget(sw)
+			sw.access.write(sw.code())
 		}()
 		byFace[face].ServeHTTP(sw, r.WithContext(ctx))
 	}))
 }
 
+// accessEntry is what a request's access log line needs.
+type accessEntry struct {
+	log   *slog.Logger
+	ctx   context.Context
+	ri    *requestInfo
+	face  string
+	start time.Time
+	// r is the request, until detach copies what the line needs of it.
+	r                        *http.Request
+	httpMethod, path, remote string
+	bytesIn                  int64
+}
+
+// detach copies what the line needs of the request and lets go of it (a
+// released stream must not keep the request, its body reader and the
+// connection's buffers behind it, alive).
+func (e *accessEntry) detach() {
+	if e.r == nil {
+		return
+	}
+	e.httpMethod, e.path, e.remote, e.bytesIn = e.r.Method, e.r.URL.Path, clientIP(e.r), e.r.ContentLength
+	e.r = nil
+}
+
+// write logs the request, over with status: the access log line.
+func (e *accessEntry) write(status int) {
+	e.detach()
+	method := e.ri.getMethod()
+	if method == "" {
+		method = e.httpMethod
+	}
+	e.log.LogAttrs(e.ctx, slog.LevelInfo, "request",
+		slog.String("who", e.ri.getWho()),
+		slog.String("face", e.face), slog.String("method", method),
+		slog.String("http_method", e.httpMethod), slog.String("path", e.path),
+		slog.Int("status", status), slog.String("duration", time.Since(e.start).String()),
+		slog.String("remote", e.remote), slog.Int64("bytes_in", e.bytesIn))
+}
+
 // goingAway tells every open event stream that the server is draining
 // ([GoingAwayComment]); streams opened afterwards get it as they open.
+// Streams released from net/http are told through their own writer.
 func (o *Metrics) goingAway() {
 	o.mu.Lock()
 	o.draining = true
@@ -272,16 +306,27 @@ func (o *Metrics) forget(w *streamWriter) {
 // streamWriter records the status and, for an event stream, lets the
 // drain write a comment between two of the handler's writes (the a2a and
 // MCP servers write each event in one Write). It keeps Flush and Unwrap so
-// SSE and http.ResponseController still work.
+// SSE and http.ResponseController still work, and lets an a2a stream be
+// released from net/http ([a2a.StreamReleaseObserver]): the stream is then
+// logged and forgotten when it ends, and the drain's comment goes through
+// the stream's own writer.
 type streamWriter struct {
 	http.ResponseWriter
 	o *Metrics
+	// access is the access log line's; detached from the request at the
+	// release (under mu), written by whoever ends the request.
+	access accessEntry
 
 	mu     sync.Mutex
 	status int
 	stream bool
 	done   bool
+	// write is set once the stream has been released: the drain's
+	// comment goes through it.
+	write func([]byte) error
 }
+
+var _ a2a.StreamReleaseObserver = (*streamWriter)(nil)
 
 func (w *streamWriter) WriteHeader(code int) {
 	w.mu.Lock()
@@ -324,14 +369,46 @@ func (w *streamWriter) Flush() {
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (w *streamWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// comment writes an SSE comment and flushes it, unless the handler has
-// returned.
-func (w *streamWriter) comment(c string) {
+// StreamReleased implements [a2a.StreamReleaseObserver]: the writer lets go
+// of net/http's writer and of the request, keeps write for the drain's
+// comment, and logs and forgets the stream when it ends, with its whole
+// duration.
+func (w *streamWriter) StreamReleased(write func([]byte) error) (end func()) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.write = write
+	w.ResponseWriter = releasedWriter{}
+	w.access.detach()
+	return w.releasedEnd
+}
+
+// releasedEnd is the end of a released stream.
+func (w *streamWriter) releasedEnd() {
+	w.o.forget(w)
+	w.access.write(w.code())
+}
+
+func (w *streamWriter) isReleased() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.write != nil
+}
+
+// comment writes an SSE comment and flushes it, unless the stream is over.
+func (w *streamWriter) comment(c string) {
+	w.mu.Lock()
 	if w.done || !w.stream {
+		w.mu.Unlock()
 		return
 	}
+	if write := w.write; write != nil {
+		// Released: not under mu, which StreamReleased takes while the
+		// stream holds the lock write waits for.
+		w.mu.Unlock()
+		_ = write([]byte(c))
+		return
+	}
+	defer w.mu.Unlock()
 	if _, err := w.ResponseWriter.Write([]byte(c)); err == nil {
 		_ = http.NewResponseController(w.ResponseWriter).Flush()
 	}
@@ -352,9 +429,24 @@ func (w *streamWriter) code() int {
 	return w.status
 }
 
+// releasedWriter stands in for net/http's writer in a streamWriter whose
+// stream has been released: nothing may be written through it any more.
+type releasedWriter struct{}
+
+func (releasedWriter) Header() http.Header { return http.Header{} }
+
+func (releasedWriter) Write([]byte) (int, error) { return 0, http.ErrHijacked }
+
+func (releasedWriter) WriteHeader(int) {}
+
 // GoingAway tells the open event streams that the server is draining; the
 // serve command calls it when SIGTERM starts the drain (Listener.OnDrain).
-// The streams stay open until their handlers return or the grace expires.
+// The streams stay open until their handlers return or the grace expires,
+// except the a2a streams released from net/http (idle ones; see
+// [a2a.StreamReleaseObserver]): they get the comment too, but end as the
+// listener's Shutdown starts, since http.Server.Shutdown does not wait for
+// connections taken over from it (a2a's shutdown hook ends them cleanly,
+// with the last chunk).
 func (b *Bridge) GoingAway() {
 	if b.metrics != nil {
 		b.metrics.goingAway()
