@@ -224,6 +224,19 @@ type MCPEndpoint struct {
 	// stdin/stdout, for desktop hosts. The stdio caller is trusted as the
 	// local user. Default false.
 	Stdio bool `yaml:"stdio"`
+	// Sessions gives MCP hosts of the 2025 protocol versions an
+	// Mcp-Session-Id over streamable HTTP, usable only by the caller who
+	// initialized it, so that the host can be asked during a tool call, on
+	// the call's own response stream: elicitation and sampling requests from
+	// front.mcp servers, and questions from exposed agents (elicitation).
+	// Default false: every request is served statelessly (any replica can
+	// serve it) and such hosts are never asked over HTTP (a fronted server's
+	// elicitation is declined and its sampling refused; an exposed agent's
+	// question comes back as an input-required result); stdio is
+	// unaffected. Sessions live in one process's memory: with several
+	// replicas, route each session's requests to the replica that created it
+	// (sticky routing on the Mcp-Session-Id header).
+	Sessions bool `yaml:"sessions"`
 }
 
 // Front lists existing agents and servers served behind the hop chain.

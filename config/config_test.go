@@ -109,6 +109,7 @@ func TestLoadFull(t *testing.T) {
 		{"tool prefix set", c.Front.MCP[1].ToolPrefix, "kb_"},
 		{"metrics", c.Observability.MetricsEnabled(), true},
 		{"write timeout 0", c.Server.WriteTimeout, Duration(0)},
+		{"mcp sessions", c.Expose.MCP.Sessions, true},
 	}
 	for _, ck := range checks {
 		if ck.got != ck.want {
@@ -151,7 +152,8 @@ func TestDefaults(t *testing.T) {
 	}
 	if c.Listen != "127.0.0.1:8080" || c.Store != "sqlite:./bridge.db" || c.PublicURL != "http://127.0.0.1:8080" ||
 		c.Expose.MCP.Path != "/mcp" || c.Server.A2AErrorTable != "1.0.1" || c.Server.MaxBodyBytes != 1<<20 ||
-		c.Retention.FinishedTasks.D() != 168*time.Hour || !c.Observability.MetricsEnabled() || c.Push.MaxAttempts != 5 {
+		c.Retention.FinishedTasks.D() != 168*time.Hour || !c.Observability.MetricsEnabled() || c.Push.MaxAttempts != 5 ||
+		c.Expose.MCP.Sessions {
 		t.Errorf("defaults not applied: %+v", c)
 	}
 	off, err := Parse([]byte("auth: {anonymous: true}\npolicy: {default: deny}\nobservability: {metrics: false}\n"), "off.yaml")
@@ -251,6 +253,47 @@ func TestUnsafeAllowConfirmed(t *testing.T) {
 	}
 	if w := c.Warnings(); len(w) != 2 {
 		t.Errorf("warnings = %q", w)
+	}
+}
+
+// TestSessionsWarnWhenReplicasShareState: MCP sessions are per process, so
+// a configuration that shares state between replicas (PostgreSQL store,
+// Redis) is accepted with a warning that asks for sticky routing; a single
+// process gets no warning, and without sessions nothing is said.
+func TestSessionsWarnWhenReplicasShareState(t *testing.T) {
+	const base = "auth: {anonymous: true}\npolicy: {default: deny}\n"
+	tests := []struct {
+		name string
+		src  string
+		warn bool
+	}{
+		{"sessions, sqlite store", "expose: {mcp: {sessions: true}}\n", false},
+		{"sessions, memory store", "store: \"memory:\"\nexpose: {mcp: {sessions: true}}\n", false},
+		{"sessions, postgres store", "store: postgres://bridge@db.internal/bridge\nexpose: {mcp: {sessions: true}}\n", true},
+		{"sessions, postgresql store", "store: postgresql://bridge@db.internal/bridge\nexpose: {mcp: {sessions: true}}\n", true},
+		{"sessions, redis", "redis: redis://127.0.0.1:6379/0\nlimits: {on_redis_error: closed}\nexpose: {mcp: {sessions: true}}\n", true},
+		{"sessions, limits.redis", "limits: {redis: redis://127.0.0.1:6379/0, on_redis_error: closed}\nexpose: {mcp: {sessions: true}}\n", true},
+		{"no sessions, postgres store and redis", "store: postgres://bridge@db.internal/bridge\nredis: redis://127.0.0.1:6379/0\nlimits: {on_redis_error: closed}\n", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Parse([]byte(base+tt.src), "c.yaml")
+			if err != nil {
+				t.Fatalf("a configuration with sessions must be accepted: %v", err)
+			}
+			var got []string
+			for _, w := range c.Warnings() {
+				if strings.Contains(w, "expose.mcp.sessions") {
+					got = append(got, w)
+				}
+			}
+			if tt.warn != (len(got) == 1) || len(got) > 1 {
+				t.Fatalf("sessions warnings = %q, want one: %v", got, tt.warn)
+			}
+			if tt.warn && !strings.Contains(got[0], "sticky routing") {
+				t.Errorf("warning %q does not ask for sticky routing", got[0])
+			}
+		})
 	}
 }
 

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"net/netip"
+	"strings"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
 	"github.com/a2a-mcp-bridge/bridge/auth"
@@ -56,8 +57,9 @@ func (c *Config) Position(path string) (pos Position, ok bool) { return c.pos.lo
 // File is the name the configuration was parsed from ("" when built in Go).
 func (c *Config) File() string { return c.file }
 
-// Warnings lists, one sentence each, the settings that weaken security, for
-// the gateway to log at start. Nil when there are none.
+// Warnings lists, one sentence each, the settings that weaken security or
+// that a deployment of several replicas must accommodate, for the gateway to
+// log at start. Nil when there are none.
 func (c *Config) Warnings() []string {
 	var w []string
 	if c.Auth.Anonymous {
@@ -74,5 +76,18 @@ func (c *Config) Warnings() []string {
 			w = append(w, fmt.Sprintf("config: expose.agents[%d] (%s): unsigned cards are accepted", i, a.Alias))
 		}
 	}
+	// A shared store or Redis means replicas; sessions still work there
+	// (so this is no refusal) but only if the load balancer keeps each
+	// session on the replica that holds it.
+	if c.Expose.MCP.Sessions && c.sharedState() {
+		w = append(w, "config: expose.mcp.sessions: MCP sessions live in this process's memory; with several replicas (a shared store or Redis is configured), route each Mcp-Session-Id to the replica that created it (sticky routing)")
+	}
 	return w
+}
+
+// sharedState reports whether state is shared through a PostgreSQL store or
+// Redis, the sign of a deployment of several replicas.
+func (c *Config) sharedState() bool {
+	return strings.HasPrefix(c.Store, "postgres://") || strings.HasPrefix(c.Store, "postgresql://") ||
+		c.Redis != "" || c.Limits.Redis != ""
 }

@@ -124,6 +124,7 @@ func TestSchemaRejects(t *testing.T) {
 		"publish: [{name: a, stdio: {command: x, shell: true}}]\n",
 		"server: {read_timeout: 5 minutes}\n",
 		"netguard: {ports: [70000]}\n",
+		"expose: {mcp: {sessions: sometimes}}\n",
 	} {
 		if err := s.Validate(yamlDoc(t, []byte(src))); err == nil {
 			t.Errorf("schema accepted %q", src)

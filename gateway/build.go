@@ -568,6 +568,9 @@ func (b *Bridge) buildExpose(ctx context.Context, mux *http.ServeMux, mcpOnly bo
 		fcfg.UnsafeNoAuth = true // stdio only: never mounted on a listener
 	} else {
 		fcfg.Authenticator = auditedAuthn{b.chain}
+		// Opt-in: sessions live in this process (config.Warnings asks for
+		// sticky routing when replicas share state).
+		fcfg.LegacySessions = cfg.Expose.MCP.Sessions
 		md, err := b.chain.ResourceMetadata(b.publicURL + cfg.Expose.MCP.Path)
 		if err != nil {
 			return fmt.Errorf("gateway: expose: %w", err)
