@@ -23,6 +23,9 @@ const (
 	DefaultTimeout = 30 * time.Second
 	// DefaultMaxBodyBytes caps response bodies (1 MiB).
 	DefaultMaxBodyBytes = 1 << 20
+	// DefaultMaxIdleConnsPerHost is how many idle connections per host
+	// are kept for reuse (four times as many in all).
+	DefaultMaxIdleConnsPerHost = 128
 	// MaxRedirectsLimit is the largest accepted [Config.MaxRedirects].
 	MaxRedirectsLimit = 10
 	// MaxURLLength is the longest URL [Guard.CheckURL] and the guarded client
@@ -84,6 +87,12 @@ type Config struct {
 	// [ErrBodyTooLarge]. Default [DefaultMaxBodyBytes]. Only [Trusted] accepts
 	// a negative value, meaning no cap (for streams); [New] refuses it.
 	MaxBodyBytes int64
+	// MaxIdleConnsPerHost is how many idle connections to one host are
+	// kept for reuse. A gateway sends many concurrent calls to few hosts
+	// (a fronted agent, a published server): with too few kept, every
+	// call beyond them opens a new connection. Default
+	// [DefaultMaxIdleConnsPerHost].
+	MaxIdleConnsPerHost int
 
 	// Resolver resolves host names, both in [Guard.CheckURL] and when
 	// dialing. Default net.DefaultResolver.
@@ -175,6 +184,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxBodyBytes == 0 {
 		c.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if c.MaxIdleConnsPerHost <= 0 {
+		c.MaxIdleConnsPerHost = DefaultMaxIdleConnsPerHost
 	}
 	if c.Resolver == nil {
 		c.Resolver = net.DefaultResolver

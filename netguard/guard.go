@@ -117,8 +117,8 @@ func newTransport(cfg Config, dial func(ctx context.Context, network, address st
 		ResponseHeaderTimeout:  cfg.ResponseHeaderTimeout,
 		ExpectContinueTimeout:  time.Second,
 		IdleConnTimeout:        90 * time.Second,
-		MaxIdleConns:           100,
-		MaxIdleConnsPerHost:    8,
+		MaxIdleConns:           4 * cfg.MaxIdleConnsPerHost,
+		MaxIdleConnsPerHost:    cfg.MaxIdleConnsPerHost,
 		MaxResponseHeaderBytes: 64 << 10,
 		ForceAttemptHTTP2:      true,
 	}

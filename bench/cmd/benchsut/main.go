@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/bench"
+	"github.com/a2a-mcp-bridge/bridge/netguard"
 )
 
 func main() {
@@ -67,7 +68,9 @@ func run() error {
 		}
 		br, err := bench.NewBridge(ctx, bench.BridgeConfig{
 			UpstreamCardURL: strings.TrimSuffix(*upstream, "/") + "/.well-known/agent-card.json", BaseURL: base,
-			HTTPClient: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1024, ForceAttemptHTTP2: false}},
+			// The client the gateway gives a fronted agent: netguard's
+			// trusted client for streams (no overall timeout, no body cap).
+			HTTPClient: netguard.Trusted(netguard.Config{Timeout: -1, MaxBodyBytes: -1}),
 		})
 		if err != nil {
 			return err
