@@ -43,7 +43,7 @@ var clientDefaultHTTP = sync.OnceValue(func() *http.Client {
 type Client struct {
 	card     *AgentCard
 	iface    AgentInterface
-	base     string // interface URL without a trailing slash
+	base     string   // interface URL without a trailing slash
 	baseURL  *url.URL // base, parsed once (read only)
 	rest     bool
 	hc       *http.Client
