@@ -3,7 +3,6 @@ package a2a
 import (
 	"net/http"
 	"time"
-	"weak"
 )
 
 // SetStreamReleaseAfter sets how long a stream idles before release, for a
@@ -13,17 +12,7 @@ func SetStreamReleaseAfter(d time.Duration) time.Duration {
 }
 
 // ReleasedStreams counts the streams srv has released that are open.
-func ReleasedStreams(srv *http.Server) int {
-	releaseSets.mu.Lock()
-	s := releaseSets.m[weak.Make(srv)]
-	releaseSets.mu.Unlock()
-	if s == nil {
-		return 0
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.streams)
-}
+func ReleasedStreams(srv *http.Server) int { return releasedStreams(srv) }
 
 // KeepAliveComment is the SSE keep-alive comment.
 var KeepAliveComment = string(keepAliveComment)

@@ -459,6 +459,37 @@ var releaseSets struct {
 	m  map[weak.Pointer[http.Server]]*streamSet
 }
 
+// releasedStreams counts the streams srv has released that are open.
+func releasedStreams(srv *http.Server) int {
+	releaseSets.mu.Lock()
+	s := releaseSets.m[weak.Make(srv)]
+	releaseSets.mu.Unlock()
+	if s == nil {
+		return 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.streams)
+}
+
+// WaitReleasedStreams waits until every event stream srv released from
+// net/http has ended (its last chunk written and its wrappers' end
+// functions run), or ctx ends. srv.Shutdown ends released streams but does
+// not wait for them: call this after it, so that a process does not exit
+// under a stream that is still finishing.
+func WaitReleasedStreams(ctx context.Context, srv *http.Server) error {
+	t := time.NewTicker(10 * time.Millisecond)
+	defer t.Stop()
+	for releasedStreams(srv) > 0 {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+	return nil
+}
+
 // releaseSetFor returns the set a stream of r would join if released, and
 // w's chain of writers, or a nil set when it may not be released.
 func releaseSetFor(w http.ResponseWriter, r *http.Request) (*streamSet, releaseChain) {

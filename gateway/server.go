@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
 )
 
 // Version is the bridge's version, set at build time with -ldflags.
@@ -129,5 +131,16 @@ func (l *Listener) drain() error {
 		l.cancel()
 		<-done
 	}
+	// Shutdown ended the streams released from net/http but does not wait
+	// for them to finish their last write and log line.
+	wctx, wcancel := context.WithTimeout(context.Background(), releasedStreamsFinish)
+	defer wcancel()
+	if err := a2a.WaitReleasedStreams(wctx, l.srv); err != nil {
+		l.logger().Warn("shutdown: some released event streams did not finish in time", "wait", releasedStreamsFinish.String())
+	}
 	return nil
 }
+
+// releasedStreamsFinish bounds the wait, after Shutdown, for released
+// event streams to write their last chunk (they were already told to end).
+const releasedStreamsFinish = 2 * time.Second
