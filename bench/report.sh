@@ -57,7 +57,8 @@ Generated $(date -u +%Y-%m-%dT%H:%M:%SZ) by \`bench/run.sh\` (\`make bench\`).
   rule on scope/agent/method and a deny rule), \`ratelimit.New\` in memory (per principal and per principal+method,
   limits far above the load: counted, never hit). The upstream card declares streaming; a blocking call is relayed
   with one blocking upstream \`SendMessage\` (its caller sees only the outcome), a streaming call over an upstream
-  \`SendStreamingMessage\`.
+  \`SendStreamingMessage\`. Its client is the one \`bridge serve\` gives a fronted agent (netguard's trusted client). The
+  gateway's access log, metrics and tracing middlewares are not in this path.
 * All numbers from one shared, noisy VM: **read the ratios** (perf.md §3).
 
 ## Throughput (closed loop, wrk -t1 -c${CONNS:-32}, $(awk -F'\t' '{print $1}' "$RAW/closed.tsv" | sort -u | wc -l) interleaved rounds)
@@ -114,7 +115,9 @@ cat <<EOF
 | bridge (bridge process) | $(jq -r '[.points[] | "\(.streams): \(.rss_kib)"] | join(", ")' "$RAW/idle-bridge.json") | $(fmt2 "$KIB_BR") |
 
 Through nginx each stream is also held by the upstream; through the bridge, subscribers are served from the bridge's
-own event log (the upstream holds one stream per task, not per subscriber).
+own event log (the upstream holds one stream per task, not per subscriber). The bridge and the upstream (both
+\`a2a.Server\`) release an HTTP/1.1 stream idle for 250 ms from net/http: the stream keeps its connection and one
+small goroutine reading it, not net/http's connection goroutine and buffers (\`a2a/sse_release.go\`).
 
 ## Allocations per request on the full bridge path
 
