@@ -101,6 +101,19 @@ type Config struct {
 	// RootCAs is the set of roots used to verify servers. Default nil: the
 	// system roots.
 	RootCAs *x509.CertPool
+
+	// HTTP1Direct replaces net/http's transport with one that speaks
+	// HTTP/1.1 only and does each request's I/O on the calling goroutine,
+	// without net/http's reader and writer goroutines per connection and
+	// their hand-offs per request. It is meant for many short calls to few
+	// hosts (a fronted agent). Dialing, the address policy, TLS roots and
+	// the timeouts are the same. Differences: TLS offers only http/1.1 (no
+	// HTTP/2), no gzip is asked for, Expect: 100-continue and protocol
+	// upgrades are refused, and a pooled connection the server closed is
+	// only noticed when a request is written to it (the request is then
+	// sent again once on a new connection if its body can be replayed).
+	// Default false: net/http's transport.
+	HTTP1Direct bool
 }
 
 // Warnings lists, one sentence each, the settings that weaken the guard, for

@@ -38,7 +38,7 @@ func New(cfg Config) (*Guard, error) {
 	dialer := &net.Dialer{Timeout: cfg.DialTimeout, KeepAlive: 30 * time.Second, Control: g.control}
 	g.client = &http.Client{
 		Transport: &roundTripper{
-			base:    newTransport(cfg, resolvingDialer(dialer, cfg.Resolver)),
+			base:    newBase(cfg, resolvingDialer(dialer, cfg.Resolver)),
 			check:   g.checkRequestURL,
 			maxBody: cfg.MaxBodyBytes,
 		},
@@ -97,13 +97,28 @@ func Trusted(cfg Config) *http.Client {
 	}
 	return &http.Client{
 		Transport: &roundTripper{
-			base:    newTransport(cfg, resolvingDialer(dialer, cfg.Resolver)),
+			base:    newBase(cfg, resolvingDialer(dialer, cfg.Resolver)),
 			check:   checkSchemeOnly,
 			maxBody: cfg.MaxBodyBytes,
 		},
 		CheckRedirect: redirectPolicy(cfg.MaxRedirects, checkSchemeOnly),
 		Timeout:       timeout,
 	}
+}
+
+// baseTransport is what roundTripper wraps: net/http's transport or the
+// HTTP/1.1 direct one.
+type baseTransport interface {
+	http.RoundTripper
+	CloseIdleConnections()
+}
+
+// newBase builds the transport cfg asks for, dialing through dial.
+func newBase(cfg Config, dial func(ctx context.Context, network, address string) (net.Conn, error)) baseTransport {
+	if cfg.HTTP1Direct {
+		return newH1Transport(cfg, dial)
+	}
+	return newTransport(cfg, dial)
 }
 
 // newTransport builds the transport shared by both clients. Proxy is nil on
@@ -182,7 +197,7 @@ func redirectPolicy(limit int, check func(*http.Request) error) func(*http.Reque
 // roundTripper checks each request's URL before sending it and caps the
 // response body.
 type roundTripper struct {
-	base    *http.Transport
+	base    baseTransport
 	check   func(*http.Request) error
 	maxBody int64
 }
