@@ -114,9 +114,29 @@ func TestH1KeepAliveReusesConnections(t *testing.T) {
 		}
 	})
 	t.Run("concurrent", func(t *testing.T) {
-		srv := newConnCountingServer(t, okHandler)
-		c := h1Client(t, Config{})
+		// Each wave's requests meet in the handler, so every wave needs
+		// exactly `concurrent` connections at once: the first opens them,
+		// the later ones must find them all pooled (a connection goes back
+		// to the pool when its body is read, before the caller returns).
 		const concurrent = 32
+		var mu sync.Mutex
+		arrived, gate := 0, make(chan struct{})
+		srv := newConnCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			arrived++
+			g := gate
+			if arrived == concurrent {
+				close(gate)
+				arrived, gate = 0, make(chan struct{})
+			}
+			mu.Unlock()
+			select {
+			case <-g:
+			case <-time.After(10 * time.Second):
+			}
+			okHandler(w, r)
+		})
+		c := h1Client(t, Config{})
 		wave := func() {
 			var wg sync.WaitGroup
 			start := make(chan struct{})
@@ -132,12 +152,14 @@ func TestH1KeepAliveReusesConnections(t *testing.T) {
 			wg.Wait()
 		}
 		wave()
-		first := srv.opened.Load()
+		if first := srv.opened.Load(); first != concurrent {
+			t.Fatalf("first wave opened %d connections, want %d", first, concurrent)
+		}
 		for range 3 {
 			wave()
 		}
-		if more := srv.opened.Load() - first; more > concurrent/4 {
-			t.Fatalf("later waves opened %d new connections (first wave %d): idle connections are not reused", more, first)
+		if more := srv.opened.Load() - concurrent; more != 0 {
+			t.Fatalf("later waves opened %d new connections: idle connections are not reused", more)
 		}
 	})
 }
@@ -390,10 +412,10 @@ func TestH1ResponseHeaderTimeout(t *testing.T) {
 		}
 		// Headers at once, body later: the header timeout no longer applies.
 		w.(http.Flusher).Flush()
-		time.Sleep(150 * time.Millisecond)
+		time.Sleep(500 * time.Millisecond)
 		_, _ = io.WriteString(w, "late")
 	})
-	c := h1Client(t, Config{ResponseHeaderTimeout: 50 * time.Millisecond})
+	c := h1Client(t, Config{ResponseHeaderTimeout: 200 * time.Millisecond})
 	_, err := c.Get(srv.URL + "/slow")
 	var ne net.Error
 	if !errors.As(err, &ne) || !ne.Timeout() || !strings.Contains(err.Error(), "awaiting response headers") {
@@ -716,8 +738,13 @@ func TestH1CloseIdleConnectionsAndReaping(t *testing.T) {
 }
 
 func TestH1PoolLimits(t *testing.T) {
+	// All six requests meet in the handler, so six connections are open
+	// at once and four of them must be closed instead of pooled.
+	var arrived sync.WaitGroup
+	arrived.Add(6)
 	srv := newConnCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(20 * time.Millisecond)
+		arrived.Done()
+		arrived.Wait()
 		okHandler(w, r)
 	})
 	c := h1Client(t, Config{MaxIdleConnsPerHost: 2})
@@ -730,6 +757,9 @@ func TestH1PoolLimits(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	if n := srv.opened.Load(); n != 6 {
+		t.Fatalf("server accepted %d connections, want 6", n)
+	}
 	if n := h1Base(t, c).idleCount(); n != 2 {
 		t.Fatalf("idle = %d, want MaxIdleConnsPerHost 2", n)
 	}
