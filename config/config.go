@@ -252,7 +252,9 @@ type FrontedAgent struct {
 	// Name is the agent's path segment and policy name (hop.agent). Required,
 	// unique among publish and front.a2a.
 	Name string `yaml:"name"`
-	// URL is the agent's card URL or base URL. Required.
+	// URL is the agent's card URL or base URL. Required. The bridge calls
+	// the agent over HTTP/1.1 (over TLS for https, offering only
+	// http/1.1), keeping idle connections for reuse.
 	URL string `yaml:"url"`
 	// Credentials are sent to the agent instead of the caller's. Default:
 	// none (the caller's credentials are never forwarded).

@@ -154,6 +154,11 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (_ *Bridge, er
 	streaming.Timeout = -1
 	streaming.MaxBodyBytes = -1
 	trustedStreams := netguard.Trusted(streaming)
+	// Fronted agents take one short call per relayed request: HTTP/1.1
+	// with each call's I/O on the calling goroutine, no goroutines per
+	// connection (netguard Config.HTTP1Direct).
+	agentCalls := streaming
+	agentCalls.HTTP1Direct = true
 
 	if !opts.MCPOnly {
 		if b.chain, err = auth.New(ctx, cfg.Auth, auth.Options{HTTPClient: trusted, ListenAddr: cfg.Listen}); err != nil {
@@ -181,7 +186,7 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (_ *Bridge, er
 			return nil, err
 		}
 	}
-	if err := b.buildFront(ctx, mux, opts, trustedStreams); err != nil {
+	if err := b.buildFront(ctx, mux, opts, trustedStreams, agentCalls); err != nil {
 		return nil, err
 	}
 	if len(cfg.Expose.Agents) > 0 || len(b.front.sources) > 0 {

@@ -75,7 +75,9 @@ type frontedServer struct {
 // (not in MCPOnly mode) and the fronted MCP servers' tool source, which
 // buildExpose adds to the MCP face. streams is the trusted client without
 // an overall timeout.
-func (b *Bridge) buildFront(ctx context.Context, mux *http.ServeMux, opts Options, streams *http.Client) error {
+// streams is the client of fronted MCP servers; fronted agents get a
+// client built from agentCalls.
+func (b *Bridge) buildFront(ctx context.Context, mux *http.ServeMux, opts Options, streams *http.Client, agentCalls netguard.Config) error {
 	cfg := b.cfg
 	if len(cfg.Front.MCP) > 0 {
 		if err := b.buildFrontMCP(ctx, opts, streams); err != nil {
@@ -87,8 +89,9 @@ func (b *Bridge) buildFront(ctx context.Context, mux *http.ServeMux, opts Option
 	}
 	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	b.front.stop = stop
+	agents := netguard.Trusted(agentCalls)
 	for i := range cfg.Front.A2A {
-		fa, err := b.frontAgent(i, streams)
+		fa, err := b.frontAgent(i, agents)
 		if err != nil {
 			return err
 		}
