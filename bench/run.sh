@@ -183,7 +183,9 @@ done
 
 log "idle SubscribeToTask streams (steps $IDLE_STEPS)"
 for c in "${CONFIGS[@]}"; do
-	"${ON_LOAD[@]}" "$LOAD" -mode idle -url "$(url_of "$c")" -token "$(tok_of "$c")" -pid "$(pid_of "$c")" -steps "$IDLE_STEPS" >"$OUT/raw/idle-$c.json"
+	settle=""
+	case $c in direct) settle="http://127.0.0.1:$UP_DBG/debug/settle" ;; bridge) settle="http://127.0.0.1:$BR_DBG/debug/settle" ;; esac
+	"${ON_LOAD[@]}" "$LOAD" -mode idle -url "$(url_of "$c")" -token "$(tok_of "$c")" -pid "$(pid_of "$c")" -steps "$IDLE_STEPS" -settle "$settle" >"$OUT/raw/idle-$c.json"
 	sleep 1
 done
 

@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -175,6 +176,13 @@ func debugMux(requests *atomic.Int64) *http.ServeMux {
 			Requests: requests.Load(), Mallocs: ms.Mallocs, TotalAlloc: ms.TotalAlloc, HeapInuse: ms.HeapInuse,
 			Goroutines: runtime.NumGoroutine(), RSSKiB: rssKiB(),
 		})
+	})
+	// settle collects garbage and returns free memory to the OS, so that
+	// an RSS read after it counts what is retained, not what is waiting
+	// for the next collection.
+	mux.HandleFunc("POST /debug/settle", func(w http.ResponseWriter, r *http.Request) {
+		debug.FreeOSMemory() // runs a collection first
+		w.WriteHeader(http.StatusNoContent)
 	})
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)

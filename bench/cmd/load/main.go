@@ -43,6 +43,7 @@ type config struct {
 	n        int
 	pid      int
 	steps    string
+	settle   string
 	inflight int
 }
 
@@ -57,6 +58,7 @@ func main() {
 	flag.IntVar(&c.n, "n", 300, "sequential requests (mode ttfe)")
 	flag.IntVar(&c.pid, "pid", 0, "process whose VmRSS is read (mode idle)")
 	flag.StringVar(&c.steps, "steps", "500,2000", "stream counts at which RSS is read (mode idle)")
+	flag.StringVar(&c.settle, "settle", "", "URL POSTed before a second RSS read at each step, to collect garbage in the measured process (mode idle; empty: none)")
 	flag.IntVar(&c.inflight, "inflight", 512, "most requests in flight (mode rate)")
 	flag.Parse()
 	out, err := run(c)
@@ -359,25 +361,46 @@ func idleMode(c config) (any, error) {
 	type point struct {
 		Streams int   `json:"streams"`
 		RSSKiB  int64 `json:"rss_kib"`
+		// SettledKiB is the RSS after the process collected its garbage
+		// (-settle): what the streams retain.
+		SettledKiB int64 `json:"settled_rss_kib,omitempty"`
+	}
+	read := func(n int) (point, error) {
+		r, err := rssKiB(c.pid)
+		if err != nil || c.settle == "" {
+			return point{n, r, 0}, err
+		}
+		resp, err := http.Post(c.settle, "text/plain", nil)
+		if err != nil {
+			return point{}, fmt.Errorf("settle: %w", err)
+		}
+		resp.Body.Close()
+		time.Sleep(200 * time.Millisecond)
+		sr, err := rssKiB(c.pid)
+		return point{n, r, sr}, err
 	}
 	var points []point
-	base, err := rssKiB(c.pid)
+	base, err := read(0)
 	if err != nil {
 		return nil, err
 	}
-	points = append(points, point{0, base})
+	points = append(points, base)
 	for _, target := range steps {
 		if err := open(target - len(bodies)); err != nil {
 			return nil, fmt.Errorf("open streams (%d open): %w", len(bodies), err)
 		}
 		time.Sleep(time.Second) // let the server settle
-		r, err := rssKiB(c.pid)
+		p, err := read(len(bodies))
 		if err != nil {
 			return nil, err
 		}
-		points = append(points, point{len(bodies), r})
+		points = append(points, p)
 	}
 	first, last := points[1], points[len(points)-1]
-	slope := float64(last.RSSKiB-first.RSSKiB) / float64(last.Streams-first.Streams)
-	return map[string]any{"mode": "idle", "points": points, "kib_per_stream": slope}, nil
+	out := map[string]any{"mode": "idle", "points": points,
+		"kib_per_stream": float64(last.RSSKiB-first.RSSKiB) / float64(last.Streams-first.Streams)}
+	if c.settle != "" {
+		out["kib_per_stream_settled"] = float64(last.SettledKiB-first.SettledKiB) / float64(last.Streams-first.Streams)
+	}
+	return out, nil
 }
