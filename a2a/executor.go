@@ -68,7 +68,6 @@ type Updater struct {
 	replied  bool
 	final    bool // this execution reached a terminal or interrupted state
 	first    chan struct{}
-	settled  chan struct{} // closed once final is set
 	firstErr error
 	firstMsg *Message
 	once     sync.Once
@@ -89,15 +88,6 @@ func (u *Updater) settledTask() *Task {
 	}
 	t := u.rec.Task
 	return &t
-}
-
-// settleLocked records that the execution reached a terminal or
-// interrupted state (or replied) and wakes a blocking caller.
-func (u *Updater) settleLocked() {
-	if !u.final {
-		u.final = true
-		close(u.settled)
-	}
 }
 
 // TaskID is the id of the task being updated.
@@ -133,7 +123,7 @@ func (u *Updater) Reply(ctx context.Context, msg *Message) error {
 		m.MessageID = uuid.NewString()
 	}
 	u.replied = true
-	u.settleLocked()
+	u.final = true
 	u.firstMsg = m
 	u.signalFirst()
 	return nil
@@ -224,7 +214,7 @@ func (u *Updater) Emit(ctx context.Context, ev StreamResponse) error {
 		}
 		if ev.Task != nil {
 			if st := u.rec.Task.Status.State; st.Terminal() || st.Interrupted() {
-				u.settleLocked()
+				u.final = true
 			}
 			u.signalFirst()
 			return nil
@@ -238,7 +228,7 @@ func (u *Updater) Emit(ctx context.Context, ev StreamResponse) error {
 		return err
 	}
 	if st := rec.Task.Status.State; st.Terminal() || st.Interrupted() {
-		u.settleLocked()
+		u.final = true
 	}
 	u.signalFirst()
 	return nil

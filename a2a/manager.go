@@ -218,7 +218,7 @@ func (m *Manager) start(ctx context.Context, owner string, p *SendMessageRequest
 		}
 	}
 	req.Message, req.TaskID, req.ContextID = msg, msg.TaskID, msg.ContextID
-	ex.up = &Updater{m: m, req: req, first: make(chan struct{}), settled: make(chan struct{})}
+	ex.up = &Updater{m: m, req: req, first: make(chan struct{})}
 	if ex.startRec != nil {
 		ex.up.rec = ex.startRec
 	}
@@ -351,10 +351,7 @@ func (m *Manager) guardDelay() time.Duration {
 }
 
 // guard renews the run lease and turns a cancel flag, set on any replica,
-// into a call of the executor's Cancel. Once a cancel was requested, it
-// also watches for the task being closed by someone else (a CancelTask
-// that gave up waiting), so a blocking caller is not held by an executor
-// that ignores cancellation.
+// into a call of the executor's Cancel.
 func (m *Manager) guard(ctx context.Context, ex *execution, done <-chan struct{}) {
 	ch, stop := m.store.Watch(ctx, ex.req.TaskID)
 	defer stop()
@@ -386,9 +383,6 @@ func (m *Manager) guard(ctx context.Context, ex *execution, done <-chan struct{}
 			}
 		}
 		if cancelled {
-			if rec, err := m.store.GetTask(context.Background(), ex.req.Owner, ex.req.TaskID); err == nil && rec.Task.Status.State.Terminal() {
-				ex.closedElsewhere()
-			}
 			continue
 		}
 		if yes, err := m.store.CancelRequested(context.Background(), ex.req.TaskID); err == nil && yes {
@@ -411,14 +405,6 @@ func (m *Manager) cancelExecution(ex *execution) {
 			ex.cancel()
 		}()
 	})
-}
-
-// closedElsewhere wakes a blocking caller of an execution whose task was
-// closed by another writer.
-func (ex *execution) closedElsewhere() {
-	ex.up.mu.Lock()
-	ex.up.settleLocked()
-	ex.up.mu.Unlock()
 }
 
 // forceCancel marks a task CANCELED on the executor's behalf.
@@ -513,15 +499,9 @@ func (m *Manager) SendMessage(ctx context.Context, owner string, p *SendMessageR
 		}
 		return &SendMessageResponse{Task: trimTask(&rec.Task, hl, true)}, nil
 	}
-	// The execution runs here: its own signal says when the task settled,
-	// without following the store. run guarantees a final or interrupted
-	// state before done is closed.
-	select {
-	case <-ex.up.settled:
-	case <-ex.done:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
+	// The run has ended (run guarantees a final or interrupted state) but
+	// the state was not this execution's own write (the manager marked it
+	// failed or canceled): read it.
 	final, err := m.store.GetTask(ctx, owner, rec.Task.ID)
 	if err != nil {
 		return nil, err
