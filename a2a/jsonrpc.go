@@ -251,13 +251,8 @@ func (s *Server) writeRPCError(w http.ResponseWriter, id json.RawMessage, err er
 func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 	// Encoded into a pooled buffer (the bytes json.Marshal would return,
 	// without its copy of them).
-	e := sseEncoders.Get().(*sseEncoder)
-	defer func() {
-		if e.buf.Cap() <= maxPooledEvent {
-			sseEncoders.Put(e)
-		}
-	}()
-	e.buf.Reset()
+	e := getEncoder()
+	defer putEncoder(e)
 	var body []byte
 	if err := e.enc.Encode(v); err != nil {
 		s.cfg.Logger.Error("a2a: encode response", "err", err)

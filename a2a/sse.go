@@ -39,22 +39,36 @@ type sseWriter struct {
 	conn      net.Conn    // set once released: chunks are written to it
 }
 
-// sseEncoder is a reusable event buffer with its JSON encoder. Streams
-// take one per event from sseEncoders, so an idle stream keeps none.
-type sseEncoder struct {
+// jsonEncoder is a reusable buffer with its JSON encoder, for one event or
+// one response: streams take one per event, so an idle stream keeps none.
+type jsonEncoder struct {
 	buf bytes.Buffer
 	enc *json.Encoder
 }
 
-var sseEncoders = sync.Pool{New: func() any {
-	e := &sseEncoder{}
+var jsonEncoders = sync.Pool{New: func() any {
+	e := &jsonEncoder{}
 	e.enc = json.NewEncoder(&e.buf)
 	return e
 }}
 
-// maxPooledEvent bounds the buffers returned to sseEncoders, so one huge
-// event does not stay pinned.
-const maxPooledEvent = 64 << 10
+// maxPooledEncoder bounds the buffers returned to jsonEncoders, so one
+// huge event or response does not stay pinned.
+const maxPooledEncoder = 64 << 10
+
+// getEncoder takes an encoder with an empty buffer from the pool.
+func getEncoder() *jsonEncoder {
+	e := jsonEncoders.Get().(*jsonEncoder)
+	e.buf.Reset()
+	return e
+}
+
+// putEncoder returns e to the pool unless its buffer grew too large.
+func putEncoder(e *jsonEncoder) {
+	if e.buf.Cap() <= maxPooledEncoder {
+		jsonEncoders.Put(e)
+	}
+}
 
 func newSSEWriter(w http.ResponseWriter, keepAlive, writeTimeout time.Duration) *sseWriter {
 	return &sseWriter{w: w, rc: http.NewResponseController(w), keepAlive: keepAlive, writeTO: writeTimeout}
@@ -104,13 +118,8 @@ func (s *sseWriter) send(v any) error {
 	if s.broken {
 		return http.ErrHandlerTimeout
 	}
-	e := sseEncoders.Get().(*sseEncoder)
-	defer func() {
-		if e.buf.Cap() <= maxPooledEvent {
-			sseEncoders.Put(e)
-		}
-	}()
-	e.buf.Reset()
+	e := getEncoder()
+	defer putEncoder(e)
 	e.buf.WriteString("data: ")
 	if err := e.enc.Encode(v); err != nil {
 		return err

@@ -1,15 +1,6 @@
 package a2a
 
-import (
-	"net/http"
-	"time"
-)
-
-// SetStreamReleaseAfter sets how long a stream idles before release, for a
-// test; it returns the previous value.
-func SetStreamReleaseAfter(d time.Duration) time.Duration {
-	return SetStreamReleaseDelayForTests(d)
-}
+import "net/http"
 
 // ReleasedStreams counts the streams srv has released that are open.
 func ReleasedStreams(srv *http.Server) int { return releasedStreams(srv) }

@@ -82,8 +82,8 @@ type releaseEnv struct {
 // 20ms of silence (0: never).
 func newReleaseEnv(t *testing.T, after time.Duration, mod func(*a2a.ServerConfig), wrap func(http.Handler) http.Handler, start func(*httptest.Server)) *releaseEnv {
 	t.Helper()
-	old := a2a.SetStreamReleaseAfter(after)
-	t.Cleanup(func() { a2a.SetStreamReleaseAfter(old) })
+	old := a2a.SetStreamReleaseDelayForTests(after)
+	t.Cleanup(func() { a2a.SetStreamReleaseDelayForTests(old) })
 	yes := true
 	env := &releaseEnv{t: t, store: &watchCounter{Store: store.NewMemory()}, exec: &stepper{steps: make(chan func(context.Context, *a2a.Updater) error)}}
 	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: env.store, Executor: env.exec, PollInterval: 50 * time.Millisecond})
