@@ -51,5 +51,9 @@ func (*Anonymous) Authenticate(r *http.Request) (*Principal, error) {
 	if len(r.Header.Values("Authorization")) > 0 {
 		return nil, noCredentials()
 	}
-	return &Principal{Subject: "anonymous", Issuer: "local", Method: "anonymous"}, nil
+	return anonymous, nil
 }
+
+// anonymous is the one principal of every anonymous request (see Principal:
+// shared, never modified).
+var anonymous = &Principal{Subject: "anonymous", Issuer: "local", Method: "anonymous"}

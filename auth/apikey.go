@@ -21,10 +21,11 @@ type APIKeys struct {
 }
 
 type apiKey struct {
-	name   string
-	hash   [32]byte
-	scopes []string
-	groups []string
+	name string
+	hash [32]byte
+	// principal is built once and shared by every request the key
+	// authenticates (see Principal: never modified).
+	principal *Principal
 }
 
 var _ Authenticator = (*APIKeys)(nil)
@@ -50,7 +51,14 @@ func NewAPIKeys(keys []APIKeyConfig, header string, maxBytes int) (*APIKeys, err
 		}
 		var h [32]byte
 		copy(h[:], b)
-		a.keys = append(a.keys, apiKey{name: k.Name, hash: h, scopes: slices.Clone(k.Scopes), groups: slices.Clone(k.Groups)})
+		a.keys = append(a.keys, apiKey{name: k.Name, hash: h, principal: &Principal{
+			Subject:  k.Name,
+			Issuer:   "apikey",
+			ClientID: k.Name,
+			Scopes:   slices.Clone(k.Scopes),
+			Groups:   slices.Clone(k.Groups),
+			Method:   "apikey",
+		}})
 	}
 	return a, nil
 }
@@ -111,15 +119,7 @@ func (a *APIKeys) check(key string) (*Principal, error) {
 	if found != 1 {
 		return nil, invalidToken(ReasonUnknownAPIKey, "unknown API key", nil)
 	}
-	k := &a.keys[idx]
-	return &Principal{
-		Subject:  k.name,
-		Issuer:   "apikey",
-		ClientID: k.name,
-		Scopes:   slices.Clone(k.scopes),
-		Groups:   slices.Clone(k.groups),
-		Method:   "apikey",
-	}, nil
+	return a.keys[idx].principal, nil
 }
 
 // Describe returns the scheme: an API key in the configured header, or a

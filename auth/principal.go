@@ -9,7 +9,10 @@ import (
 	"time"
 )
 
-// Principal is an authenticated caller.
+// Principal is an authenticated caller. It is built once when the credential
+// is verified and then shared, unchanged, by every request that credential
+// authenticates (the token cache hands out the same value; policy remembers
+// decisions per principal value): never modify one after authentication.
 type Principal struct {
 	// Subject is the caller's stable identifier (JWT "sub", API key name, "anonymous").
 	Subject string

@@ -38,12 +38,20 @@ func benchDecideCtx(b *testing.B, ctx context.Context, hop Hop, wantAllow bool, 
 }
 
 // BenchmarkDecide measures one decision over five rules with the audit line
-// disabled (level filtered out) and the counter live. The "allow by last
+// disabled (level filtered out) and the counter live, answered from the
+// decision memo unless the name says the rules run. The "allow by last
 // rule" and "default deny" cases evaluate all five rules.
 func BenchmarkDecide(b *testing.B) {
 	discard := WithLogger(slog.New(slog.DiscardHandler))
 	staffHop := Hop{Principal: staff(), Face: FaceA2A, Direction: DirPublish, Agent: "billing", Method: "SendMessage"}
 	b.Run("allow_by_rule", func(b *testing.B) { benchDecide(b, staffHop, true, discard) })
+	// Every case above is answered from the decision memo after its first
+	// call; these run the rules every time.
+	noMemo := WithDecisionMemo(0)
+	b.Run("allow_by_rule_rules_run", func(b *testing.B) { benchDecide(b, staffHop, true, discard, noMemo) })
+	b.Run("default_deny_rules_run", func(b *testing.B) {
+		benchDecide(b, Hop{Principal: staff(), Face: FaceA2A, Agent: "research"}, false, discard, noMemo)
+	})
 	b.Run("deny_by_rule", func(b *testing.B) {
 		benchDecide(b, Hop{Principal: bot(), Face: FaceMCP, Tool: "rm", ToolDestructive: true}, false, discard)
 	})

@@ -44,10 +44,11 @@ type options struct {
 	logger     *slog.Logger
 	registerer prometheus.Registerer
 	costLimit  uint64
+	memo       int
 }
 
 func buildOptions(opts []Option) options {
-	o := options{costLimit: DefaultCostLimit}
+	o := options{costLimit: DefaultCostLimit, memo: DefaultDecisionMemo}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -64,6 +65,11 @@ func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l 
 // Default: no registration (the counter is still kept, unexported). Engines
 // compiled again (config reload) with the same registerer share the counter.
 func WithRegisterer(r prometheus.Registerer) Option { return func(o *options) { o.registerer = r } }
+
+// WithDecisionMemo sets how many decisions an engine remembers (see
+// DefaultDecisionMemo); 0 or less turns the memo off, so every decision runs
+// the rules. Conditions are not memoized.
+func WithDecisionMemo(n int) Option { return func(o *options) { o.memo = n } }
 
 // WithCostLimit sets the cost limit of one decision (all rules together) or
 // one condition evaluation. Default DefaultCostLimit;

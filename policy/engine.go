@@ -62,12 +62,15 @@ type Decision struct {
 	Code Code
 }
 
-// Engine holds a compiled policy. It is immutable and safe for concurrent use.
+// Engine holds a compiled policy. Its rules never change after Compile; it
+// remembers the decisions it made (a decision depends on nothing but the
+// rules and the hop) and is safe for concurrent use.
 type Engine struct {
 	deny, allow  []compiledRule
 	defaultAllow bool
 	log          *slog.Logger
 	decisions    *prometheus.CounterVec
+	memo         *memo // nil: off
 }
 
 type compiledRule struct {
@@ -82,7 +85,7 @@ type compiledRule struct {
 func Compile(cfg Config, opts ...Option) (*Engine, error) {
 	o := buildOptions(opts)
 	var ps Problems
-	e := &Engine{log: o.logger}
+	e := &Engine{log: o.logger, memo: newMemo(o.memo)}
 	switch cfg.Default {
 	case DefaultAllow:
 		e.defaultAllow = true
@@ -161,6 +164,10 @@ func Compile(cfg Config, opts ...Option) (*Engine, error) {
 // none matched but one failed, the hop is denied rather than given the
 // default, so a failing rule never grants more than a false one. Otherwise
 // the configured default decides. A nil Engine denies everything.
+//
+// A hop decided before (the same principal value and the same hop fields)
+// gets the remembered decision without running the rules again; it is still
+// audited. The principal must not be modified once authenticated.
 func (e *Engine) Decide(ctx context.Context, hop Hop) Decision {
 	if ctx == nil {
 		ctx = context.Background()
@@ -184,6 +191,22 @@ func (e *Engine) decide(ctx context.Context, a *activation) Decision {
 	if len(e.deny)+len(e.allow) == 0 {
 		return e.byDefault()
 	}
+	if e.memo == nil {
+		return e.evaluate(ctx, a)
+	}
+	k := keyOf(&a.hop)
+	if d, ok := e.memo.get(&k); ok {
+		return d
+	}
+	d := e.evaluate(ctx, a)
+	if remembered(d.Code) {
+		e.memo.put(&k, d)
+	}
+	return d
+}
+
+// evaluate runs the rules over a.
+func (e *Engine) evaluate(ctx context.Context, a *activation) Decision {
 	f, err := newFrame(ctx, a)
 	if err != nil {
 		return failed("", err)
