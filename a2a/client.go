@@ -513,7 +513,9 @@ func (c *Client) send(ctx context.Context, method, u string, body []byte, accept
 			return nil, fmt.Errorf("outbound header hook: %w", err)
 		}
 	}
-	return c.hc.Do(req)
+	// As c.hc.Do, without http.Client's per-call copies when c.hc is a
+	// netguard client that follows no redirects (see netguard.Do).
+	return netguard.Do(c.hc, req)
 }
 
 // readBody reads a whole response body, at most c.maxBytes of it.

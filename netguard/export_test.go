@@ -1,5 +1,7 @@
 package netguard
 
+import "net/http"
+
 // SetConnectHook installs a hook that runs after the policy allowed a
 // connection and before connect; tests use it to refuse anything that is not
 // loopback, so no test packet can leave the machine.
@@ -10,3 +12,9 @@ func Control(g *Guard, network, address string) error { return g.control(network
 
 // ParseNumericHost exposes the inet_aton-style host parser.
 var ParseNumericHost = parseNumericHost
+
+// DoesDirect reports whether Do calls hc's transport without hc.
+func DoesDirect(hc *http.Client, req *http.Request) bool {
+	_, ok := direct(hc, req)
+	return ok
+}

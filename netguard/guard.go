@@ -183,10 +183,10 @@ func resolvingDialer(d *net.Dialer, r Resolver) func(ctx context.Context, networ
 // redirectPolicy refuses redirects when limit is 0 and otherwise follows at
 // most limit of them, checking each hop's URL with check.
 func redirectPolicy(limit int, check func(*http.Request) error) func(*http.Request, []*http.Request) error {
+	if limit == 0 {
+		return refuseRedirects
+	}
 	return func(req *http.Request, via []*http.Request) error {
-		if limit == 0 {
-			return &BlockedError{Reason: ReasonRedirect, Host: req.URL.Hostname(), Detail: "redirects are not followed"}
-		}
 		if len(via) > limit {
 			return &BlockedError{Reason: ReasonRedirect, Host: req.URL.Hostname(), Detail: fmt.Sprintf("stopped after %d redirects", limit)}
 		}
