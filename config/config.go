@@ -47,7 +47,10 @@ type Config struct {
 	// Auth authenticates inbound callers on every face.
 	Auth auth.Config `yaml:"auth"`
 	// Policy authorizes every hop with CEL rules. Required: policy.default
-	// must be set ("deny" is the safe choice).
+	// must be set ("deny" is the safe choice). Rules see only the principal
+	// and the hop, so each decision is remembered for that authenticated
+	// principal and hop and a repeated call is answered without running the
+	// rules (still audited); a reload starts afresh.
 	Policy policy.Config `yaml:"policy"`
 	// Limits are rate limits applied to every hop.
 	Limits ratelimit.Config `yaml:"limits"`
