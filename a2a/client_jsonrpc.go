@@ -33,10 +33,22 @@ type rpcResponseIn[W any] struct {
 
 // decodeRPCResponse decodes a JSON-RPC response with a result of type T.
 // The results of the hot calls (a send's answer, a task, a stream event)
-// are read in one pass with the envelope: decoding into T itself would
-// scan the result a second time in T's UnmarshalJSON. Either way the
-// result and the errors are the same.
+// are read by the fast decoder of codec_fastdecode.go when the body is in
+// the canonical form a server writes; it declines anything else, which is
+// then read by slowDecodeRPCResponse. Either way the result and the errors
+// are the same.
 func decodeRPCResponse[T any](data []byte) (*clientRPCResponse[T], error) {
+	if env, ok := fastDecodeRPCResponse[T](data); ok {
+		return env, nil
+	}
+	return slowDecodeRPCResponse[T](data)
+}
+
+// slowDecodeRPCResponse decodes a JSON-RPC response with encoding/json.
+// The results of the hot calls are read in one pass with the envelope:
+// decoding into T itself would scan the result a second time in T's
+// UnmarshalJSON.
+func slowDecodeRPCResponse[T any](data []byte) (*clientRPCResponse[T], error) {
 	switch any((*T)(nil)).(type) {
 	case *SendMessageResponse:
 		return decodeRPCResponseIn[T](data, func(w *sendMessageResponseIn, r *SendMessageResponse) error { return w.response(r) })
