@@ -4,7 +4,11 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"math"
 	"reflect"
+	"slices"
+	"strconv"
+	"time"
 	"unicode/utf8"
 )
 
@@ -102,16 +106,146 @@ func appendRawJSON(dst []byte, d json.RawMessage) ([]byte, error) {
 	return append(dst, b...), nil
 }
 
+// appendMetadata appends key and m unless m is empty (omitempty).
 func appendMetadata(dst []byte, key string, m Metadata) ([]byte, error) {
 	if len(m) == 0 {
 		return dst, nil
 	}
-	b, err := json.Marshal(m)
+	dst = append(dst, key...)
+	return appendObject(dst, m)
+}
+
+// errDeepValue stops the hand-written walk of a metadata value nested
+// deeper than maxFastDepth, which may be a cycle: the whole object is then
+// written by json.Marshal, whose cycle detection gives its usual error.
+var errDeepValue = errors.New("a2a: metadata nested too deep for the fast encoder")
+
+const maxFastDepth = 100
+
+// appendObject appends m as json.Marshal writes a map[string]any: keys
+// sorted bytewise, strings HTML-escaped, "null" for a nil map. Strings,
+// booleans, numbers, nil and nested maps and []any are written here; any
+// other value is written by json.Marshal (same bytes and errors as when
+// encoding/json meets it inside the map).
+func appendObject(dst []byte, m map[string]any) ([]byte, error) {
+	n := len(dst)
+	out, err := appendMap(dst, m, 0)
+	if err == errDeepValue {
+		b, err := json.Marshal(m)
+		if err != nil {
+			return nil, err
+		}
+		return append(dst[:n], b...), nil
+	}
+	return out, err
+}
+
+func appendMap(dst []byte, m map[string]any, depth int) ([]byte, error) {
+	if m == nil {
+		return append(dst, "null"...), nil
+	}
+	if depth > maxFastDepth {
+		return nil, errDeepValue
+	}
+	// Sorted as encoding/json sorts them; small maps sort on the stack.
+	var small [8]string
+	keys := small[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	dst = append(dst, '{')
+	for i, k := range keys {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendString(dst, k)
+		dst = append(dst, ':')
+		var err error
+		if dst, err = appendValue(dst, m[k], depth+1); err != nil {
+			return nil, err
+		}
+	}
+	return append(dst, '}'), nil
+}
+
+func appendValue(dst []byte, v any, depth int) ([]byte, error) {
+	switch x := v.(type) {
+	case nil:
+		return append(dst, "null"...), nil
+	case string:
+		return appendString(dst, x), nil
+	case bool:
+		return strconv.AppendBool(dst, x), nil
+	case float64:
+		if b, ok := appendFloat(dst, x, 64); ok {
+			return b, nil
+		}
+	case float32:
+		if b, ok := appendFloat(dst, float64(x), 32); ok {
+			return b, nil
+		}
+	case int:
+		return strconv.AppendInt(dst, int64(x), 10), nil
+	case int64:
+		return strconv.AppendInt(dst, x, 10), nil
+	case int32:
+		return strconv.AppendInt(dst, int64(x), 10), nil
+	case uint64:
+		return strconv.AppendUint(dst, x, 10), nil
+	case map[string]any:
+		return appendMap(dst, x, depth)
+	case []any:
+		if x == nil {
+			return append(dst, "null"...), nil
+		}
+		if depth > maxFastDepth {
+			return nil, errDeepValue
+		}
+		dst = append(dst, '[')
+		for i, e := range x {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var err error
+			if dst, err = appendValue(dst, e, depth+1); err != nil {
+				return nil, err
+			}
+		}
+		return append(dst, ']'), nil
+	}
+	// Anything else, and NaN or an infinity (for json.Marshal's error).
+	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
-	dst = append(dst, key...)
 	return append(dst, b...), nil
+}
+
+// appendFloat appends f as encoding/json writes a float of the given bit
+// size (ES6 number form: exponent below 1e-6 and from 1e21, no exponent
+// padding). It reports false for NaN and infinities, which are errors.
+func appendFloat(dst []byte, f float64, bits int) ([]byte, bool) {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return dst, false
+	}
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 {
+		if bits == 64 && (abs < 1e-6 || abs >= 1e21) || bits == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21) {
+			format = 'e'
+		}
+	}
+	dst = strconv.AppendFloat(dst, f, format, -1, bits)
+	if format == 'e' {
+		// e-09 → e-9
+		n := len(dst)
+		if n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+			dst[n-2] = dst[n-1]
+			dst = dst[:n-1]
+		}
+	}
+	return dst, true
 }
 
 func appendParts(dst []byte, parts []Part) ([]byte, error) {
@@ -206,10 +340,68 @@ func appendStatus(dst []byte, s *TaskStatus) ([]byte, error) {
 	}
 	if s.Timestamp != nil {
 		dst = append(dst, `,"timestamp":`...)
-		b, _ := protoTime(*s.Timestamp).MarshalJSON()
-		dst = append(dst, b...)
+		dst = appendProtoTime(dst, *s.Timestamp)
 	}
 	return append(dst, '}'), nil
+}
+
+// appendProtoTime appends t as protoTime.MarshalJSON writes it (RFC 3339
+// in UTC with 0, 3, 6 or 9 fractional digits) without allocating. Years
+// of four digits are written digit by digit (time.AppendFormat took a
+// quarter of the time of encoding a small task); others by AppendFormat.
+func appendProtoTime(dst []byte, t time.Time) []byte {
+	u := t.UTC()
+	ns := u.Nanosecond()
+	year, month, day := u.Date()
+	if year < 0 || year > 9999 {
+		var layout string
+		switch {
+		case ns == 0:
+			layout = "2006-01-02T15:04:05"
+		case ns%1_000_000 == 0:
+			layout = "2006-01-02T15:04:05.000"
+		case ns%1_000 == 0:
+			layout = "2006-01-02T15:04:05.000000"
+		default:
+			layout = "2006-01-02T15:04:05.000000000"
+		}
+		dst = append(dst, '"')
+		dst = u.AppendFormat(dst, layout)
+		return append(dst, 'Z', '"')
+	}
+	hour, minute, sec := u.Clock()
+	dst = append(dst, '"')
+	dst = appendDigits(dst, year, 4)
+	dst = append(dst, '-')
+	dst = appendDigits(dst, int(month), 2)
+	dst = append(dst, '-')
+	dst = appendDigits(dst, day, 2)
+	dst = append(dst, 'T')
+	dst = appendDigits(dst, hour, 2)
+	dst = append(dst, ':')
+	dst = appendDigits(dst, minute, 2)
+	dst = append(dst, ':')
+	dst = appendDigits(dst, sec, 2)
+	switch {
+	case ns == 0:
+	case ns%1_000_000 == 0:
+		dst = appendDigits(append(dst, '.'), ns/1_000_000, 3)
+	case ns%1_000 == 0:
+		dst = appendDigits(append(dst, '.'), ns/1_000, 6)
+	default:
+		dst = appendDigits(append(dst, '.'), ns, 9)
+	}
+	return append(dst, 'Z', '"')
+}
+
+// appendDigits appends the n lowest decimal digits of v >= 0, zero-padded.
+func appendDigits(dst []byte, v, n int) []byte {
+	dst = append(dst, "000000000"[:n]...)
+	for i := len(dst) - 1; n > 0; i, n = i-1, n-1 {
+		dst[i] = byte('0' + v%10)
+		v /= 10
+	}
+	return dst
 }
 
 // appendRole and appendState append an enum. A known name is written as
@@ -246,6 +438,14 @@ func appendState(dst []byte, s TaskState) ([]byte, error) {
 
 const hexDigits = "0123456789abcdef"
 
+// jsonSafe marks the ASCII bytes appendString copies as they are.
+var jsonSafe = func() (t [utf8.RuneSelf]bool) {
+	for b := 0x20; b < utf8.RuneSelf; b++ {
+		t[b] = b != '"' && b != '\\' && b != '<' && b != '>' && b != '&'
+	}
+	return t
+}()
+
 // appendString appends s as a JSON string exactly as encoding/json writes
 // it with HTML escaping on: <, > and & as \u003c etc., U+2028 and U+2029
 // escaped, invalid UTF-8 replaced by U+FFFD, \b \f \n \r \t in short form.
@@ -254,7 +454,7 @@ func appendString(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
+			if jsonSafe[b] {
 				i++
 				continue
 			}

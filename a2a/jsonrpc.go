@@ -250,16 +250,19 @@ func (s *Server) writeRPCError(w http.ResponseWriter, id json.RawMessage, err er
 
 func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 	// Encoded into a pooled buffer (the bytes json.Marshal would return,
-	// without its copy of them).
+	// without its copy of them): by hand for the frequent results, else,
+	// and whenever that fails, by encoding/json, which logs the error.
 	e := getEncoder()
 	defer putEncoder(e)
-	var body []byte
-	if err := e.enc.Encode(v); err != nil {
-		s.cfg.Logger.Error("a2a: encode response", "err", err)
-		status = http.StatusInternalServerError
-		body = []byte(`{"error":{"code":500,"status":"INTERNAL","message":"internal error"}}`)
-	} else {
-		body = bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")) // Encode ends with a newline; Marshal does not
+	body, ok := e.appendKnown("", v, "")
+	if !ok {
+		if err := e.enc.Encode(v); err != nil {
+			s.cfg.Logger.Error("a2a: encode response", "err", err)
+			status = http.StatusInternalServerError
+			body = []byte(`{"error":{"code":500,"status":"INTERNAL","message":"internal error"}}`)
+		} else {
+			body = bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")) // Encode ends with a newline; Marshal does not
+		}
 	}
 	s.setWriteDeadline(w, s.cfg.WriteTimeout)
 	w.Header().Set("Content-Type", "application/json")

@@ -63,6 +63,25 @@ func getEncoder() *jsonEncoder {
 	return e
 }
 
+// appendKnown writes prefix, v and suffix into the empty buffer with the
+// hand-written encoders (see codec_encode_task.go) and returns the bytes,
+// which stay valid until e is put back. It reports false, leaving the
+// buffer empty, when v has no such encoder or cannot be encoded: the
+// caller then encodes v with e.enc, which reports any error as before.
+func (e *jsonEncoder) appendKnown(prefix string, v any, suffix string) ([]byte, bool) {
+	b := append(e.buf.AvailableBuffer(), prefix...)
+	b, err := appendKnown(b, v)
+	if err != nil {
+		return nil, false
+	}
+	b = append(b, suffix...)
+	if cap(b) > e.buf.Cap() {
+		// Grown past the pooled buffer: keep the larger array for next time.
+		e.buf = *bytes.NewBuffer(b[:0])
+	}
+	return b, true
+}
+
 // putEncoder returns e to the pool unless its buffer grew too large.
 func putEncoder(e *jsonEncoder) {
 	if e.buf.Cap() <= maxPooledEncoder {
@@ -120,17 +139,21 @@ func (s *sseWriter) send(v any) error {
 	}
 	e := getEncoder()
 	defer putEncoder(e)
-	e.buf.WriteString("data: ")
-	if err := e.enc.Encode(v); err != nil {
-		return err
+	b, ok := e.appendKnown("data: ", v, "\n\n")
+	if !ok {
+		e.buf.WriteString("data: ")
+		if err := e.enc.Encode(v); err != nil {
+			return err
+		}
+		// Encode ends with "\n"; one more ends the event.
+		e.buf.WriteByte('\n')
+		b = e.buf.Bytes()
 	}
-	// Encode ends with "\n"; one more ends the event.
-	e.buf.WriteByte('\n')
 	if !s.begun {
 		s.beginLocked()
 	}
 	s.lastEvent = time.Now()
-	return s.writeLocked(e.buf.Bytes())
+	return s.writeLocked(b)
 }
 
 func (s *sseWriter) writeLocked(b []byte) error {
