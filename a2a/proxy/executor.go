@@ -260,8 +260,9 @@ func (r *relay) settled(ctx context.Context, t *a2a.Task) error {
 	if err != nil {
 		return err
 	}
+	// Not tracked as running: the task is created settled, so there is
+	// nothing left to cancel upstream.
 	r.ref, r.known = ref, true
-	r.p.track(r.req.TaskID, ref)
 	out := &a2a.Task{
 		Status:   t.Status,
 		History:  []a2a.Message{*r.req.Message},

@@ -55,16 +55,56 @@ func aad(owner, taskID string) []byte {
 
 // seal returns the metadata value for ref on the bridge task (owner, taskID).
 func (s *sealer) seal(owner, taskID string, ref upstreamRef) (string, error) {
-	plain, err := json.Marshal(ref)
+	ns, over := s.aead.NonceSize(), s.aead.Overhead()
+	// One buffer holds the nonce, then the plaintext, sealed in place.
+	buf := make([]byte, ns, ns+len(`{"t":"","c":""}`)+len(ref.TaskID)+len(ref.ContextID)+over)
+	buf, err := appendRef(buf, ref)
 	if err != nil {
 		return "", fmt.Errorf("proxy: seal mapping: %w", err)
 	}
-	nonce := make([]byte, s.aead.NonceSize(), s.aead.NonceSize()+len(plain)+s.aead.Overhead())
-	if _, err := rand.Read(nonce); err != nil {
+	if _, err := rand.Read(buf[:ns]); err != nil {
 		return "", fmt.Errorf("proxy: seal mapping: %w", err)
 	}
-	out := s.aead.Seal(nonce, nonce, plain, aad(owner, taskID))
-	return mappingPrefix + base64.RawURLEncoding.EncodeToString(out), nil
+	out := s.aead.Seal(buf[:ns], buf[:ns], buf[ns:], aad(owner, taskID))
+	n := base64.RawURLEncoding.EncodedLen(len(out))
+	var b strings.Builder
+	b.Grow(len(mappingPrefix) + n)
+	b.WriteString(mappingPrefix)
+	var small [256]byte
+	enc := small[:0]
+	if n > len(small) {
+		enc = make([]byte, 0, n)
+	}
+	b.Write(base64.RawURLEncoding.AppendEncode(enc, out))
+	return b.String(), nil
+}
+
+// appendRef appends ref as json.Marshal writes it. Ids made of plain
+// printable ASCII (what agents use: UUIDs and the like) are written
+// directly; anything that needs escaping goes through json.Marshal.
+func appendRef(dst []byte, ref upstreamRef) ([]byte, error) {
+	if !plainJSON(ref.TaskID) || !plainJSON(ref.ContextID) {
+		b, err := json.Marshal(ref)
+		return append(dst, b...), err
+	}
+	dst = append(dst, `{"t":"`...)
+	dst = append(dst, ref.TaskID...)
+	if ref.ContextID != "" {
+		dst = append(dst, `","c":"`...)
+		dst = append(dst, ref.ContextID...)
+	}
+	return append(dst, `"}`...), nil
+}
+
+// plainJSON reports whether encoding/json writes s between quotes as is.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20, c >= 0x7f, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			return false
+		}
+	}
+	return true
 }
 
 // open reads a sealed value; any failure is ErrNoMapping.

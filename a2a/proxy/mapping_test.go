@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -90,4 +91,53 @@ func FuzzOpenMapping(f *testing.F) {
 			t.Fatalf("open(%q) = %v, want ErrNoMapping", in, err)
 		}
 	})
+}
+
+// The sealed plaintext is what json.Marshal writes, escaped ids included,
+// so mappings sealed before and after stay readable by one another.
+func TestAppendRefMatchesJSONMarshal(t *testing.T) {
+	for _, ref := range []upstreamRef{
+		{TaskID: "3f2a9c1e-7b4d-4e0f-9a6b-2c8d5e1f0a3b", ContextID: "ctx-1"},
+		{TaskID: "t"},
+		{TaskID: `quote"back\slash`, ContextID: "<html>&amp;"},
+		{TaskID: "tab\tnew\nline", ContextID: "\x7f\x00"},
+		{TaskID: "é ünïcode ✓", ContextID: "\xff\xfe invalid"},
+		{TaskID: "\u2028\u2029"},
+		{},
+	} {
+		fuzzAppendRef(t, ref)
+	}
+}
+
+func FuzzAppendRef(f *testing.F) {
+	f.Add("3f2a9c1e-7b4d", "ctx")
+	f.Add(`a"b`, "<>&")
+	f.Add("\xff", "")
+	f.Fuzz(func(t *testing.T, id, ctxID string) { fuzzAppendRef(t, upstreamRef{TaskID: id, ContextID: ctxID}) })
+}
+
+func fuzzAppendRef(t *testing.T, ref upstreamRef) {
+	t.Helper()
+	want, err := json.Marshal(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := appendRef([]byte("prefix"), ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != "prefix"+string(want) {
+		t.Fatalf("appendRef(%q) = %s, want prefix%s", ref, got, want)
+	}
+}
+
+func BenchmarkSeal(b *testing.B) {
+	s := testSealer(b)
+	ref := upstreamRef{TaskID: "3f2a9c1e-7b4d-4e0f-9a6b-2c8d5e1f0a3b", ContextID: "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.seal("https://idp.example.com|alice", "5b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9", ref); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
