@@ -8,7 +8,8 @@
 #
 # Knobs (environment): DURATION=5 (s per closed-loop run), ROUNDS=3,
 # CONNS=32, RATE_SECONDS=10, TTFE_N=300, IDLE_STEPS=500,2000,
-# BENCH_COUNT=3, SERVER_CPU=1, LOAD_CPU=0, BASE_PORT=18080.
+# BENCH_COUNT=3, SERVER_CPU=1, LOAD_CPU=0, BASE_PORT=18080, RETAIN_S=10
+# (seconds the servers keep finished tasks).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -22,6 +23,7 @@ TTFE_N=${TTFE_N:-300}
 IDLE_STEPS=${IDLE_STEPS:-500,2000}
 BENCH_COUNT=${BENCH_COUNT:-3}
 BASE_PORT=${BASE_PORT:-18080}
+RETAIN_S=${RETAIN_S:-10}
 GO=${GO:-go}
 
 UP_PORT=$((BASE_PORT + 1)) NGX_PORT=$((BASE_PORT + 2)) BR_PORT=$((BASE_PORT + 3))
@@ -79,11 +81,11 @@ wait_http() { # wait_http <url>
 }
 
 log "starting upstream, bridge, nginx"
-GOMAXPROCS=1 "${ON_SERVER[@]}" "$SUT" -role upstream -listen 127.0.0.1:$UP_PORT -debug 127.0.0.1:$UP_DBG >"$OUT/raw/upstream.log" 2>&1 &
+GOMAXPROCS=1 "${ON_SERVER[@]}" "$SUT" -role upstream -listen 127.0.0.1:$UP_PORT -debug 127.0.0.1:$UP_DBG -retain "${RETAIN_S}s" >"$OUT/raw/upstream.log" 2>&1 &
 UP_PID=$!
 PIDS+=("$UP_PID")
 wait_http "${UP_URL}.well-known/agent-card.json"
-GOMAXPROCS=1 "${ON_SERVER[@]}" "$SUT" -role bridge -listen 127.0.0.1:$BR_PORT -debug 127.0.0.1:$BR_DBG \
+GOMAXPROCS=1 "${ON_SERVER[@]}" "$SUT" -role bridge -listen 127.0.0.1:$BR_PORT -debug 127.0.0.1:$BR_DBG -retain "${RETAIN_S}s" \
 	-upstream "$UP_URL" -token-file "$TMP/token" >"$OUT/raw/bridge.log" 2>&1 &
 BR_PID=$!
 PIDS+=("$BR_PID")
@@ -181,6 +183,12 @@ for c in "${CONFIGS[@]}"; do
 	"${ON_LOAD[@]}" "$LOAD" -mode ttfe -url "$(url_of "$c")" -token "$(tok_of "$c")" -n "$TTFE_N" >"$OUT/raw/ttfe-$c.json"
 done
 
+# The servers keep finished tasks for RETAIN_S (benchsut -retain, as bridge
+# serve does). Wait until the load phases' tasks have left retention, so the
+# idle-stream reads measure the streams, not those tasks being released
+# (and the heap goal a larger heap set) in the middle of the steps.
+log "waiting $((RETAIN_S + 2))s for the load phases' tasks to leave retention"
+sleep $((RETAIN_S + 2))
 log "idle SubscribeToTask streams (steps $IDLE_STEPS)"
 for c in "${CONFIGS[@]}"; do
 	settle=""
