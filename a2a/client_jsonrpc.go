@@ -85,7 +85,7 @@ func decodeRPCResponseIn[T, W, V any](data []byte, conv func(*W, *V) error) (*cl
 // rpcSend posts a JSON-RPC request with a fresh id to the interface URL.
 func (c *Client) rpcSend(ctx context.Context, op clientOp, accept string) (int64, *http.Response, error) {
 	id := c.nextID.Add(1)
-	body, err := json.Marshal(clientRPCRequest{JSONRPC: "2.0", ID: id, Method: op.method, Params: op.params})
+	body, err := encodeClientRPCRequest(id, op.method, op.params)
 	if err != nil {
 		return 0, nil, err
 	}
