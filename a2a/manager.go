@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -40,9 +42,15 @@ type ManagerConfig struct {
 
 // Manager enforces the task lifecycle over a store and runs the executor.
 type Manager struct {
-	store        Store
-	exec         Executor
-	holder       string
+	store  Store
+	exec   Executor
+	holder string
+	// execPrefix and execSeq name executions in run leases: this
+	// instance's holder and a nonce of its own (a restarted replica with
+	// the same holder must not take over a lease its predecessor left), then
+	// a counter.
+	execPrefix   string
+	execSeq      atomic.Uint64
 	leaseTTL     time.Duration
 	leaseWait    time.Duration
 	cancelGrace  time.Duration
@@ -70,6 +78,7 @@ func NewManager(cfg ManagerConfig) (*Manager, error) {
 	if m.holder == "" {
 		m.holder = uuid.NewString()
 	}
+	m.execPrefix = m.holder + "/" + uuid.NewString() + "/"
 	if m.leaseTTL <= 0 {
 		m.leaseTTL = 15 * time.Second
 	}
@@ -153,7 +162,7 @@ func (e *Error) withViolation(field, desc string) *Error {
 
 // start validates a message, takes the run lease and starts the executor.
 // blocking says the caller waits for the final state without streaming.
-func (m *Manager) start(ctx context.Context, owner string, p *SendMessageRequest, blocking bool) (*execution, error) {
+func (m *Manager) start(ctx context.Context, owner string, p *SendMessageRequest, blocking, owned bool) (*execution, error) {
 	if p == nil {
 		return nil, ErrInvalidParams.With("params are required")
 	}
@@ -163,10 +172,13 @@ func (m *Manager) start(ctx context.Context, owner string, p *SendMessageRequest
 	if cfg := p.Configuration; cfg != nil && cfg.HistoryLength != nil && *cfg.HistoryLength < 0 {
 		return nil, ErrInvalidParams.With("configuration.historyLength must not be negative")
 	}
-	msg := p.Message.Clone()
+	msg := p.Message
+	if !owned {
+		msg = msg.Clone()
+	}
 	base := context.WithoutCancel(ctx)
 	req := &Request{Owner: owner, Config: p.Configuration, Metadata: p.Metadata, Context: base, Blocking: blocking}
-	ex := &execution{req: req, done: make(chan struct{}), holder: m.holder + "/" + uuid.NewString()}
+	ex := &execution{req: req, done: make(chan struct{}), holder: m.execPrefix + strconv.FormatUint(m.execSeq.Add(1), 36)}
 	if msg.TaskID != "" {
 		rec, err := m.store.GetTask(ctx, owner, msg.TaskID)
 		if err != nil {
@@ -464,8 +476,15 @@ func endsStream(ev *StreamResponse, interruptedEnds bool) bool {
 // until the task is terminal or interrupted. The task it returns is
 // read-only: it may share data with the stored task.
 func (m *Manager) SendMessage(ctx context.Context, owner string, p *SendMessageRequest) (*SendMessageResponse, error) {
+	return m.sendMessage(ctx, owner, p, false)
+}
+
+// sendMessage is SendMessage. owned says p was decoded for this call alone
+// (the server's requests): its message is then recorded as it is, without
+// the copy that keeps a caller's own message apart from the task.
+func (m *Manager) sendMessage(ctx context.Context, owner string, p *SendMessageRequest, owned bool) (*SendMessageResponse, error) {
 	blocking := p == nil || p.Configuration == nil || !p.Configuration.ReturnImmediately
-	ex, err := m.start(ctx, owner, p, blocking)
+	ex, err := m.start(ctx, owner, p, blocking, owned)
 	if err != nil {
 		return nil, err
 	}
@@ -513,7 +532,12 @@ func (m *Manager) SendMessage(ctx context.Context, owner string, p *SendMessageR
 // message alone, or the task followed by its events until it is terminal or
 // interrupted. send is called for each event in order.
 func (m *Manager) SendStreamingMessage(ctx context.Context, owner string, p *SendMessageRequest, send func(*StreamResponse) error) error {
-	ex, err := m.start(ctx, owner, p, false)
+	return m.sendStreamingMessage(ctx, owner, p, send, false)
+}
+
+// sendStreamingMessage is SendStreamingMessage; owned as for sendMessage.
+func (m *Manager) sendStreamingMessage(ctx context.Context, owner string, p *SendMessageRequest, send func(*StreamResponse) error, owned bool) error {
+	ex, err := m.start(ctx, owner, p, false, owned)
 	if err != nil {
 		return err
 	}

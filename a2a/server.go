@@ -328,7 +328,7 @@ func (s *Server) dispatch(ctx context.Context, c *Call) (any, error) {
 		if err := s.checkInlinePush(ctx, p); err != nil {
 			return nil, err
 		}
-		return m.SendMessage(ctx, owner, p)
+		return m.sendMessage(ctx, owner, p, true) // p was decoded for this call
 	case *GetTaskRequest:
 		return m.GetTask(ctx, owner, p)
 	case *ListTasksRequest:
@@ -405,7 +405,7 @@ func (s *Server) openStream(ctx context.Context, c *Call) (streamFunc, error) {
 			return nil, err
 		}
 		return func(ctx context.Context, send func(*StreamResponse) error) error {
-			return s.cfg.Manager.SendStreamingMessage(ctx, owner, p, send)
+			return s.cfg.Manager.sendStreamingMessage(ctx, owner, p, send, true) // p was decoded for this call
 		}, nil
 	case *SubscribeToTaskRequest:
 		return func(ctx context.Context, send func(*StreamResponse) error) error {
