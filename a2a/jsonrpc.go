@@ -178,7 +178,7 @@ func (s *Server) serveJSONRPC(w http.ResponseWriter, r *http.Request) {
 		s.writeRPCError(w, nil, err)
 		return
 	}
-	req, id, err := parseRPCRequest(body)
+	req, id, err := readRPCRequest(body)
 	if err != nil {
 		s.writeRPCError(w, id, err)
 		return
@@ -192,7 +192,7 @@ func (s *Server) serveJSONRPC(w http.ResponseWriter, r *http.Request) {
 		s.writeRPCError(w, id, ErrMethodNotFound.Withf("method %q not found", truncate([]byte(*req.Method), 64)))
 		return
 	}
-	if err := decodeParams(req.Params, params); err != nil {
+	if err := readParams(req.Params, params); err != nil {
 		s.writeRPCError(w, id, err)
 		return
 	}
