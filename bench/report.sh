@@ -60,8 +60,10 @@ Generated $(date -u +%Y-%m-%dT%H:%M:%SZ) by \`bench/run.sh\` (\`make bench\`).
   with one blocking upstream \`SendMessage\` (its caller sees only the outcome), a streaming call over an upstream
   \`SendStreamingMessage\`. Its client is the one \`bridge serve\` gives a fronted agent (netguard's trusted client). The
   gateway's access log, metrics and tracing middlewares are not in this path.
-* Upstream and bridge prune finished tasks older than 10 s every second (\`Manager.RunMaintenance\`, the retention
-  \`bridge serve\` applies), so their memory stores hold a steady state instead of every task of the run.
+* Upstream and bridge prune finished tasks older than ${RETAIN_S:-10} s every second (\`Manager.RunMaintenance\`, the
+  retention \`bridge serve\` applies), so their memory stores hold a steady state instead of every task of the run.
+  The closed loop starts after ${RETAIN_S:-10} s of load through the bridge (the stores at that steady state) and 1 s
+  per config; the idle-stream reads start once the load phases' tasks have left retention.
 * All numbers from one shared, noisy VM: **read the ratios** (perf.md §3).
 
 ## Throughput (closed loop, wrk -t1 -c${CONNS:-32}, $(awk -F'\t' '{print $1}' "$RAW/closed.tsv" | sort -u | wc -l) interleaved rounds)

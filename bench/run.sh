@@ -23,7 +23,7 @@ TTFE_N=${TTFE_N:-300}
 IDLE_STEPS=${IDLE_STEPS:-500,2000}
 BENCH_COUNT=${BENCH_COUNT:-3}
 BASE_PORT=${BASE_PORT:-18080}
-RETAIN_S=${RETAIN_S:-10}
+export RETAIN_S=${RETAIN_S:-10}
 GO=${GO:-go}
 
 UP_PORT=$((BASE_PORT + 1)) NGX_PORT=$((BASE_PORT + 2)) BR_PORT=$((BASE_PORT + 3))
@@ -150,6 +150,10 @@ done
 stats() { curl -fsS "http://127.0.0.1:$BR_DBG/stats${1:-}"; }
 
 log "closed loop: wrk -t1 -c$CONNS, ${DURATION}s per run, $ROUNDS interleaved rounds"
+# Warm-up: the bridge for RETAIN_S seconds (which loads the upstream too),
+# so that both memory stores reach the steady state retention keeps before
+# round 1; then a second each for direct and nginx.
+"${ON_LOAD[@]}" wrk -t1 -c"$CONNS" -d"${RETAIN_S}s" -s "$TMP/bridge.lua" "$BR_URL" >/dev/null
 for c in "${CONFIGS[@]}"; do "${ON_LOAD[@]}" wrk -t1 -c"$CONNS" -d1s -s "$TMP/$c.lua" "$(url_of "$c")" >/dev/null; done
 stats >"$OUT/raw/bridge-stats-before.json"
 curl -fsS "http://127.0.0.1:$BR_DBG/debug/pprof/allocs" -o "$OUT/raw/bridge-allocs-before.pb.gz"
