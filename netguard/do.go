@@ -2,7 +2,6 @@ package netguard
 
 import (
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -38,8 +37,9 @@ func Do(hc *http.Client, req *http.Request) (*http.Response, error) {
 	}
 	resp, err := rt.RoundTrip(req)
 	if err != nil {
-		var tlsErr tls.RecordHeaderError
-		if errors.As(err, &tlsErr) && string(tlsErr.RecordHeader[:]) == "HTTP/" {
+		// As net/http: only an error that is itself the TLS record error,
+		// not one that wraps it.
+		if tlsErr, ok := err.(tls.RecordHeaderError); ok && string(tlsErr.RecordHeader[:]) == "HTTP/" {
 			err = http.ErrSchemeMismatch
 		}
 		return nil, uerr(req.URL.String(), err)

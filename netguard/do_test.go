@@ -111,6 +111,7 @@ func TestDoAnswersAsClientDoAndFollowsNoRedirect(t *testing.T) {
 		reqSpec{name: "not modified", method: "GET", url: srv.URL + "/not-modified"},
 		reqSpec{name: "connection refused", method: "POST", url: deadURL, body: "x"},
 		reqSpec{name: "lower-case method", method: "post", url: srv.URL + "/ok", body: "y"},
+		reqSpec{name: "https to a plain HTTP server", method: "POST", url: strings.Replace(srv.URL, "http://", "https://", 1) + "/ok", body: "z"},
 	)
 	build := func(t *testing.T, s reqSpec) *http.Request {
 		t.Helper()
