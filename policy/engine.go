@@ -192,34 +192,36 @@ func (e *Engine) decide(ctx context.Context, a *activation) Decision {
 		return e.byDefault()
 	}
 	if e.memo == nil {
-		return e.evaluate(ctx, a)
-	}
-	k := keyOf(&a.hop)
-	if d, ok := e.memo.get(&k); ok {
+		d, _ := e.evaluate(ctx, a)
 		return d
 	}
-	d := e.evaluate(ctx, a)
-	if remembered(d.Code) {
-		e.memo.put(&k, d)
+	if d, ok := e.memo.get(&a.hop); ok {
+		return d
+	}
+	d, clean := e.evaluate(ctx, a)
+	if clean && remembered(d.Code) {
+		e.memo.put(&a.hop, d)
 	}
 	return d
 }
 
-// evaluate runs the rules over a.
-func (e *Engine) evaluate(ctx context.Context, a *activation) Decision {
+// evaluate runs the rules over a. clean reports that no rule failed on the
+// way (a decision reached past a failure, such as an interruption, is not
+// one to remember).
+func (e *Engine) evaluate(ctx context.Context, a *activation) (d Decision, clean bool) {
 	f, err := newFrame(ctx, a)
 	if err != nil {
-		return failed("", err)
+		return failed("", err), false
 	}
 	defer f.Close()
 	for i := range e.deny {
 		r := &e.deny[i]
 		ok, err := r.prg.evalFrame(f)
 		if err != nil {
-			return failed(r.name, err)
+			return failed(r.name, err), false
 		}
 		if ok {
-			return Decision{Rule: r.name, Reason: r.reason, Code: CodeDenyRule}
+			return Decision{Rule: r.name, Reason: r.reason, Code: CodeDenyRule}, true
 		}
 	}
 	var firstErr error
@@ -234,13 +236,13 @@ func (e *Engine) evaluate(ctx context.Context, a *activation) Decision {
 			continue
 		}
 		if ok {
-			return Decision{Allow: true, Rule: r.name, Reason: r.reason, Code: CodeAllowRule}
+			return Decision{Allow: true, Rule: r.name, Reason: r.reason, Code: CodeAllowRule}, firstErr == nil
 		}
 	}
 	if firstErr != nil {
-		return failed(errRule, firstErr)
+		return failed(errRule, firstErr), false
 	}
-	return e.byDefault()
+	return e.byDefault(), true
 }
 
 func (e *Engine) byDefault() Decision {

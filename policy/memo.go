@@ -3,8 +3,6 @@ package policy
 import (
 	"hash/maphash"
 	"sync"
-
-	"github.com/a2a-mcp-bridge/bridge/auth"
 )
 
 // A decision is a pure function of the compiled rules and the hop: rules are
@@ -32,24 +30,9 @@ const DefaultDecisionMemo = 4096
 
 const memoShards = 16
 
-// memoKey is every input of a decision.
-type memoKey struct {
-	principal                 *auth.Principal
-	face                      Face
-	direction                 Direction
-	agent, skill, tool        string
-	method, taskID, remoteIP  string
-	toolDestructive, readOnly bool
-}
-
-func keyOf(h *Hop) memoKey {
-	return memoKey{
-		principal: h.Principal, face: h.Face, direction: h.Direction,
-		agent: h.Agent, skill: h.Skill, tool: h.Tool,
-		method: h.Method, taskID: h.TaskID, remoteIP: h.RemoteIP,
-		toolDestructive: h.ToolDestructive, readOnly: h.ToolReadOnly,
-	}
-}
+// memoKey is every input of a decision: the hop itself, so that a field
+// added to Hop is part of the key without anyone having to remember it.
+type memoKey = Hop
 
 type memoShard struct {
 	mu sync.RWMutex

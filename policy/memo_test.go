@@ -179,3 +179,20 @@ func TestDecisionMemoConcurrentCallers(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// An allow reached past a rule that failed (here: a missing claim; an
+// interruption would do the same) is given but not remembered.
+func TestDecisionMemoKeepsNoAllowReachedPastAFailure(t *testing.T) {
+	e := memoEngine(t, []Rule{
+		{Name: "tenant", Allow: `principal.claims.tenant == "other"`},
+		{Name: "staff", Allow: `principal.groups.exists(g, g == "staff")`},
+	})
+	hop := Hop{Principal: bot(), Face: FaceA2A, Agent: "billing"} // no tenant claim: the first rule fails
+	hop.Principal.Groups = []string{"staff"}
+	if d := e.Decide(context.Background(), hop); !d.Allow || d.Rule != "staff" {
+		t.Fatalf("decision = %+v, want allowed by staff", d)
+	}
+	if n := e.memo.len(); n != 0 {
+		t.Fatalf("memo holds %d decisions reached past a failing rule, want 0", n)
+	}
+}
