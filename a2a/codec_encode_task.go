@@ -196,26 +196,10 @@ func appendMessagePtr(dst []byte, m *Message) ([]byte, error) {
 	return dst, nil
 }
 
-// appendSendMessageResponse appends the members set, task before message.
+// appendSendMessageResponse appends the members set, task before message:
+// the first two members of a StreamResponse, written the same way.
 func appendSendMessageResponse(dst []byte, r *SendMessageResponse) ([]byte, error) {
-	dst = append(dst, '{')
-	var err error
-	sep := ""
-	if r.Task != nil {
-		dst = append(dst, `"task":`...)
-		if dst, err = appendTask(dst, r.Task); err != nil {
-			return nil, err
-		}
-		sep = ","
-	}
-	if r.Message != nil {
-		dst = append(dst, sep...)
-		dst = append(dst, `"message":`...)
-		if dst, err = appendMessagePtr(dst, r.Message); err != nil {
-			return nil, err
-		}
-	}
-	return append(dst, '}'), nil
+	return appendStreamResponse(dst, &StreamResponse{Task: r.Task, Message: r.Message})
 }
 
 // appendStreamResponse appends the members set in field order; none set

@@ -189,16 +189,7 @@ type fastDec struct {
 }
 
 // ws skips whitespace.
-func (d *fastDec) ws() {
-	for d.i < len(d.b) {
-		switch d.b[d.i] {
-		case ' ', '\t', '\n', '\r':
-			d.i++
-		default:
-			return
-		}
-	}
-}
+func (d *fastDec) ws() { d.i = skipSpace(d.b, d.i) }
 
 // peek returns the next byte after whitespace, 0 at the end.
 func (d *fastDec) peek() byte {

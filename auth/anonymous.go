@@ -51,9 +51,11 @@ func (*Anonymous) Authenticate(r *http.Request) (*Principal, error) {
 	if len(r.Header.Values("Authorization")) > 0 {
 		return nil, noCredentials()
 	}
-	return anonymous, nil
+	return AnonymousPrincipal(), nil
 }
 
-// anonymous is the one principal of every anonymous request (see Principal:
-// shared, never modified).
+// AnonymousPrincipal returns the one principal of every anonymous caller
+// (see Principal: shared, never modified).
+func AnonymousPrincipal() *Principal { return anonymous }
+
 var anonymous = &Principal{Subject: "anonymous", Issuer: "local", Method: "anonymous"}

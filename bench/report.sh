@@ -4,6 +4,8 @@
 set -euo pipefail
 OUT=$1 LAYOUT=$2 RATE=$3 NGINX=$4
 RAW=$OUT/raw
+# The retention the run used (run.sh writes it beside the results).
+RETAIN_S=$(cat "$RAW/retain_s" 2>/dev/null || echo 10)
 
 median() { sort -g | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "nan"}'; }
 minmax() { sort -g | awk -v f="${1:-%s}" 'NR==1 {lo=$1} {hi=$1} END {printf f "–" f, lo, hi}'; }
@@ -60,9 +62,9 @@ Generated $(date -u +%Y-%m-%dT%H:%M:%SZ) by \`bench/run.sh\` (\`make bench\`).
   with one blocking upstream \`SendMessage\` (its caller sees only the outcome), a streaming call over an upstream
   \`SendStreamingMessage\`. Its client is the one \`bridge serve\` gives a fronted agent (netguard's trusted client). The
   gateway's access log, metrics and tracing middlewares are not in this path.
-* Upstream and bridge prune finished tasks older than ${RETAIN_S:-10} s every second (\`Manager.RunMaintenance\`, the
+* Upstream and bridge prune finished tasks older than ${RETAIN_S} s every second (\`Manager.RunMaintenance\`, the
   retention \`bridge serve\` applies), so their memory stores hold a steady state instead of every task of the run.
-  The closed loop starts after ${RETAIN_S:-10} s of load through the bridge (the stores at that steady state) and 1 s
+  The closed loop starts after ${RETAIN_S} s of load through the bridge (the stores at that steady state) and 1 s
   per config; the idle-stream reads start once the load phases' tasks have left retention.
 * All numbers from one shared, noisy VM: **read the ratios** (perf.md §3).
 

@@ -23,7 +23,7 @@ TTFE_N=${TTFE_N:-300}
 IDLE_STEPS=${IDLE_STEPS:-500,2000}
 BENCH_COUNT=${BENCH_COUNT:-3}
 BASE_PORT=${BASE_PORT:-18080}
-export RETAIN_S=${RETAIN_S:-10}
+RETAIN_S=${RETAIN_S:-10}
 GO=${GO:-go}
 
 UP_PORT=$((BASE_PORT + 1)) NGX_PORT=$((BASE_PORT + 2)) BR_PORT=$((BASE_PORT + 3))
@@ -47,6 +47,7 @@ NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 
 mkdir -p "$OUT/raw" "$OUT/bin"
 rm -f "$OUT"/raw/*
+echo "$RETAIN_S" >"$OUT/raw/retain_s"
 TMP=$(mktemp -d)
 PIDS=()
 cleanup() {

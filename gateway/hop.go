@@ -54,9 +54,6 @@ type Hops struct {
 	Metrics *Metrics
 }
 
-// anonymous is the principal of callers when no authenticator is configured.
-var anonymous = &auth.Principal{Subject: "anonymous", Issuer: "local", Method: "anonymous"}
-
 func (h *Hops) log() *slog.Logger {
 	if h.Log != nil {
 		return h.Log
@@ -85,7 +82,7 @@ func (h *Hops) authenticate(r *http.Request) (*auth.Principal, *a2a.Error) {
 		}
 	}
 	if h.Authn == nil {
-		return anonymous, nil
+		return auth.AnonymousPrincipal(), nil
 	}
 	p, err := h.Authn.Authenticate(r)
 	if err == nil {
