@@ -419,15 +419,20 @@ func TestFastDecodeFieldListsMatchWireTypes(t *testing.T) {
 		{reflect.TypeFor[statusUpdateIn](), fastStatusUpdateFields},
 		{reflect.TypeFor[artifactUpdateIn](), fastArtifactUpdateFields},
 	} {
-		var names []string
-		for i := range tc.typ.NumField() {
-			name, _, _ := strings.Cut(tc.typ.Field(i).Tag.Get("json"), ",")
-			names = append(names, name)
-		}
-		if !reflect.DeepEqual(names, tc.fields) {
+		if names := jsonMemberNames(tc.typ); !reflect.DeepEqual(names, tc.fields) {
 			t.Errorf("%v: members %q, fast path knows %q", tc.typ, names, tc.fields)
 		}
 	}
+}
+
+// jsonMemberNames lists typ's JSON member names in field order.
+func jsonMemberNames(typ reflect.Type) []string {
+	var names []string
+	for i := range typ.NumField() {
+		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+		names = append(names, name)
+	}
+	return names
 }
 
 // fastCanonicalTask is a task with every member a server writes set, strings

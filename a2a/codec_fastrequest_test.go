@@ -465,12 +465,7 @@ func TestFastRequestFieldListsMatchTypes(t *testing.T) {
 		{reflect.TypeFor[CancelTaskRequest](), fastCancelTaskFields},
 		{reflect.TypeFor[SubscribeToTaskRequest](), fastSubscribeFields},
 	} {
-		var names []string
-		for i := range tc.typ.NumField() {
-			name, _, _ := strings.Cut(tc.typ.Field(i).Tag.Get("json"), ",")
-			names = append(names, name)
-		}
-		if !reflect.DeepEqual(names, tc.fields) {
+		if names := jsonMemberNames(tc.typ); !reflect.DeepEqual(names, tc.fields) {
 			t.Errorf("%v: members %q, fast path knows %q", tc.typ, names, tc.fields)
 		}
 	}
