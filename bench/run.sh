@@ -7,7 +7,7 @@
 # bench/out/report.md. Installs nginx-light, wrk and jq with apt when missing.
 #
 # Knobs (environment): DURATION=5 (s per closed-loop run), ROUNDS=3,
-# CONNS=32, RATE_SECONDS=10, TTFE_N=300, IDLE_STEPS=500,2000,
+# CONNS=32, RATE_SECONDS=10, TTFE_N=300, IDLE_STEPS=1000,5000 (the 1k→5k slope of perf.md §2),
 # BENCH_COUNT=3, SERVER_CPU=1, LOAD_CPU=0, BASE_PORT=18080, RETAIN_S=10
 # (seconds the servers keep finished tasks).
 set -euo pipefail
@@ -20,7 +20,7 @@ ROUNDS=${ROUNDS:-3}
 export CONNS=${CONNS:-32}
 RATE_SECONDS=${RATE_SECONDS:-10}
 TTFE_N=${TTFE_N:-300}
-IDLE_STEPS=${IDLE_STEPS:-500,2000}
+IDLE_STEPS=${IDLE_STEPS:-1000,5000}
 BENCH_COUNT=${BENCH_COUNT:-3}
 BASE_PORT=${BASE_PORT:-18080}
 RETAIN_S=${RETAIN_S:-10}

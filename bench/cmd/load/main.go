@@ -4,7 +4,7 @@
 //
 //	load -mode rate -url U [-token T] -rate 500 -duration 10s   open loop, latency from the scheduled send time
 //	load -mode ttfe -url U [-token T] -n 300                    time to first SSE event of SendStreamingMessage
-//	load -mode idle -url U [-token T] -pid P -steps 500,2000    RSS of process P per idle SubscribeToTask stream
+//	load -mode idle -url U [-token T] -pid P -steps 1000,5000  RSS of process P per idle SubscribeToTask stream
 //	load -mode check -url U [-token T]                          one SendMessage; fails unless the task completed
 package main
 
@@ -57,7 +57,7 @@ func main() {
 	flag.DurationVar(&c.warmup, "warmup", 2*time.Second, "unmeasured warm-up (mode rate)")
 	flag.IntVar(&c.n, "n", 300, "sequential requests (mode ttfe)")
 	flag.IntVar(&c.pid, "pid", 0, "process whose VmRSS is read (mode idle)")
-	flag.StringVar(&c.steps, "steps", "500,2000", "stream counts at which RSS is read (mode idle)")
+	flag.StringVar(&c.steps, "steps", "1000,5000", "stream counts at which RSS is read (mode idle)")
 	flag.StringVar(&c.settle, "settle", "", "URL POSTed before a second RSS read at each step, to collect garbage in the measured process (mode idle; empty: none)")
 	flag.IntVar(&c.inflight, "inflight", 512, "most requests in flight (mode rate)")
 	flag.Parse()
