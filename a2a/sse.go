@@ -37,6 +37,10 @@ type sseWriter struct {
 	timer     *time.Timer // keep-alive timer, set when the stream begins
 	lastEvent time.Time   // when the last event was written
 	conn      net.Conn    // set once released: chunks are written to it
+	// reuse: the released connection may serve another request once the
+	// stream has ended (see handBack); lastSent: its last chunk is
+	// written, and the connection's reader has been woken to hand it back.
+	reuse, lastSent bool
 }
 
 // jsonEncoder is a reusable buffer with its JSON encoder, for one event or
@@ -201,8 +205,9 @@ func (s *sseWriter) writeChunkLocked(b []byte) error {
 
 // close ends the stream: nothing is written after it returns, so the
 // handler may return and the server reuse the connection. A released
-// stream ends its chunked body itself and closes the connection: net/http
-// no longer owns it, so it cannot serve another request on it.
+// stream ends its chunked body itself, then its connection goes back to
+// the server for the client's next request (handBack) or, when it cannot
+// serve one, closes.
 func (s *sseWriter) close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -214,13 +219,22 @@ func (s *sseWriter) close() {
 			_ = s.conn.SetWriteDeadline(time.Now().Add(s.writeTO))
 		}
 		_, err := s.conn.Write(lastChunk)
-		// Like net/http closing a connection: send FIN and let the reader
-		// drain what the client still sends for a moment, so that a reset
-		// does not destroy the last chunk in flight; the reader closes.
-		cw, ok := s.conn.(interface{ CloseWrite() error })
-		if err != nil || !ok || cw.CloseWrite() != nil {
+		switch cw, ok := s.conn.(interface{ CloseWrite() error }); {
+		case err != nil:
 			_ = s.conn.Close()
-		} else {
+		case s.reuse:
+			// The response is complete and the client may send its next
+			// request at once, on this connection: wake the reader, which
+			// hands the connection back to the server for it.
+			s.lastSent = true
+			_ = s.conn.SetReadDeadline(time.Now())
+		case !ok || cw.CloseWrite() != nil:
+			_ = s.conn.Close()
+		default:
+			// Like net/http closing a connection: send FIN and let the
+			// reader drain what the client still sends for a moment, so
+			// that a reset does not destroy the last chunk in flight; the
+			// reader closes.
 			_ = s.conn.SetReadDeadline(time.Now().Add(lingerAfterStream))
 		}
 	} else if s.conn != nil {

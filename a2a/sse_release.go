@@ -23,12 +23,17 @@ import (
 // connection over (Hijack) and the handler returns: the stream goes on in
 // the goroutine that produces its events, framing the chunks itself byte
 // for byte as net/http would, with one small goroutine reading the
-// connection to notice the client leaving. Nothing on the wire changes,
-// except that the connection closes when such a stream ends instead of
-// waiting for another request.
+// connection to notice the client leaving. Nothing on the wire changes:
+// when such a stream ends, its connection is handed back to the
+// http.Server (see handBack) and serves the client's next request, as it
+// would have had the stream stayed with net/http. A client may send that
+// request the moment it has read the last chunk, and one whose method it
+// may not retry (a POST) would fail if the connection closed under it.
 //
 // Streams stay with net/http when the connection cannot be taken over
-// (HTTP/2) and when a middleware wraps the ResponseWriter without
+// (HTTP/2), when it is TLS (what the stream's reader reads ahead of the
+// next request could not be put back in front of a *tls.Conn, and net/http
+// only sees a connection as TLS by that type) and when a middleware wraps the ResponseWriter without
 // implementing [StreamReleaseObserver]: a wrapper that counts streams,
 // logs their duration or writes to them on shutdown expects the handler to
 // run for as long as the stream does, unless it is told otherwise. When
@@ -72,8 +77,7 @@ import (
 // has failed. Writing nothing is a no-op.
 //
 // end, if not nil, is called exactly once, when the released stream has
-// really ended (its last chunk written and the connection closing, or the
-// connection failed), from whichever goroutine ends it: possibly before
+// really ended (its last chunk written, or the connection failed), from whichever goroutine ends it: possibly before
 // the handler has returned. The ends of one stream are called one after
 // the other in the order StreamReleased was called. A panic in end is
 // logged and recovered.
@@ -152,7 +156,13 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, call stream
 	}
 	// Not deferred: a released stream's context outlives the handler.
 	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
-	st := &streamRun{sw: sw, r: r, cancel: cancel, set: set, releasedCh: make(chan struct{}), writeError: writeError, errorEvent: errorEvent, log: s.cfg.Logger}
+	st := &streamRun{sw: sw, r: r, cancel: cancel, set: set, releasedCh: make(chan struct{}), writeError: writeError, errorEvent: errorEvent, log: s.cfg.Logger,
+		reusable: requestConsumed(r)}
+	if !st.reusable && !r.Close {
+		// Bytes of this request may be left unread on the connection:
+		// whoever ends the stream closes it, and says so.
+		w.Header().Set("Connection", "close")
+	}
 	st.detach = context.AfterFunc(r.Context(), cancel)
 	ctx = context.WithValue(ctx, streamKey{}, st)
 	done := make(chan struct{})
@@ -225,6 +235,9 @@ type streamRun struct {
 	// detach stops ending the stream with the request's context; set
 	// while attached.
 	detach func() bool
+	// reusable: once the stream has ended, its connection may serve the
+	// client's next request (see requestConsumed).
+	reusable bool
 	// ends are the wrappers' StreamReleaseObserver ends, run once when
 	// the stream ends.
 	ends []func()
@@ -375,7 +388,7 @@ func (st *streamRun) tryRelease(chain releaseChain) (wait time.Duration, release
 			}
 		}
 	}
-	conn, _, err := chain.inner.Hijack()
+	conn, brw, err := chain.inner.Hijack()
 	if err != nil {
 		st.set.remove(st)
 		if len(chain.observers) > 0 {
@@ -388,37 +401,88 @@ func (st *streamRun) tryRelease(chain releaseChain) (wait time.Duration, release
 		st.detach = context.AfterFunc(st.r.Context(), st.cancel)
 		return 0, false
 	}
-	// The returned buffers are dropped: nothing more is read as a request
-	// (bytes the client pipelined are discarded) and writes go straight
+	// The returned buffers are dropped, after copying what net/http read
+	// past the request (the start of a pipelined one): writes go straight
 	// to the connection. Nothing of net/http's may stay reachable.
+	var pending []byte
+	if n := brw.Reader.Buffered(); n > 0 {
+		b, _ := brw.Reader.Peek(n)
+		pending = append(pending, b...)
+	}
 	sw.conn = conn
+	sw.reuse = st.reusable && !st.r.Close
 	sw.w, sw.rc = nil, nil
 	st.r, st.detach = nil, nil
 	close(st.releasedCh)
-	go readUntilClosed(conn, st.cancel)
+	go watchReleased(conn, pending, sw, st.set, st.cancel)
 	return 0, true
 }
 
-// readUntilClosed reads a released connection until it fails (the client
-// closed it, or the stream closed it), then ends the stream's context and
-// closes the connection. Whatever the client sends is discarded.
-func readUntilClosed(c net.Conn, cancel context.CancelFunc) {
+// requestConsumed reports whether nothing of r is left to read on its
+// connection, so that the connection can serve another request once r's
+// stream ends: r has no body, or it is a POST, whose body the server reads
+// to its end before any stream begins (readBody). A GET with a body (which
+// a subscription may carry) is not read, and its bytes must never be taken
+// for a request.
+func requestConsumed(r *http.Request) bool {
+	return r.Body == nil || r.Body == http.NoBody || r.Method == http.MethodPost
+}
+
+// maxPendingRequest bounds what a released stream's reader keeps of the
+// bytes a client sends during the stream (its next request, pipelined):
+// past it they are dropped and the connection closes when the stream ends.
+const maxPendingRequest = 64 << 10
+
+// watchReleased reads a released stream's connection. While the stream
+// lasts, a failed read (the client closed the connection, or the stream's
+// writer did) ends the stream's context and closes the connection; what
+// the client sends is kept, as it can only be the start of its next
+// request. When the stream has ended with its last chunk, its writer
+// wakes the read (sw.lastSent, with a read deadline now), and the
+// connection goes back to the server with those bytes (handBack).
+func watchReleased(c net.Conn, pending []byte, sw *sseWriter, set *streamSet, cancel context.CancelFunc) {
 	var b [64]byte
+	overflow := false
 	for {
-		if _, err := c.Read(b[:]); err != nil {
-			cancel()
+		n, err := c.Read(b[:])
+		if n > 0 && !overflow {
+			if len(pending)+n > maxPendingRequest {
+				overflow, pending = true, nil
+			} else {
+				pending = append(pending, b[:n]...)
+			}
+		}
+		if err == nil {
+			continue
+		}
+		cancel()
+		sw.mu.Lock()
+		woken := sw.lastSent
+		sw.mu.Unlock()
+		if !woken || overflow || !isTimeout(err) {
 			_ = c.Close()
 			return
 		}
+		set.handBack(c, pending)
+		return
 	}
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // streamSet is the released streams of one http.Server, ended when it
 // shuts down.
 type streamSet struct {
+	srv     weak.Pointer[http.Server]
 	mu      sync.Mutex
 	closing bool
 	streams map[*streamRun]struct{}
+	// idle are the connections of ended streams waiting for the client's
+	// next request before going back to the server (handBack).
+	idle map[net.Conn]struct{}
 }
 
 func (set *streamSet) add(st *streamRun) bool {
@@ -438,7 +502,9 @@ func (set *streamSet) remove(st *streamRun) {
 }
 
 // shutdown ends every released stream (their producers see the context
-// end, and end the stream cleanly) and refuses further releases.
+// end, and end the stream cleanly), closes the connections of ended ones
+// that wait for a request, as Shutdown closes idle connections, and
+// refuses further releases.
 func (set *streamSet) shutdown() {
 	set.mu.Lock()
 	set.closing = true
@@ -446,11 +512,131 @@ func (set *streamSet) shutdown() {
 	for st := range set.streams {
 		cancels = append(cancels, st.cancel)
 	}
+	idle := make([]net.Conn, 0, len(set.idle))
+	for c := range set.idle {
+		idle = append(idle, c)
+	}
 	set.mu.Unlock()
 	for _, c := range cancels {
 		c()
 	}
+	for _, c := range idle {
+		_ = c.Close()
+	}
 }
+
+// handBack gives the connection of a released stream that has ended back
+// to the server, to serve the client's next request as net/http would
+// have: pending is what the client has already sent of it. Without any,
+// it first waits for the request's first bytes for as long as the server
+// keeps an idle connection (IdleTimeout, else ReadTimeout), so that the
+// request's own read timeouts start with the request, as they do in
+// net/http between two requests. The connection closes if the server is
+// gone or shutting down, or if the client closes it or sends nothing in
+// time.
+//
+// The server serves the connection as a new one, from a listener that
+// yields it once (Serve may be called any number of times): its ConnState
+// hook sees it go from StateHijacked to StateNew.
+func (set *streamSet) handBack(c net.Conn, pending []byte) {
+	srv := set.srv.Value()
+	if srv == nil {
+		_ = c.Close()
+		return
+	}
+	if len(pending) == 0 {
+		var err error
+		if pending, err = set.awaitRequest(srv, c); err != nil {
+			_ = c.Close()
+			return
+		}
+	}
+	_ = c.SetDeadline(time.Time{})
+	l := &oneConnListener{conn: &prefixedConn{Conn: c, prefix: pending}, addr: c.LocalAddr()}
+	_ = srv.Serve(l) // returns when the connection has been taken, or at once when shutting down
+	if l.conn != nil {
+		_ = c.Close()
+	}
+}
+
+// awaitRequest waits on c, an ended stream's idle connection, for the
+// first bytes of the client's next request.
+func (set *streamSet) awaitRequest(srv *http.Server, c net.Conn) ([]byte, error) {
+	set.mu.Lock()
+	if set.closing {
+		set.mu.Unlock()
+		return nil, http.ErrServerClosed
+	}
+	if set.idle == nil {
+		set.idle = map[net.Conn]struct{}{}
+	}
+	set.idle[c] = struct{}{}
+	set.mu.Unlock()
+	defer func() {
+		set.mu.Lock()
+		delete(set.idle, c)
+		set.mu.Unlock()
+	}()
+	idle := srv.IdleTimeout
+	if idle <= 0 {
+		idle = srv.ReadTimeout
+	}
+	var deadline time.Time
+	if idle > 0 {
+		deadline = time.Now().Add(idle)
+	}
+	_ = c.SetReadDeadline(deadline)
+	var b [512]byte
+	n, err := c.Read(b[:])
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte(nil), b[:n]...), nil
+}
+
+// prefixedConn is a connection whose first bytes were read ahead: Read
+// returns them first. It keeps the CloseWrite net/http uses to close.
+type prefixedConn struct {
+	net.Conn
+	prefix []byte
+}
+
+func (c *prefixedConn) Read(p []byte) (int, error) {
+	if len(c.prefix) == 0 {
+		return c.Conn.Read(p)
+	}
+	n := copy(p, c.prefix)
+	c.prefix = c.prefix[n:]
+	if len(c.prefix) == 0 {
+		c.prefix = nil
+	}
+	return n, nil
+}
+
+func (c *prefixedConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return c.Conn.Close()
+}
+
+// oneConnListener yields one connection, then reports itself closed.
+// Accept is only called by Serve's goroutine.
+type oneConnListener struct {
+	conn net.Conn // nil once accepted
+	addr net.Addr
+}
+
+func (l *oneConnListener) Accept() (net.Conn, error) {
+	if c := l.conn; c != nil {
+		l.conn = nil
+		return c, nil
+	}
+	return nil, net.ErrClosed
+}
+
+func (l *oneConnListener) Close() error   { return nil }
+func (l *oneConnListener) Addr() net.Addr { return l.addr }
 
 // releaseSets maps each http.Server that has released streams to them,
 // without keeping the server alive.
@@ -493,7 +679,7 @@ func WaitReleasedStreams(ctx context.Context, srv *http.Server) error {
 // releaseSetFor returns the set a stream of r would join if released, and
 // w's chain of writers, or a nil set when it may not be released.
 func releaseSetFor(w http.ResponseWriter, r *http.Request) (*streamSet, releaseChain) {
-	if releaseAfter() <= 0 || r.ProtoMajor != 1 || r.ProtoMinor < 1 || r.Method == http.MethodHead {
+	if releaseAfter() <= 0 || r.ProtoMajor != 1 || r.ProtoMinor < 1 || r.Method == http.MethodHead || r.TLS != nil {
 		return nil, releaseChain{}
 	}
 	chain, ok := chainOf(w)
@@ -513,7 +699,7 @@ func releaseSetFor(w http.ResponseWriter, r *http.Request) (*streamSet, releaseC
 	if releaseSets.m == nil {
 		releaseSets.m = map[weak.Pointer[http.Server]]*streamSet{}
 	}
-	set := &streamSet{streams: map[*streamRun]struct{}{}}
+	set := &streamSet{srv: wp, streams: map[*streamRun]struct{}{}}
 	releaseSets.m[wp] = set
 	srv.RegisterOnShutdown(set.shutdown)
 	runtime.AddCleanup(srv, func(wp weak.Pointer[http.Server]) {

@@ -245,8 +245,18 @@ func TestReleasedA2AStreamThroughTheMiddlewares(t *testing.T) {
 	lasted := time.Since(opened)
 	close(exec.done)
 	readUntil(t, br, "TASK_STATE_COMPLETED")
-	if rest, err := io.ReadAll(br); err != nil || !strings.HasSuffix(string(rest), "0\r\n\r\n") {
-		t.Fatalf("after the last event: %q, %v; want the last chunk, then the connection closed", rest, err)
+	readUntil(t, br, "\r\n0\r\n\r\n") // the last chunk
+	// The connection goes back to the server, through the middlewares.
+	body = fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"GetTask","params":{"id":%q}}`, res.Task.ID)
+	fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	next, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatalf("the request after the stream, on its connection: %v", err)
+	}
+	b, _ := io.ReadAll(next.Body)
+	next.Body.Close()
+	if next.StatusCode != http.StatusOK || !strings.Contains(string(b), "TASK_STATE_COMPLETED") {
+		t.Fatalf("the request after the stream: %d %s", next.StatusCode, b)
 	}
 	want := streamSeries{active: 0, requests: 1, durations: 1}
 	var got streamSeries

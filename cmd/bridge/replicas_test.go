@@ -25,7 +25,26 @@ import (
 type replica struct {
 	cmd  *exec.Cmd
 	base string // the demo agent's base URL
-	out  *bytes.Buffer
+	out  *lockedBuffer
+}
+
+// lockedBuffer is a process's output, written by exec's copying goroutine
+// while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func freeAddr(t *testing.T) string {
@@ -41,16 +60,16 @@ func freeAddr(t *testing.T) string {
 func startReplica(t *testing.T, bin, storeURL string) *replica {
 	t.Helper()
 	addr := freeAddr(t)
-	var out bytes.Buffer
+	out := &lockedBuffer{}
 	cmd := exec.Command(bin, "demo", "--addr", addr, "--store", storeURL, "--lease-ttl", "2s", "--maintenance-every", "300ms")
-	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	r := &replica{cmd: cmd, base: "http://" + addr + "/a2a/echo", out: &out}
+	r := &replica{cmd: cmd, base: "http://" + addr + "/a2a/echo", out: out}
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
-		_, _ = cmd.Process.Wait()
+		_ = cmd.Wait() // and its output copied
 		if t.Failed() {
 			t.Logf("replica %s output:\n%s", addr, out.String())
 		}
@@ -244,7 +263,7 @@ func TestTwoBridgeProcessesShareTasksOnPostgres(t *testing.T) {
 		if err := a.cmd.Process.Kill(); err != nil {
 			t.Fatal(err)
 		}
-		_, _ = a.cmd.Process.Wait()
+		_ = a.cmd.Wait()
 		var task *a2a.Task
 		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 			if task = b.task(t, id); task.Status.State.Terminal() {

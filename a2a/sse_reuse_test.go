@@ -1,0 +1,210 @@
+package a2a_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httptrace"
+	"strings"
+	"testing"
+	"time"
+)
+
+// expectServed sends req on the stream's connection, after its end, and
+// reads the answer: it must come, with the status given.
+func (rs *rawStream) expectServed(req string, status int) string {
+	rs.t.Helper()
+	_ = rs.c.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.WriteString(rs.c, req); err != nil {
+		rs.t.Fatalf("the next request on the connection: %v", err)
+	}
+	return rs.expectResponse(status)
+}
+
+// expectResponse reads the next response on the stream's connection.
+func (rs *rawStream) expectResponse(status int) string {
+	rs.t.Helper()
+	_ = rs.c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	resp, err := http.ReadResponse(rs.br, nil)
+	if err != nil {
+		rs.t.Fatalf("no answer to the next request on the connection: %v", err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != status {
+		rs.t.Fatalf("answer to the next request: %d %q %v, want %d", resp.StatusCode, b, err, status)
+	}
+	return string(b)
+}
+
+// expectClosed reads the connection's end (the server closed it), with
+// nothing before it.
+func (rs *rawStream) expectClosed(within time.Duration) {
+	rs.t.Helper()
+	_ = rs.c.SetReadDeadline(time.Now().Add(within))
+	b, err := io.ReadAll(rs.br)
+	if err != nil || len(b) > 0 {
+		rs.t.Fatalf("after the stream: %q %v, want the connection closed", b, err)
+	}
+}
+
+// endReleased releases the stream, then completes the task and reads the
+// stream to its last chunk.
+func endReleased(env *releaseEnv, rs *rawStream) {
+	env.t.Helper()
+	rs.event()
+	env.waitFor("the release", func() bool { return env.released() == 1 })
+	completeTask(env, rs)
+	if c := rs.chunk(); c != "" {
+		env.t.Fatalf("after the last event: %.100q, want the last chunk", c)
+	}
+}
+
+// A client may send its next request the moment it has read a response's
+// last chunk. When a released stream closed its connection there, that
+// request (a POST, which no client retries) failed with EOF.
+func TestRequestSentTheMomentAReleasedStreamEndsIsServed(t *testing.T) {
+	env := newReleaseEnv(t, 20*time.Millisecond, nil, nil, nil)
+	rs := env.subscribe()
+	endReleased(env, rs)
+	for i := 0; i < 3; i++ {
+		if b := rs.expectServed(env.rpcRequest("GetTask", ""), http.StatusOK); !strings.Contains(b, "TASK_STATE_COMPLETED") {
+			t.Fatalf("GetTask on the stream's connection: %s", b)
+		}
+	}
+	env.waitFor("the follower to stop", func() bool { return env.followersStopped() && env.released() == 0 })
+}
+
+// The same through net/http's client: it puts the connection back in its
+// pool after the last chunk and sends the next POST on it.
+func TestHTTPClientReusesTheConnectionOfAReleasedStream(t *testing.T) {
+	env := newReleaseEnv(t, 20*time.Millisecond, nil, nil, nil)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+	defer client.CloseIdleConnections()
+	post := func(ctx context.Context, method string) *http.Response {
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":{"id":%q}}`, method, env.taskID)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, env.hs.URL, strings.NewReader(body))
+		req.Header.Set("A2A-Version", "1.0")
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+		return resp
+	}
+	resp := post(context.Background(), "SubscribeToTask")
+	first := make([]byte, 1)
+	if _, err := io.ReadFull(resp.Body, first); err != nil {
+		t.Fatal(err)
+	}
+	env.waitFor("the release", func() bool { return env.released() == 1 })
+	close(env.exec.steps)
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || !strings.Contains(string(b), "TASK_STATE_COMPLETED") {
+		t.Fatalf("stream %q: %v", b, err)
+	}
+	for i := 0; i < 3; i++ {
+		reused := false
+		ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) { reused = i.Reused }})
+		resp := post(ctx, "GetTask")
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), "TASK_STATE_COMPLETED") {
+			t.Fatalf("GetTask after the stream: %d %s", resp.StatusCode, b)
+		}
+		if !reused {
+			t.Fatalf("request %d after the stream went on a new connection: the stream's was not kept", i)
+		}
+	}
+}
+
+// A client that pipelines its next request while the stream is open gets
+// it answered after the stream, in order.
+func TestRequestPipelinedDuringAReleasedStreamIsAnsweredAfterIt(t *testing.T) {
+	env := newReleaseEnv(t, 20*time.Millisecond, nil, nil, nil)
+	rs := env.subscribe()
+	rs.event()
+	env.waitFor("the release", func() bool { return env.released() == 1 })
+	if _, err := io.WriteString(rs.c, env.rpcRequest("GetTask", "")); err != nil {
+		t.Fatal(err)
+	}
+	completeTask(env, rs)
+	if c := rs.chunk(); c != "" {
+		t.Fatalf("after the last event: %.100q, want the last chunk", c)
+	}
+	if b := rs.expectResponse(http.StatusOK); !strings.Contains(b, `"id":7`) {
+		t.Fatalf("pipelined GetTask: %s", b)
+	}
+}
+
+// A GET subscription may carry a body, which the server does not read.
+// Were the connection reused after the stream, that body would be parsed
+// as a request of its own: a request smuggled past whatever checked the
+// GET (a proxy sharing connections, say).
+func TestUnreadBodyOfAReleasedSubscriptionIsNeverTakenForARequest(t *testing.T) {
+	env := newReleaseEnv(t, 20*time.Millisecond, nil, nil, nil)
+	smuggled := env.rpcRequest("CancelTask", "")
+	req := fmt.Sprintf("GET /rest/tasks/%s:subscribe HTTP/1.1\r\nHost: x\r\nA2A-Version: 1.0\r\nContent-Length: %d\r\n\r\n%s", env.taskID, len(smuggled), smuggled)
+	rs, h := env.subscribeWith(env.dial(), req)
+	if !strings.EqualFold(h.Get("Connection"), "close") {
+		t.Fatalf("a stream whose request was not read to its end does not announce Connection: close: %v", h)
+	}
+	rs.chunk() // the task (a REST event: no JSON-RPC envelope)
+	env.waitFor("the release", func() bool { return env.released() == 1 })
+	close(env.exec.steps)
+	last := ""
+	for c := rs.chunk(); c != ""; c = rs.chunk() {
+		last = c
+	}
+	if !strings.Contains(last, "TASK_STATE_COMPLETED") {
+		t.Fatalf("last event %.200q, want COMPLETED (the smuggled cancel must not run)", last)
+	}
+	rs.expectClosed(5 * time.Second)
+}
+
+// A client that asked for the connection to close after the response has
+// it closed after a released stream too.
+func TestReleasedStreamClosesTheConnectionWhenTheClientAskedTo(t *testing.T) {
+	env := newReleaseEnv(t, 20*time.Millisecond, nil, nil, nil)
+	rs, h := env.subscribeWith(env.dial(), env.rpcRequest("SubscribeToTask", "Connection: close\r\n"))
+	if !strings.EqualFold(h.Get("Connection"), "close") {
+		t.Fatalf("response headers %v, want Connection: close", h)
+	}
+	endReleased(env, rs)
+	rs.expectClosed(5 * time.Second)
+}
+
+// A connection handed back after its stream waits for a request no longer
+// than the server keeps any idle connection.
+func TestIdleConnectionOfAnEndedReleasedStreamIsClosedAtTheIdleTimeout(t *testing.T) {
+	const idle = 150 * time.Millisecond
+	env := newReleaseEnv(t, 20*time.Millisecond, nil, nil, func(s *httptest.Server) {
+		s.Config.IdleTimeout = idle
+		s.Start()
+	})
+	rs := env.subscribe()
+	endReleased(env, rs)
+	ended := time.Now()
+	rs.expectClosed(10 * time.Second)
+	if waited := time.Since(ended); waited < idle/2 {
+		t.Fatalf("closed %s after the stream, before the idle timeout (%s)", waited, idle)
+	}
+}
+
+// Shutdown closes the connection of an ended stream waiting for a request,
+// as it closes idle connections, and does not wait for it.
+func TestShutdownClosesTheIdleConnectionOfAnEndedReleasedStream(t *testing.T) {
+	env := newReleaseEnv(t, 20*time.Millisecond, nil, nil, nil)
+	rs := env.subscribe()
+	endReleased(env, rs)
+	env.waitFor("the stream to end", func() bool { return env.released() == 0 })
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := env.hs.Config.Shutdown(ctx); err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	rs.expectClosed(5 * time.Second)
+}
