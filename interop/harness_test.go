@@ -175,7 +175,10 @@ func startBridgeDemo(t *testing.T) string {
 	t.Helper()
 	bin := buildBridge(t)
 	addr := freeAddr(t)
-	startServer(t, exec.Command(bin, "demo", "--addr", addr), "http://"+addr+"/healthz")
+	// A store of its own: tasks of earlier runs neither linger in the
+	// source tree nor meet this one.
+	store := "sqlite:" + filepath.Join(t.TempDir(), "demo.db")
+	startServer(t, exec.Command(bin, "demo", "--addr", addr, "--store", store), "http://"+addr+"/healthz")
 	return "http://" + addr + "/a2a/echo"
 }
 
