@@ -2,7 +2,6 @@ package gateway_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -22,6 +21,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
+	"github.com/a2a-mcp-bridge/bridge/internal/syncbuf"
 	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
 	"github.com/a2a-mcp-bridge/bridge/mcp/upstream/upstreamtest"
 )
@@ -52,24 +52,13 @@ func (a *steppedAgent) Execute(ctx context.Context, _ *a2a.Request, u *a2a.Updat
 func (a *steppedAgent) Cancel(context.Context, *a2a.Request, *a2a.Updater) error { return nil }
 
 // lockedBuffer is a log sink the server's goroutines share with the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
+type lockedBuffer struct{ syncbuf.Buffer }
 
 // accessLines returns the access log lines of path.
 func (l *lockedBuffer) accessLines(t *testing.T, path string) []map[string]any {
 	t.Helper()
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	var out []map[string]any
-	for line := range strings.SplitSeq(l.b.String(), "\n") {
+	for line := range strings.SplitSeq(l.String(), "\n") {
 		if line == "" {
 			continue
 		}

@@ -7,7 +7,6 @@
 package interop
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -22,6 +21,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/a2a-mcp-bridge/bridge/internal/syncbuf"
 )
 
 // jsDir is the node project with client-test.mjs and server.mjs.
@@ -82,33 +83,15 @@ func freeAddr(t *testing.T) string {
 // server is a child process serving HTTP on 127.0.0.1.
 type server struct {
 	cmd    *exec.Cmd
-	out    *syncBuffer
+	out    *syncbuf.Buffer // the child's output, collected while it runs
 	exited chan struct{}
-}
-
-// syncBuffer collects a child's output while it runs.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // startServer starts cmd, stops it (SIGTERM, then SIGKILL) when the test ends,
 // and waits until GET healthURL answers 200.
 func startServer(t *testing.T, cmd *exec.Cmd, healthURL string) *server {
 	t.Helper()
-	s := &server{cmd: cmd, out: &syncBuffer{}, exited: make(chan struct{})}
+	s := &server{cmd: cmd, out: &syncbuf.Buffer{}, exited: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = s.out, s.out
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("interop: start %s: %v", cmd.Path, err)

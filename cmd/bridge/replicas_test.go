@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -19,32 +18,14 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/internal/syncbuf"
 )
 
 // replica is one `bridge demo` process on the shared PostgreSQL database.
 type replica struct {
 	cmd  *exec.Cmd
-	base string // the demo agent's base URL
-	out  *lockedBuffer
-}
-
-// lockedBuffer is a process's output, written by exec's copying goroutine
-// while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	base string          // the demo agent's base URL
+	out  *syncbuf.Buffer // written by exec's copying goroutine while the test reads it
 }
 
 func freeAddr(t *testing.T) string {
@@ -60,7 +41,7 @@ func freeAddr(t *testing.T) string {
 func startReplica(t *testing.T, bin, storeURL string) *replica {
 	t.Helper()
 	addr := freeAddr(t)
-	out := &lockedBuffer{}
+	out := &syncbuf.Buffer{}
 	cmd := exec.Command(bin, "demo", "--addr", addr, "--store", storeURL, "--lease-ttl", "2s", "--maintenance-every", "300ms")
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
