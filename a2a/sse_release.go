@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 	"weak"
+
+	"golang.org/x/net/http/httpguts"
 )
 
 // An idle event stream costs more in net/http than in the stream itself:
@@ -370,6 +372,10 @@ func (st *streamRun) tryRelease(chain releaseChain) (wait time.Duration, release
 	if h.Get("Transfer-Encoding") != "" || h.Get("Content-Encoding") != "" {
 		return 0, false // not framed as chunks of the events: leave it
 	}
+	// The connection serves another request after the stream unless the
+	// request or the response said it would close (the writer's headers
+	// are read now: once the wrappers are told, they may be gone).
+	reuse := st.reusable && !st.r.Close && !httpguts.HeaderValuesContainsToken(h["Connection"], "close")
 	if !st.set.add(st) {
 		return 0, false // shutting down
 	}
@@ -410,7 +416,7 @@ func (st *streamRun) tryRelease(chain releaseChain) (wait time.Duration, release
 		pending = append(pending, b...)
 	}
 	sw.conn = conn
-	sw.reuse = st.reusable && !st.r.Close
+	sw.reuse = reuse
 	sw.w, sw.rc = nil, nil
 	st.r, st.detach = nil, nil
 	close(st.releasedCh)
@@ -431,7 +437,9 @@ func requestConsumed(r *http.Request) bool {
 // maxPendingRequest bounds what a released stream's reader keeps of the
 // bytes a client sends during the stream (its next request, pipelined):
 // past it they are dropped and the connection closes when the stream ends.
-const maxPendingRequest = 64 << 10
+// It is net/http's read buffer size: an idle stream must not be made to
+// hold more than net/http would have held for it.
+const maxPendingRequest = 4 << 10
 
 // watchReleased reads a released stream's connection. While the stream
 // lasts, a failed read (the client closed the connection, or the stream's

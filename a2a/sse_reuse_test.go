@@ -177,6 +177,23 @@ func TestReleasedStreamClosesTheConnectionWhenTheClientAskedTo(t *testing.T) {
 	rs.expectClosed(5 * time.Second)
 }
 
+// A response that told the client the connection would close (a
+// middleware's Connection: close) is not followed by another request.
+func TestReleasedStreamClosesTheConnectionWhenTheResponseSaidSo(t *testing.T) {
+	env := newReleaseEnv(t, 20*time.Millisecond, nil, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Connection", "close")
+			h.ServeHTTP(w, r)
+		})
+	}, nil)
+	rs, h := env.subscribeWith(env.dial(), env.rpcRequest("SubscribeToTask", ""))
+	if !strings.EqualFold(h.Get("Connection"), "close") {
+		t.Fatalf("response headers %v, want Connection: close", h)
+	}
+	endReleased(env, rs)
+	rs.expectClosed(5 * time.Second)
+}
+
 // A connection handed back after its stream waits for a request no longer
 // than the server keeps any idle connection.
 func TestIdleConnectionOfAnEndedReleasedStreamIsClosedAtTheIdleTimeout(t *testing.T) {
