@@ -197,6 +197,7 @@ func (s *Server) serveJSONRPC(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	call := newCall(r, *req.Method, BindingJSONRPC, params)
+	call.bodyRead = int64(len(body))
 	s.setWriteDeadline(w, 0)
 	if streaming {
 		s.streamRPC(w, r, id, call)
@@ -216,7 +217,7 @@ func (s *Server) streamRPC(w http.ResponseWriter, r *http.Request, id json.RawMe
 		s.writeRPCError(w, id, err)
 		return
 	}
-	s.serveStream(w, r, run, func(ev *StreamResponse) any {
+	s.serveStream(w, r, call.bodyRead, run, func(ev *StreamResponse) any {
 		return jsonrpcResponse{JSONRPC: "2.0", ID: id, Result: ev}
 	}, func(w http.ResponseWriter, err error) {
 		s.writeRPCError(w, id, err)

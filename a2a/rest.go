@@ -146,6 +146,7 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 	}
 	params, _, _ := newParams(rt.method)
 	var body []byte
+	bodyRead := int64(-1)
 	if r.Method == http.MethodPost {
 		if err := checkContentType(r); err != nil {
 			s.writeRESTError(w, err)
@@ -156,13 +157,14 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 			s.writeRESTError(w, err)
 			return
 		}
-		body = b
+		body, bodyRead = b, int64(len(b))
 	}
 	if err := decodeRESTParams(params, rt, body, r.URL.Query()); err != nil {
 		s.writeRESTError(w, err)
 		return
 	}
 	call := newCall(r, rt.method, BindingHTTPJSON, params)
+	call.bodyRead = bodyRead
 	s.setWriteDeadline(w, 0)
 	if rt.streaming {
 		s.streamREST(w, r, call)
@@ -183,7 +185,7 @@ func (s *Server) streamREST(w http.ResponseWriter, r *http.Request, call *Call) 
 		s.writeRESTError(w, err)
 		return
 	}
-	s.serveStream(w, r, run, func(ev *StreamResponse) any { return ev }, s.writeRESTError,
+	s.serveStream(w, r, call.bodyRead, run, func(ev *StreamResponse) any { return ev }, s.writeRESTError,
 		func(err error) any { return s.restErrorBody(err) })
 }
 

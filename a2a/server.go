@@ -47,6 +47,10 @@ type Call struct {
 	Params any
 	// Request is the HTTP request.
 	Request *http.Request
+
+	// bodyRead is how many bytes of the request's body the server read,
+	// to its end (-1: the body was not read).
+	bodyRead int64
 }
 
 // ServerConfig configures an agent's http.Handler.
@@ -519,7 +523,7 @@ func taskIDOf(p any) string {
 }
 
 func newCall(r *http.Request, method, binding string, params any) *Call {
-	c := &Call{Method: method, Binding: binding, Params: params, Request: r, TaskID: taskIDOf(params)}
+	c := &Call{Method: method, Binding: binding, Params: params, Request: r, TaskID: taskIDOf(params), bodyRead: -1}
 	if p, ok := params.(*SendMessageRequest); ok {
 		c.Skill = skillOf(p)
 	}

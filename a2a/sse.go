@@ -39,7 +39,7 @@ type sseWriter struct {
 	conn      net.Conn    // set once released: chunks are written to it
 	// reuse: the released connection may serve another request once the
 	// stream has ended (see handBack); lastSent: its last chunk is
-	// written, and the connection's reader has been woken to hand it back.
+	// written and the connection kept for that request (wakeReader).
 	reuse, lastSent bool
 }
 
@@ -224,10 +224,9 @@ func (s *sseWriter) close() {
 			_ = s.conn.Close()
 		case s.reuse:
 			// The response is complete and the client may send its next
-			// request at once, on this connection: wake the reader, which
-			// hands the connection back to the server for it.
+			// request at once, on this connection: it stays open, and
+			// wakeReader hands it back to the server for that request.
 			s.lastSent = true
-			_ = s.conn.SetReadDeadline(time.Now())
 		case !ok || cw.CloseWrite() != nil:
 			_ = s.conn.Close()
 		default:
@@ -241,4 +240,15 @@ func (s *sseWriter) close() {
 		_ = s.conn.Close()
 	}
 	s.broken = true
+}
+
+// wakeReader makes the reader of a released stream that has ended with its
+// last chunk, connection kept, hand the connection back to the server
+// (see watchReleased): its blocked read returns at once.
+func (s *sseWriter) wakeReader() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lastSent {
+		_ = s.conn.SetReadDeadline(time.Now())
+	}
 }

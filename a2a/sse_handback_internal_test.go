@@ -39,10 +39,8 @@ func watchPipe(t *testing.T, srv *http.Server) (client net.Conn, end func()) {
 func TestFloodSentDuringAReleasedStreamIsNotKept(t *testing.T) {
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}), ReadHeaderTimeout: time.Second}
 	client, end := watchPipe(t, srv)
-	flood := bytes.Repeat([]byte("x\r\n"), 1<<18)  // each line a bad request, were it read as one
-	if _, err := client.Write(flood); err != nil { // a pipe: returns once all was read
-		t.Fatal(err)
-	}
+	flood := bytes.Repeat([]byte("x\r\n"), 1<<18) // each line a bad request, were it read as one
+	_, _ = client.Write(flood)                    // fails once the connection is closed
 	end()
 	_ = client.SetReadDeadline(time.Now().Add(5 * time.Second))
 	if b, err := io.ReadAll(client); len(b) > 0 || err != nil {
@@ -63,5 +61,37 @@ func TestRequestSentDuringAReleasedStreamIsKeptForTheServer(t *testing.T) {
 	b, _ := io.ReadAll(client)
 	if !strings.HasPrefix(string(b), "HTTP/1.1 200") || !strings.HasSuffix(string(b), "next /after") {
 		t.Fatalf("the request sent during the stream: %q", b)
+	}
+}
+
+// A client with many streams on one connection must not make it a stack
+// of wrappers, one per hand-back, each read and write going through all.
+// What a wrapper still holds comes after what was read through it.
+func TestHandBackDoesNotStackWrappers(t *testing.T) {
+	conns := make(chan net.Conn, 1)
+	srv := &http.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, r.Method+" "+r.URL.Path+" "+r.Host) }),
+		ConnState: func(c net.Conn, s http.ConnState) {
+			if s == http.StateNew {
+				conns <- c
+			}
+		},
+	}
+	server, client := net.Pipe()
+	t.Cleanup(func() { client.Close(); server.Close(); runtime.KeepAlive(srv) })
+	set := &streamSet{srv: weak.Make(srv), streams: map[*streamRun]struct{}{}}
+	handed := &prefixedConn{Conn: server, prefix: []byte("Host: x\r\n")}
+	go set.handBack(handed, []byte("GET /a HTTP/1.1\r\n"))
+	c := <-conns
+	if pc, ok := c.(*prefixedConn); !ok || pc.Conn != server {
+		t.Fatalf("the server was handed %T wrapping %T, want one wrapper of the connection", c, pc.Conn)
+	}
+	_ = client.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.WriteString(client, "Connection: close\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(client)
+	if !strings.HasSuffix(string(b), "GET /a x") {
+		t.Fatalf("the request made of the bytes read ahead: %q", b)
 	}
 }

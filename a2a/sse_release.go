@@ -135,9 +135,12 @@ type streamFunc func(ctx context.Context, send func(*StreamResponse) error) erro
 // ends when the client goes away, the server shuts down or the handler
 // returns unreleased.
 //
+// bodyRead is how many bytes of r's body the server read to its end (-1:
+// none; see requestConsumed).
+//
 // The functions must not hold the ResponseWriter or the request: what a
 // released stream keeps alive is what it costs.
-func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, call streamFunc, event func(*StreamResponse) any,
+func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, bodyRead int64, call streamFunc, event func(*StreamResponse) any,
 	writeError func(http.ResponseWriter, error), errorEvent func(error) any) {
 	sw := newSSEWriter(w, s.cfg.KeepAlive, s.cfg.WriteTimeout)
 	run := func(ctx context.Context) error {
@@ -159,7 +162,7 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, call stream
 	// Not deferred: a released stream's context outlives the handler.
 	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
 	st := &streamRun{sw: sw, r: r, cancel: cancel, set: set, releasedCh: make(chan struct{}), writeError: writeError, errorEvent: errorEvent, log: s.cfg.Logger,
-		reusable: requestConsumed(r)}
+		reusable: requestConsumed(r, bodyRead)}
 	if !st.reusable && !r.Close {
 		// Bytes of this request may be left unread on the connection:
 		// whoever ends the stream closes it, and says so.
@@ -275,6 +278,9 @@ func (st *streamRun) end(ctx context.Context, err error) {
 	// Before leaving the set: once a server counts no released stream,
 	// their wrappers have seen them end.
 	st.runEnds()
+	// After the ends: the connection's next request comes after them (in
+	// the access log, say), as it would after a handler's return.
+	st.sw.wakeReader()
 	st.set.remove(st)
 }
 
@@ -426,12 +432,18 @@ func (st *streamRun) tryRelease(chain releaseChain) (wait time.Duration, release
 
 // requestConsumed reports whether nothing of r is left to read on its
 // connection, so that the connection can serve another request once r's
-// stream ends: r has no body, or it is a POST, whose body the server reads
-// to its end before any stream begins (readBody). A GET with a body (which
-// a subscription may carry) is not read, and its bytes must never be taken
-// for a request.
-func requestConsumed(r *http.Request) bool {
-	return r.Body == nil || r.Body == http.NoBody || r.Method == http.MethodPost
+// stream ends: r has no body, or the server read all of the body it
+// declared (bodyRead bytes, to the end). A body that was not read (a GET
+// subscription may carry one), or that a middleware cut short by putting
+// another reader in its place, or one of no declared length (chunked,
+// where that cannot be told), leaves bytes that must never be taken for a
+// request. (net/http's own answer to a large unread body, closing the
+// connection, is not visible from a handler.)
+func requestConsumed(r *http.Request, bodyRead int64) bool {
+	if r.Body == nil || r.Body == http.NoBody {
+		return true
+	}
+	return r.ContentLength > 0 && bodyRead == r.ContentLength
 }
 
 // maxPendingRequest bounds what a released stream's reader keeps of the
@@ -446,8 +458,8 @@ const maxPendingRequest = 4 << 10
 // writer did) ends the stream's context and closes the connection; what
 // the client sends is kept, as it can only be the start of its next
 // request. When the stream has ended with its last chunk, its writer
-// wakes the read (sw.lastSent, with a read deadline now), and the
-// connection goes back to the server with those bytes (handBack).
+// wakes the read (sw.lastSent, then a read deadline now: wakeReader), and
+// the connection goes back to the server with those bytes (handBack).
 func watchReleased(c net.Conn, pending []byte, sw *sseWriter, set *streamSet, cancel context.CancelFunc) {
 	var b [64]byte
 	overflow := false
@@ -488,9 +500,6 @@ type streamSet struct {
 	mu      sync.Mutex
 	closing bool
 	streams map[*streamRun]struct{}
-	// idle are the connections of ended streams waiting for the client's
-	// next request before going back to the server (handBack).
-	idle map[net.Conn]struct{}
 }
 
 func (set *streamSet) add(st *streamRun) bool {
@@ -510,9 +519,7 @@ func (set *streamSet) remove(st *streamRun) {
 }
 
 // shutdown ends every released stream (their producers see the context
-// end, and end the stream cleanly), closes the connections of ended ones
-// that wait for a request, as Shutdown closes idle connections, and
-// refuses further releases.
+// end, and end the stream cleanly) and refuses further releases.
 func (set *streamSet) shutdown() {
 	set.mu.Lock()
 	set.closing = true
@@ -520,87 +527,106 @@ func (set *streamSet) shutdown() {
 	for st := range set.streams {
 		cancels = append(cancels, st.cancel)
 	}
-	idle := make([]net.Conn, 0, len(set.idle))
-	for c := range set.idle {
-		idle = append(idle, c)
-	}
 	set.mu.Unlock()
 	for _, c := range cancels {
 		c()
-	}
-	for _, c := range idle {
-		_ = c.Close()
 	}
 }
 
 // handBack gives the connection of a released stream that has ended back
 // to the server, to serve the client's next request as net/http would
-// have: pending is what the client has already sent of it. Without any,
-// it first waits for the request's first bytes for as long as the server
+// have: pending is what the client has already sent of it. The server
+// serves it as a new connection, from a listener of its own that yields it
+// once (Serve may be called any number of times) when the request's first
+// bytes are there: the connection waits for them for as long as the server
 // keeps an idle connection (IdleTimeout, else ReadTimeout), so that the
-// request's own read timeouts start with the request, as they do in
-// net/http between two requests. The connection closes if the server is
-// gone or shutting down, or if the client closes it or sends nothing in
-// time.
+// request's own read timeouts start with the request, as in net/http
+// between two requests. While it waits, the server's Close and Shutdown
+// close it with their listeners, as they close idle connections.
 //
-// The server serves the connection as a new one, from a listener that
-// yields it once (Serve may be called any number of times): its ConnState
-// hook sees it go from StateHijacked to StateNew.
+// What differs from a connection net/http kept: BaseContext is called
+// again, with that listener; ConnContext and ConnState are given a wrapper
+// of the connection (it replays the bytes read ahead) and see it go from
+// StateHijacked to StateNew. A server whose keep-alives were turned off
+// (SetKeepAlivesEnabled) told the client the connection would close, but
+// serves a client that sends another request all the same.
 func (set *streamSet) handBack(c net.Conn, pending []byte) {
+	// A connection handed back before is unwrapped, so that a client
+	// with many streams on one connection does not stack wrappers: what
+	// its wrapper still holds comes after what was read through it.
+	if p, ok := c.(*prefixedConn); ok {
+		pending = append(pending, p.prefix...)
+		c = p.Conn
+	}
 	srv := set.srv.Value()
 	if srv == nil {
 		_ = c.Close()
 		return
 	}
-	if len(pending) == 0 {
-		var err error
-		if pending, err = set.awaitRequest(srv, c); err != nil {
-			_ = c.Close()
-			return
-		}
-	}
-	_ = c.SetDeadline(time.Time{})
-	l := &oneConnListener{conn: &prefixedConn{Conn: c, prefix: pending}, addr: c.LocalAddr()}
-	_ = srv.Serve(l) // returns when the connection has been taken, or at once when shutting down
-	if l.conn != nil {
-		_ = c.Close()
-	}
-}
-
-// awaitRequest waits on c, an ended stream's idle connection, for the
-// first bytes of the client's next request.
-func (set *streamSet) awaitRequest(srv *http.Server, c net.Conn) ([]byte, error) {
-	set.mu.Lock()
-	if set.closing {
-		set.mu.Unlock()
-		return nil, http.ErrServerClosed
-	}
-	if set.idle == nil {
-		set.idle = map[net.Conn]struct{}{}
-	}
-	set.idle[c] = struct{}{}
-	set.mu.Unlock()
-	defer func() {
-		set.mu.Lock()
-		delete(set.idle, c)
-		set.mu.Unlock()
-	}()
 	idle := srv.IdleTimeout
 	if idle <= 0 {
 		idle = srv.ReadTimeout
 	}
-	var deadline time.Time
-	if idle > 0 {
-		deadline = time.Now().Add(idle)
-	}
-	_ = c.SetReadDeadline(deadline)
-	var b [512]byte
-	n, err := c.Read(b[:])
-	if err != nil {
-		return nil, err
-	}
-	return append([]byte(nil), b[:n]...), nil
+	// Serve closes the listener when it returns, which closes the
+	// connection unless it was taken (also when the server is closed).
+	_ = srv.Serve(&handOffListener{conn: c, pending: pending, idle: idle, addr: c.LocalAddr()})
 }
+
+// handOffListener yields one connection, once the client has sent the
+// first bytes of a request on it (or had before: pending), then reports
+// itself closed. Closing it before closes the connection.
+type handOffListener struct {
+	addr net.Addr
+	idle time.Duration // how long the request's first bytes may take (0: no limit)
+
+	mu      sync.Mutex
+	conn    net.Conn // nil once taken or closed
+	pending []byte
+}
+
+func (l *handOffListener) Accept() (net.Conn, error) {
+	l.mu.Lock()
+	c, pending := l.conn, l.pending
+	l.mu.Unlock()
+	if c == nil {
+		return nil, net.ErrClosed
+	}
+	if len(pending) == 0 {
+		var deadline time.Time
+		if l.idle > 0 {
+			deadline = time.Now().Add(l.idle)
+		}
+		_ = c.SetReadDeadline(deadline)
+		var b [512]byte
+		n, err := c.Read(b[:])
+		if err != nil {
+			_ = l.Close()
+			return nil, net.ErrClosed
+		}
+		pending = append([]byte(nil), b[:n]...)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.conn == nil {
+		return nil, net.ErrClosed // closed meanwhile (and the connection with it)
+	}
+	l.conn, l.pending = nil, nil
+	_ = c.SetDeadline(time.Time{})
+	return &prefixedConn{Conn: c, prefix: pending}, nil
+}
+
+func (l *handOffListener) Close() error {
+	l.mu.Lock()
+	c := l.conn
+	l.conn, l.pending = nil, nil
+	l.mu.Unlock()
+	if c != nil {
+		_ = c.Close()
+	}
+	return nil
+}
+
+func (l *handOffListener) Addr() net.Addr { return l.addr }
 
 // prefixedConn is a connection whose first bytes were read ahead: Read
 // returns them first. It keeps the CloseWrite net/http uses to close.
@@ -627,24 +653,6 @@ func (c *prefixedConn) CloseWrite() error {
 	}
 	return c.Conn.Close()
 }
-
-// oneConnListener yields one connection, then reports itself closed.
-// Accept is only called by Serve's goroutine.
-type oneConnListener struct {
-	conn net.Conn // nil once accepted
-	addr net.Addr
-}
-
-func (l *oneConnListener) Accept() (net.Conn, error) {
-	if c := l.conn; c != nil {
-		l.conn = nil
-		return c, nil
-	}
-	return nil, net.ErrClosed
-}
-
-func (l *oneConnListener) Close() error   { return nil }
-func (l *oneConnListener) Addr() net.Addr { return l.addr }
 
 // releaseSets maps each http.Server that has released streams to them,
 // without keeping the server alive.

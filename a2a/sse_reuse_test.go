@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/http/httptrace"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -163,6 +164,108 @@ func TestUnreadBodyOfAReleasedSubscriptionIsNeverTakenForARequest(t *testing.T) 
 		t.Fatalf("last event %.200q, want COMPLETED (the smuggled cancel must not run)", last)
 	}
 	rs.expectClosed(5 * time.Second)
+}
+
+// A middleware that cuts the body short (another reader in its place)
+// leaves the rest on the connection: more than net/http drains, which it
+// answers by closing the connection, unseen by the handler. That rest
+// must not be served as a request once the stream ends. A body of no
+// declared length (chunked) cannot be told from one cut short.
+func TestBodyCutShortByAMiddlewareIsNeverTakenForARequest(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cut  bool
+	}{
+		{"cut short by a middleware", true},
+		{"chunked", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var bodyLen int64
+			env := newReleaseEnv(t, 20*time.Millisecond, nil, func(h http.Handler) http.Handler {
+				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if tc.cut {
+						r.Body = io.NopCloser(io.LimitReader(r.Body, bodyLen))
+					}
+					h.ServeHTTP(w, r)
+				})
+			}, nil)
+			body := fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"SubscribeToTask","params":{"id":%q}}`, env.taskID)
+			bodyLen = int64(len(body))
+			cancelBody := fmt.Sprintf(`{"jsonrpc":"2.0","id":9,"method":"CancelTask","params":{"id":%q}}`, env.taskID) + strings.Repeat(" ", 300<<10)
+			smuggled := fmt.Sprintf("POST / HTTP/1.1\r\nHost: x\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(cancelBody), cancelBody)
+			var req string
+			if tc.cut {
+				req = fmt.Sprintf("POST / HTTP/1.1\r\nHost: x\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s%s", len(body)+len(smuggled), body, smuggled)
+			} else {
+				req = fmt.Sprintf("POST / HTTP/1.1\r\nHost: x\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n", len(body), body)
+			}
+			c := env.dial()
+			if !tc.cut {
+				rs, h := env.subscribeWith(c, req)
+				if !strings.EqualFold(h.Get("Connection"), "close") {
+					t.Fatalf("a stream after a chunked request does not announce Connection: close: %v", h)
+				}
+				endReleased(env, rs)
+				rs.expectClosed(5 * time.Second)
+				return
+			}
+			// The request is larger than the socket buffers take while
+			// the server reads only its first part: write it aside.
+			go func() { _, _ = io.WriteString(c, req) }()
+			rs, _ := env.subscribeWith(c, "")
+			rs.event()
+			env.waitFor("the release", func() bool { return env.released() == 1 })
+			close(env.exec.steps)
+			for {
+				ev := rs.event()
+				if s := string(ev["statusUpdate"]); strings.Contains(s, "TASK_STATE_COMPLETED") {
+					break
+				} else if strings.Contains(s, "TASK_STATE_CANCELED") {
+					t.Fatal("the rest of the body was served as a request: the task was canceled")
+				}
+			}
+			if c := rs.chunk(); c != "" {
+				t.Fatalf("after the last event: %.100q, want the last chunk", c)
+			}
+			rs.expectClosed(5 * time.Second)
+		})
+	}
+}
+
+// Server.Close closes a connection handed back after its stream that
+// waits for a request, as it closes idle connections.
+func TestServerCloseClosesTheIdleConnectionOfAnEndedReleasedStream(t *testing.T) {
+	env := newReleaseEnv(t, 20*time.Millisecond, nil, nil, nil)
+	rs := env.subscribe()
+	endReleased(env, rs)
+	env.waitFor("the stream to end", func() bool { return env.released() == 0 })
+	if err := env.hs.Config.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rs.expectClosed(5 * time.Second)
+}
+
+// The wrappers' ends of a stream run before its connection serves the
+// next request, as a handler returns before net/http reads the next one.
+func TestNextRequestAfterAReleasedStreamComesAfterItsEnds(t *testing.T) {
+	log := &releaseLog{writes: map[string]func([]byte) error{}}
+	chain := wrapChain(log, "observing")
+	env := newReleaseEnv(t, 20*time.Millisecond, nil, func(h http.Handler) http.Handler {
+		h = chain(h)
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !strings.Contains(r.Header.Get("X-Test"), "subscribe") {
+				log.add("next request")
+			}
+			h.ServeHTTP(w, r)
+		})
+	}, nil)
+	rs, _ := env.subscribeWith(env.dial(), env.rpcRequest("SubscribeToTask", "X-Test: subscribe\r\n"))
+	endReleased(env, rs)
+	rs.expectServed(env.rpcRequest("GetTask", ""), http.StatusOK)
+	got := log.get()
+	if i, j := slices.Index(got, "end observing0"), slices.Index(got, "next request"); i < 0 || j < i {
+		t.Fatalf("log %q: the next request was served before the stream's end", got)
+	}
 }
 
 // A client that asked for the connection to close after the response has
