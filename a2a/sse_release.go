@@ -35,13 +35,13 @@ import (
 // Streams stay with net/http when the connection cannot be taken over
 // (HTTP/2), when it is TLS (what the stream's reader reads ahead of the
 // next request could not be put back in front of a *tls.Conn, and net/http
-// only sees a connection as TLS by that type) and when a middleware wraps the ResponseWriter without
-// implementing [StreamReleaseObserver]: a wrapper that counts streams,
-// logs their duration or writes to them on shutdown expects the handler to
-// run for as long as the stream does, unless it is told otherwise. When
-// every wrapper implements it, each is told at the release and handed a
-// way to write to the stream and a function run when the stream really
-// ends.
+// only sees a connection as TLS by that type) and when a middleware wraps
+// the ResponseWriter without implementing [StreamReleaseObserver]: a
+// wrapper that counts streams, logs their duration or writes to them on
+// shutdown expects the handler to run for as long as the stream does,
+// unless it is told otherwise. When every wrapper implements it, each is
+// told at the release and handed a way to write to the stream and a
+// function run when the stream really ends.
 //
 // http.Server.Shutdown neither waits for nor closes taken-over
 // connections, so the server registers a shutdown hook that ends the
@@ -79,10 +79,11 @@ import (
 // has failed. Writing nothing is a no-op.
 //
 // end, if not nil, is called exactly once, when the released stream has
-// really ended (its last chunk written, or the connection failed), from whichever goroutine ends it: possibly before
-// the handler has returned. The ends of one stream are called one after
-// the other in the order StreamReleased was called. A panic in end is
-// logged and recovered.
+// really ended (its last chunk written, or the connection failed), from
+// whichever goroutine ends it: possibly before the handler has returned.
+// The connection serves no other request before the ends have returned. The
+// ends of one stream are called one after the other in the order
+// StreamReleased was called. A panic in end is logged and recovered.
 //
 // From StreamReleased on, the wrapper must not use the writer it wraps
 // (the connection is being taken over), and should drop its reference to
