@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -104,8 +105,9 @@ func (b *bridge) startTask(t testing.TB, tok, message string) wireTask {
 	ct := decode[struct {
 		Task wireTask `json:"task"`
 	}](t, res)
-	// A quick call may have completed by the time the task is answered.
-	if ct.Task.TaskID == "" || (ct.Task.Status != "working" && ct.Task.Status != "completed") || ct.Task.CreatedAt == "" || ct.Task.TTL == nil || *ct.Task.TTL != 60000 || ct.Task.PollInterval == nil {
+	// A quick call may have ended (completed, or failed) by the time the
+	// task is answered.
+	if ct.Task.TaskID == "" || !slices.Contains([]string{"working", "completed", "failed"}, ct.Task.Status) || ct.Task.CreatedAt == "" || ct.Task.TTL == nil || *ct.Task.TTL != 60000 || ct.Task.PollInterval == nil {
 		t.Fatalf("CreateTaskResult = %s", res)
 	}
 	return ct.Task
