@@ -548,9 +548,11 @@ func (set *streamSet) shutdown() {
 // What differs from a connection net/http kept: BaseContext is called
 // again, with that listener; ConnContext and ConnState are given a wrapper
 // of the connection (it replays the bytes read ahead) and see it go from
-// StateHijacked to StateNew. A server whose keep-alives were turned off
-// (SetKeepAlivesEnabled) told the client the connection would close, but
-// serves a client that sends another request all the same.
+// StateHijacked to StateNew; a server that accepts unencrypted HTTP/2
+// (Protocols) would take an h2c preface on it. A server whose keep-alives
+// were turned off (SetKeepAlivesEnabled) told the client the connection
+// would close, but serves a client that sends another request all the
+// same.
 func (set *streamSet) handBack(c net.Conn, pending []byte) {
 	// A connection handed back before is unwrapped, so that a client
 	// with many streams on one connection does not stack wrappers: what
