@@ -327,11 +327,6 @@ func TestReleasedStreamFramesEventsAsNetHTTPDoes(t *testing.T) {
 	}
 }
 
-func isTimeout(err error) bool {
-	ne, ok := err.(net.Error)
-	return ok && ne.Timeout()
-}
-
 func TestReleasedStreamKeepsAliveAndNoticesTheClientLeaving(t *testing.T) {
 	env := newReleaseEnv(t, 20*time.Millisecond, func(c *a2a.ServerConfig) { c.KeepAlive = 30 * time.Millisecond }, nil, nil)
 	rs := env.subscribe()

@@ -268,33 +268,34 @@ func TestNextRequestAfterAReleasedStreamComesAfterItsEnds(t *testing.T) {
 	}
 }
 
-// A client that asked for the connection to close after the response has
-// it closed after a released stream too.
-func TestReleasedStreamClosesTheConnectionWhenTheClientAskedTo(t *testing.T) {
-	env := newReleaseEnv(t, 20*time.Millisecond, nil, nil, nil)
-	rs, h := env.subscribeWith(env.dial(), env.rpcRequest("SubscribeToTask", "Connection: close\r\n"))
-	if !strings.EqualFold(h.Get("Connection"), "close") {
-		t.Fatalf("response headers %v, want Connection: close", h)
-	}
-	endReleased(env, rs)
-	rs.expectClosed(5 * time.Second)
-}
-
-// A response that told the client the connection would close (a
-// middleware's Connection: close) is not followed by another request.
-func TestReleasedStreamClosesTheConnectionWhenTheResponseSaidSo(t *testing.T) {
-	env := newReleaseEnv(t, 20*time.Millisecond, nil, func(h http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Connection", "close")
-			h.ServeHTTP(w, r)
+// A client that asked for the connection to close after the response,
+// or a response that told the client so (a middleware's Connection:
+// close), has it closed after a released stream too: no other request
+// follows on it.
+func TestReleasedStreamClosesTheConnectionWhenConnectionCloseWasSaid(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		extra string // the request's extra header lines
+		wrap  func(http.Handler) http.Handler
+	}{
+		{"by the client", "Connection: close\r\n", nil},
+		{"by the response", "", func(h http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Connection", "close")
+				h.ServeHTTP(w, r)
+			})
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := newReleaseEnv(t, 20*time.Millisecond, nil, tc.wrap, nil)
+			rs, h := env.subscribeWith(env.dial(), env.rpcRequest("SubscribeToTask", tc.extra))
+			if !strings.EqualFold(h.Get("Connection"), "close") {
+				t.Fatalf("response headers %v, want Connection: close", h)
+			}
+			endReleased(env, rs)
+			rs.expectClosed(5 * time.Second)
 		})
-	}, nil)
-	rs, h := env.subscribeWith(env.dial(), env.rpcRequest("SubscribeToTask", ""))
-	if !strings.EqualFold(h.Get("Connection"), "close") {
-		t.Fatalf("response headers %v, want Connection: close", h)
 	}
-	endReleased(env, rs)
-	rs.expectClosed(5 * time.Second)
 }
 
 // A connection handed back after its stream waits for a request no longer
