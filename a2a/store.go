@@ -156,7 +156,10 @@ type MaintenanceStore interface {
 	// that are not terminal are never pruned.
 	Prune(ctx context.Context, finishedBefore time.Time) (int, error)
 	// Orphans lists up to limit tasks, of any owner, that are SUBMITTED or
-	// WORKING while no live run lease covers them: the execution that
-	// owned them is gone.
-	Orphans(ctx context.Context, limit int) ([]TaskRef, error)
+	// WORKING while no live run lease covers them (the execution that
+	// owned them is gone), in id order, starting after the id after ("":
+	// from the first). A task becomes an orphan no later than the TTL of
+	// its lease after the lease was last taken or renewed, by the store's
+	// clock.
+	Orphans(ctx context.Context, after string, limit int) ([]TaskRef, error)
 }

@@ -74,6 +74,11 @@ type Config struct {
 	Server Server `yaml:"server"`
 	// Retention bounds how long finished tasks are kept.
 	Retention Retention `yaml:"retention"`
+	// Tasks configures how running tasks are looked after.
+	Tasks Tasks `yaml:"tasks"`
+	// Reload configures reloading this file while serving (SIGHUP always
+	// reloads it).
+	Reload Reload `yaml:"reload"`
 
 	// file is the name passed to Parse; pos maps field paths to positions.
 	file string
@@ -345,7 +350,11 @@ func (o Observability) MetricsEnabled() bool { return o.Metrics == nil || *o.Met
 type Server struct {
 	// ReadHeaderTimeout bounds reading request headers (slowloris). Default 10s.
 	ReadHeaderTimeout Duration `yaml:"read_header_timeout" default:"10s"`
-	// ReadTimeout bounds reading a whole request. Default 60s.
+	// ReadTimeout bounds reading a request's body, on every endpoint,
+	// counted from the end of its headers: a body that has not arrived in
+	// full by then (a client trickling it) is answered 408 where the
+	// endpoint reads it, and its connection is closed. It does not bound
+	// the response, so event streams stay open. Default 60s.
 	ReadTimeout Duration `yaml:"read_timeout" default:"60s"`
 	// WriteTimeout bounds writing a response. Default 0: none, because SSE
 	// streams stay open; streams are bounded by their own idle timeouts.
@@ -354,8 +363,22 @@ type Server struct {
 	IdleTimeout Duration `yaml:"idle_timeout" default:"120s"`
 	// MaxBodyBytes caps a request body. Default 1MiB.
 	MaxBodyBytes ByteSize `yaml:"max_body_bytes" default:"1MiB"`
-	// ShutdownGrace is how long running requests and streams may finish after
-	// SIGTERM. Default 30s.
+	// MaxConnections caps the connections open at once, in total: one more
+	// is closed as soon as it is accepted, and counted in
+	// bridge_connections_refused_total{limit="total"}. Released event
+	// streams count until they end. Default 10000; 0 turns the limit off.
+	MaxConnections int `yaml:"max_connections" default:"10000"`
+	// MaxConnectionsPerClient caps the connections open at once from one
+	// client address (IPv4 address, IPv6 /64), counted in
+	// bridge_connections_refused_total{limit="per_client"} when it bites.
+	// Default 0: no limit, since behind a load balancer or proxy every
+	// client has the proxy's address; set it when clients connect directly.
+	MaxConnectionsPerClient int `yaml:"max_connections_per_client"`
+	// ShutdownGrace is how long running requests, streams and tasks may
+	// finish after SIGTERM. Then the tasks still running end FAILED ("the
+	// bridge shut down"), their streams get that final event, what is
+	// still open is closed, and the process exits within 2s more. Default
+	// 30s.
 	ShutdownGrace Duration `yaml:"shutdown_grace" default:"30s"`
 	// A2AErrorTable selects the JSON-RPC error codes: "1.0.1" or "1.0.0".
 	// Default 1.0.1.
@@ -372,4 +395,32 @@ type Retention struct {
 	FinishedTasks Duration `yaml:"finished_tasks" default:"168h"`
 	// SweepInterval is how often expired tasks are deleted. Default 10m.
 	SweepInterval Duration `yaml:"sweep_interval" default:"10m"`
+}
+
+// Tasks configures how running tasks are looked after.
+type Tasks struct {
+	// LeaseTTL is how long a task's run lease lasts without renewal; the
+	// process running the task renews it every third of the TTL. When that
+	// process dies (crash, kill, lost network), the task is ended FAILED,
+	// with its history intact, by any replica on the store, or by the same
+	// process after a restart, within lease_ttl plus at most 4s (recovery
+	// looks every quarter of the TTL, at least every 4s, and at start-up).
+	// Shorter ends dead tasks sooner and costs more store writes. Default
+	// 15s; from 1s to 10m.
+	LeaseTTL Duration `yaml:"lease_ttl" default:"15s"`
+}
+
+// Reload configures reloading the configuration while serving. A reload
+// applies auth (API keys, issuers, JWKS files), policy, limits and the
+// signing keys (the JWKS and every served card follow), and logs one line
+// naming what changed and what needs a restart (listen, store, server, …);
+// a file with problems changes nothing and the problems are logged.
+type Reload struct {
+	// Watch re-reads the file, and the key and JWKS files it names, every
+	// watch_interval, and reloads when their content changed (as SIGHUP
+	// does). Default false: reload on SIGHUP only.
+	Watch bool `yaml:"watch"`
+	// WatchInterval is how often watched files are read. Default 5s; at
+	// least 1s.
+	WatchInterval Duration `yaml:"watch_interval" default:"5s"`
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/policy"
 )
@@ -37,6 +38,8 @@ func (c *Config) Validate() Problems {
 	v.observability()
 	v.server()
 	v.retention()
+	v.tasks()
+	v.reload()
 	return v.ps
 }
 
@@ -546,7 +549,6 @@ func (v *validator) server() {
 		v    Duration
 	}{
 		{"read_header_timeout", s.ReadHeaderTimeout},
-		{"read_timeout", s.ReadTimeout},
 		{"write_timeout", s.WriteTimeout},
 		{"idle_timeout", s.IdleTimeout},
 		{"shutdown_grace", s.ShutdownGrace},
@@ -555,11 +557,34 @@ func (v *validator) server() {
 			v.add("server."+d.name, "must not be negative")
 		}
 	}
+	if s.ReadTimeout <= 0 {
+		v.add("server.read_timeout", "must be positive, such as 60s: it bounds reading every request body")
+	}
 	if s.MaxBodyBytes <= 0 {
 		v.add("server.max_body_bytes", "must be positive, such as 1MiB")
 	}
+	if s.MaxConnections < 0 {
+		v.add("server.max_connections", "must not be negative (0 turns the limit off)")
+	}
+	if s.MaxConnectionsPerClient < 0 {
+		v.add("server.max_connections_per_client", "must not be negative (0 turns the limit off)")
+	} else if s.MaxConnections > 0 && s.MaxConnectionsPerClient > s.MaxConnections {
+		v.add("server.max_connections_per_client", "%d is above server.max_connections (%d): lower it, or it never bites", s.MaxConnectionsPerClient, s.MaxConnections)
+	}
 	if s.A2AErrorTable != "1.0.1" && s.A2AErrorTable != "1.0.0" {
 		v.add("server.a2a_error_table", "%q is not a known table: use \"1.0.1\" or \"1.0.0\"", clip(s.A2AErrorTable))
+	}
+}
+
+func (v *validator) reload() {
+	if r := v.c.Reload; r.WatchInterval.D() < time.Second {
+		v.add("reload.watch_interval", "must be at least 1s, such as 5s")
+	}
+}
+
+func (v *validator) tasks() {
+	if d := v.c.Tasks.LeaseTTL.D(); d < time.Second || d > 10*time.Minute {
+		v.add("tasks.lease_ttl", "%s is out of range: use a duration from 1s to 10m, such as 15s", d)
 	}
 }
 

@@ -83,6 +83,7 @@ type Bridge struct {
 
 	agents []*publishedAgent
 	front  fronted
+	maint  *a2a.Maintainer
 	tools  *agenttools.AgentTools
 	face   *face.Face
 
@@ -221,6 +222,9 @@ func (b *Bridge) buildA2A(ctx context.Context, mux *http.ServeMux, opts Options,
 		b.store, b.closeStore = st, closeFn
 	}
 	b.store = countStoreErrors(b.store, b.metrics)
+	if err := b.newMaintainer(); err != nil {
+		return err
+	}
 	if err := b.loadKeys(); err != nil {
 		return err
 	}
@@ -319,7 +323,7 @@ func (b *Bridge) publish(ctx context.Context, mux *http.ServeMux, p *config.Publ
 	if err != nil {
 		return fmt.Errorf("gateway: publish[%s]: %w", p.Name, err)
 	}
-	pa.mgr, err = a2a.NewManager(a2a.ManagerConfig{Store: b.store, Executor: pa.exec, OnEvent: b.taskEvents(p.Name), Logger: b.log.With("agent", p.Name)})
+	pa.mgr, err = a2a.NewManager(a2a.ManagerConfig{Store: b.store, Executor: pa.exec, OnEvent: b.taskEvents(p.Name), Logger: b.log.With("agent", p.Name), LeaseTTL: b.cfg.Tasks.LeaseTTL.D()})
 	if err != nil {
 		return fmt.Errorf("gateway: publish[%s]: %w", p.Name, err)
 	}
@@ -676,7 +680,7 @@ func (b *Bridge) Keys() *card.KeySet { return b.keys }
 func (b *Bridge) PublicURL() string { return b.publicURL }
 
 // Run runs the background jobs until ctx ends: push delivery, exposed card
-// refresh and task retention.
+// refresh, the recovery of tasks whose process died and task retention.
 func (b *Bridge) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	if b.dispatcher != nil {
@@ -689,37 +693,13 @@ func (b *Bridge) Run(ctx context.Context) {
 	if b.tools != nil {
 		wg.Go(func() { b.tools.Run(ctx) })
 	}
-	if b.store != nil && b.cfg.Retention.SweepInterval.D() > 0 {
-		if len(b.agents) > 0 {
-			// One manager per store: Recover (tasks whose replica died end
-			// FAILED) and retention. See maintain.
-			wg.Go(func() { b.maintain(ctx) })
-		} else {
-			wg.Go(func() { b.retain(ctx) })
-		}
+	if b.maint != nil {
+		// Every config with a store: tasks whose process died end FAILED
+		// (at start-up too), and finished ones are pruned. See maintain.
+		wg.Go(func() { b.maintain(ctx) })
 	}
 	wg.Go(func() { b.watchUpstreams(ctx, upstreamWatch) })
 	wg.Wait()
-}
-
-// retain deletes finished tasks older than retention.finished_tasks.
-func (b *Bridge) retain(ctx context.Context) {
-	t := time.NewTicker(b.cfg.Retention.SweepInterval.D())
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		n, err := b.store.Prune(ctx, time.Now().Add(-b.cfg.Retention.FinishedTasks.D()))
-		switch {
-		case err != nil && ctx.Err() == nil:
-			b.log.Error("retention sweep failed", "err", err)
-		case n > 0:
-			b.log.Info("retention sweep deleted finished tasks", "tasks", n)
-		}
-	}
 }
 
 // Close stops the upstreams, waits for running tasks and closes the store.

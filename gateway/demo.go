@@ -39,8 +39,9 @@ type DemoOptions struct {
 	// LeaseTTL is the run lease of the demo's tasks (default 15s): how soon
 	// another replica notices that the one running a task has died.
 	LeaseTTL time.Duration
-	// MaintenanceEvery is how often orphaned tasks are failed and finished
-	// tasks pruned (default 1m).
+	// MaintenanceEvery is how often finished tasks are pruned (default 1m).
+	// Orphaned tasks are failed at start-up and every
+	// a2a.RecoveryInterval(LeaseTTL).
 	MaintenanceEvery time.Duration
 	Log              *slog.Logger
 }
@@ -161,7 +162,12 @@ func NewDemo(ctx context.Context, opts DemoOptions) (*Demo, error) {
 		if every <= 0 {
 			every = time.Minute
 		}
-		go mgr.RunMaintenance(ctx, every, 7*24*time.Hour)
+		if maint, err := a2a.NewMaintainer(a2a.MaintainerConfig{
+			Store: opts.Store, LeaseTTL: opts.LeaseTTL, Retain: 7 * 24 * time.Hour, PruneEvery: every,
+			Local: func(id string) bool { return mgr.Running(id) || tmgr.Running(id) }, OnEvent: disp.OnEvent, Logger: opts.Log,
+		}); err == nil {
+			go maint.Run(ctx)
+		}
 		if runTools != nil {
 			go runTools(ctx)
 		}

@@ -2,25 +2,67 @@ package gateway
 
 import (
 	"context"
+	"fmt"
 	"time"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
 )
 
 // upstreamWatch is how often bridge_upstream_up is refreshed.
 const upstreamWatch = 15 * time.Second
 
-// maintain runs the store's maintenance on the first published agent's
-// manager: Recover (tasks left SUBMITTED or WORKING by a replica that
-// stopped end FAILED) and retention (finished tasks older than
-// retention.finished_tasks are deleted), now and every
-// retention.sweep_interval.
+// newMaintainer builds the store's maintenance, run by every replica on it
+// whatever the config serves (published agents, fronted agents, or none yet
+// connected): Recover (tasks left SUBMITTED or WORKING by a process that
+// stopped end FAILED, at start-up and every a2a.RecoveryInterval of
+// tasks.lease_ttl) and retention (finished tasks older than
+// retention.finished_tasks are deleted every retention.sweep_interval).
 //
-// One manager is enough: Orphans lists the tasks of every agent in the
-// store, whichever manager created them. It does not fail the tasks other
-// managers of this process run: a running task holds a run lease that its
-// manager renews every third of the lease TTL, Orphans lists only tasks
-// whose lease has lapsed, and Recover takes the lease before it touches a
-// task. A task of another local manager is failed only when its renewals
-// have stopped for a whole TTL, which is the rule across replicas too.
-func (b *Bridge) maintain(ctx context.Context) {
-	b.agents[0].mgr.RunMaintenance(ctx, b.cfg.Retention.SweepInterval.D(), b.cfg.Retention.FinishedTasks.D())
+// One maintainer serves every manager of the process: Orphans lists the
+// tasks of every agent in the store. It leaves the tasks this process runs
+// alone (localTask), and any other task is touched only once its lease has
+// run out, which is the rule across replicas too.
+func (b *Bridge) newMaintainer() error {
+	mt, err := a2a.NewMaintainer(a2a.MaintainerConfig{
+		Store: b.store, LeaseTTL: b.cfg.Tasks.LeaseTTL.D(),
+		Retain: b.cfg.Retention.FinishedTasks.D(), PruneEvery: b.cfg.Retention.SweepInterval.D(),
+		Local: b.localTask, OnEvent: b.taskEvent, Logger: b.log,
+	})
+	if err != nil {
+		return fmt.Errorf("gateway: maintenance: %w", err)
+	}
+	b.maint = mt
+	return nil
 }
+
+// localTask reports whether one of this process's managers runs the task.
+func (b *Bridge) localTask(id string) bool {
+	for _, m := range b.managers() {
+		if m.Running(id) {
+			return true
+		}
+	}
+	return false
+}
+
+// managers lists the task managers of the process: the published agents'
+// and the fronted agents' whose card has been loaded.
+func (b *Bridge) managers() []*a2a.Manager {
+	var out []*a2a.Manager
+	for _, a := range b.agents {
+		if a.mgr != nil {
+			out = append(out, a.mgr)
+		}
+	}
+	for _, fa := range b.front.agents {
+		fa.mu.Lock()
+		if fa.mgr != nil {
+			out = append(out, fa.mgr)
+		}
+		fa.mu.Unlock()
+	}
+	return out
+}
+
+// maintain runs the store's maintenance until ctx ends.
+func (b *Bridge) maintain(ctx context.Context) { b.maint.Run(ctx) }

@@ -179,8 +179,8 @@ func (s *countingStore) Prune(ctx context.Context, finishedBefore time.Time) (in
 }
 
 // Orphans implements a2a.MaintenanceStore.
-func (s *countingStore) Orphans(ctx context.Context, limit int) ([]a2a.TaskRef, error) {
-	refs, err := s.Store.Orphans(ctx, limit)
+func (s *countingStore) Orphans(ctx context.Context, after string, limit int) ([]a2a.TaskRef, error) {
+	refs, err := s.Store.Orphans(ctx, after, limit)
 	s.count("Orphans", err)
 	return refs, err
 }

@@ -188,8 +188,8 @@ func (b brokenStore) AdvancePush(context.Context, string, string, string, int64)
 func (b brokenStore) FailPush(context.Context, string, string, string, time.Time, string) error {
 	return b.err
 }
-func (b brokenStore) Prune(context.Context, time.Time) (int, error)       { return 0, b.err }
-func (b brokenStore) Orphans(context.Context, int) ([]a2a.TaskRef, error) { return nil, b.err }
+func (b brokenStore) Prune(context.Context, time.Time) (int, error)               { return 0, b.err }
+func (b brokenStore) Orphans(context.Context, string, int) ([]a2a.TaskRef, error) { return nil, b.err }
 
 // TestStoreErrorsCountedOnEveryMethod: every failing method of a2a.Store
 // is counted under its own name (none is left to the embedded store).
@@ -216,7 +216,7 @@ func TestStoreErrorsCountedOnEveryMethod(t *testing.T) {
 		"AdvancePush":      func() error { return st.AdvancePush(ctx, "o", "t", "c", 1) },
 		"FailPush":         func() error { return st.FailPush(ctx, "o", "t", "c", now, "x") },
 		"Prune":            func() error { _, err := st.Prune(ctx, now); return err },
-		"Orphans":          func() error { _, err := st.Orphans(ctx, 1); return err },
+		"Orphans":          func() error { _, err := st.Orphans(ctx, "", 1); return err },
 	}
 	// Every method but Watch (which cannot fail) is in the table.
 	if n := reflect.TypeFor[a2a.Store]().NumMethod() - 1; len(calls) != n {

@@ -400,13 +400,13 @@ func (m *Memory) Prune(_ context.Context, finishedBefore time.Time) (int, error)
 }
 
 // Orphans implements a2a.MaintenanceStore.
-func (m *Memory) Orphans(_ context.Context, limit int) ([]a2a.TaskRef, error) {
+func (m *Memory) Orphans(_ context.Context, after string, limit int) ([]a2a.TaskRef, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
 	var out []a2a.TaskRef
 	for id, t := range m.tasks {
-		if !orphanable(t.rec.Task.Status.State) {
+		if id <= after || !orphanable(t.rec.Task.Status.State) {
 			continue
 		}
 		if l, ok := m.leases[id]; ok && now.Before(l.until) {

@@ -590,11 +590,11 @@ func (p *Postgres) Prune(ctx context.Context, finishedBefore time.Time) (int, er
 }
 
 // Orphans implements a2a.MaintenanceStore.
-func (p *Postgres) Orphans(ctx context.Context, limit int) ([]a2a.TaskRef, error) {
+func (p *Postgres) Orphans(ctx context.Context, after string, limit int) ([]a2a.TaskRef, error) {
 	rows, err := p.pool.Query(ctx, `select owner, id from a2a_tasks t
-		where state in ($1, $2)
+		where state in ($1, $2) and id > $3
 		and not exists (select 1 from a2a_leases l where l.task_id = t.id and l.expires_at > now())
-		order by id limit $3`, string(a2a.TaskStateSubmitted), string(a2a.TaskStateWorking), sqlLimit(limit))
+		order by id limit $4`, string(a2a.TaskStateSubmitted), string(a2a.TaskStateWorking), after, sqlLimit(limit))
 	if err != nil {
 		return nil, fmt.Errorf("store: list orphans: %w", err)
 	}

@@ -571,12 +571,12 @@ func (s *SQLite) pruneBatch(ctx context.Context, sel string, args []any) (int, e
 }
 
 // Orphans implements a2a.MaintenanceStore.
-func (s *SQLite) Orphans(ctx context.Context, limit int) ([]a2a.TaskRef, error) {
+func (s *SQLite) Orphans(ctx context.Context, after string, limit int) ([]a2a.TaskRef, error) {
 	rows, err := s.r.QueryContext(ctx, `select owner, id from a2a_tasks t
-		where state in (?, ?)
+		where state in (?, ?) and id > ?
 		and not exists (select 1 from a2a_leases l where l.task_id = t.id and l.expires_at > ?)
 		order by id limit ?`,
-		string(a2a.TaskStateSubmitted), string(a2a.TaskStateWorking), s.now().UnixNano(), sqlLimit(limit))
+		string(a2a.TaskStateSubmitted), string(a2a.TaskStateWorking), after, s.now().UnixNano(), sqlLimit(limit))
 	if err != nil {
 		return nil, fmt.Errorf("store: list orphans: %w", err)
 	}

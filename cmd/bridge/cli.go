@@ -95,7 +95,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	publicURL := fs.String("public-url", "", "URL clients reach the bridge at (default http://ADDR)")
 	storeURL := fs.String("store", "sqlite:bridge-demo.db", "task store: sqlite:PATH (default; keeps tasks across restarts), postgres://… (replicas) or memory:")
 	leaseTTL := fs.Duration("lease-ttl", 15*time.Second, "run lease of a task: how soon another replica notices that the one running it died")
-	maintEvery := fs.Duration("maintenance-every", time.Minute, "how often orphaned tasks are failed and finished tasks pruned")
+	maintEvery := fs.Duration("maintenance-every", time.Minute, "how often finished tasks are pruned (orphaned tasks are failed at start-up and every quarter of --lease-ttl, at most 4s apart)")
 	unsafeLoopback := fs.Bool("unsafe-allow-loopback-push", false, "let push webhooks reach 127.0.0.0/8 over plain http (conformance kit only; never in production)")
 	if err := fs.Parse(args); err != nil {
 		return err

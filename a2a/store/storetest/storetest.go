@@ -42,6 +42,8 @@ func Run(t *testing.T, open func(t *testing.T) a2a.Store) {
 		{"PushCursors", testPushCursors},
 		{"PruneDeletesOnlyOldFinishedTasks", testPrune},
 		{"OrphansAreUnleasedActiveTasks", testOrphans},
+		{"OrphansPageByID", testOrphansPaging},
+		{"OrphanedOnceTheLeaseRunsOut", testOrphanedAtLeaseExpiry},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -967,7 +969,7 @@ func testOrphans(t *testing.T, s a2a.Store) {
 	var got []a2a.TaskRef
 	for deadline := time.Now().Add(20 * time.Second); ; {
 		var err error
-		got, err = s.Orphans(ctx, 100)
+		got, err = s.Orphans(ctx, "", 100)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -980,7 +982,91 @@ func testOrphans(t *testing.T, s a2a.Store) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Orphans = %v, want %v", got, want)
 	}
-	if got, err := s.Orphans(ctx, 1); err != nil || len(got) != 1 {
+	if got, err := s.Orphans(ctx, "", 1); err != nil || len(got) != 1 {
 		t.Errorf("Orphans(limit 1) = %v, %v", got, err)
+	}
+}
+
+func testOrphansPaging(t *testing.T, s a2a.Store) {
+	ctx := ctxT(t)
+	var want []string
+	for i := range 7 {
+		id := fmt.Sprintf("orphan-%02d", i)
+		mustCreate(t, s, alice, newTask(id, "c1", a2a.TaskStateWorking, at(0)))
+		want = append(want, id)
+	}
+	mustCreate(t, s, alice, newTask("orphan-03a", "c1", a2a.TaskStateCompleted, at(0)))
+	var got []string
+	after := ""
+	for pages := 0; ; pages++ {
+		if pages > 10 {
+			t.Fatal("paging does not end")
+		}
+		refs, err := s.Orphans(ctx, after, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(refs) > 3 {
+			t.Fatalf("page of %d, limit 3", len(refs))
+		}
+		for _, r := range refs {
+			got = append(got, r.ID)
+			after = r.ID
+		}
+		if len(refs) < 3 {
+			break
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("pages = %v, want %v", got, want)
+	}
+	if refs, err := s.Orphans(ctx, "orphan-06", 3); err != nil || len(refs) != 0 {
+		t.Errorf("after the last: %v, %v; want none", refs, err)
+	}
+}
+
+// testOrphanedAtLeaseExpiry pins what recovery's time bound rests on: a
+// task is not an orphan while its lease runs, and is one once the TTL has
+// passed since the lease was last taken or renewed.
+func testOrphanedAtLeaseExpiry(t *testing.T, s a2a.Store) {
+	ctx := ctxT(t)
+	const ttl = 400 * time.Millisecond
+	mustCreate(t, s, alice, newTask("leased", "c1", a2a.TaskStateWorking, at(0)))
+	listed := func() bool {
+		refs, err := s.Orphans(ctx, "", 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(refs) == 1 && refs[0].ID == "leased"
+	}
+	if ok, err := s.AcquireLease(ctx, "leased", "h1", ttl); err != nil || !ok {
+		t.Fatalf("lease: %v %v", ok, err)
+	}
+	start := time.Now()
+	if listed() && time.Since(start) < ttl {
+		t.Fatal("listed as an orphan under a live lease")
+	}
+	// A renewal moves the expiry: still not an orphan after the first TTL.
+	time.Sleep(ttl / 2)
+	if ok, err := s.RenewLease(ctx, "leased", "h1", ttl); err != nil || !ok {
+		t.Fatalf("renew: %v %v", ok, err)
+	}
+	renewed := time.Now()
+	time.Sleep(ttl * 3 / 4)
+	if listed() && time.Since(renewed) < ttl {
+		t.Fatal("listed as an orphan before the renewed lease ran out")
+	}
+	for !listed() {
+		if time.Since(renewed) > ttl+5*time.Second {
+			t.Fatalf("not an orphan %s after its lease ran out", time.Since(renewed)-ttl)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// Taken by recovery: not an orphan while recovery holds it.
+	if ok, err := s.AcquireLease(ctx, "leased", "recover", time.Hour); err != nil || !ok {
+		t.Fatalf("recovery lease: %v %v", ok, err)
+	}
+	if listed() {
+		t.Error("listed as an orphan while recovery holds its lease")
 	}
 }
