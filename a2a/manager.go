@@ -59,9 +59,10 @@ type Manager struct {
 	log          *slog.Logger
 	clock        func() time.Time
 
-	mu      sync.Mutex
-	running map[string]*execution
-	wg      sync.WaitGroup
+	mu       sync.Mutex
+	running  map[string]*execution
+	stopping bool // Stop has begun: new messages are refused
+	wg       sync.WaitGroup
 }
 
 // NewManager returns a task manager.
@@ -165,6 +166,12 @@ func (e *Error) withViolation(field, desc string) *Error {
 func (m *Manager) start(ctx context.Context, owner string, p *SendMessageRequest, blocking, owned bool) (*execution, error) {
 	if p == nil {
 		return nil, ErrInvalidParams.With("params are required")
+	}
+	m.mu.Lock()
+	stopping := m.stopping
+	m.mu.Unlock()
+	if stopping {
+		return nil, errStopping()
 	}
 	if err := validateMessage(p.Message); err != nil {
 		return nil, err

@@ -281,12 +281,21 @@ func checkContentType(r *http.Request) error {
 	return ErrContentTypeNotSupported.Withf("request content type %q is not supported; send application/json or application/a2a+json", truncate([]byte(ct), 64)).status(http.StatusUnsupportedMediaType)
 }
 
-// readBody reads a capped request body within the read timeout.
+// readBody reads a capped request body within the read timeout. A body
+// that could not be read in full closes the connection after the answer:
+// the rest of it must not be taken for the next request, nor waited for
+// (net/http would read what is left of it before answering, without a
+// deadline).
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(s.cfg.ReadTimeout))
 	body, err := readAllSized(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), r.ContentLength, s.cfg.MaxBodyBytes)
-	_ = rc.SetReadDeadline(time.Time{})
+	if err != nil {
+		// The deadline stays: a read of the rest fails at once.
+		w.Header().Set("Connection", "close")
+	} else {
+		_ = rc.SetReadDeadline(time.Time{})
+	}
 	if err != nil {
 		var mbe *http.MaxBytesError
 		var ne net.Error

@@ -45,8 +45,10 @@ import (
 //
 // http.Server.Shutdown neither waits for nor closes taken-over
 // connections, so the server registers a shutdown hook that ends the
-// released streams cleanly (a final chunk, then close) as Shutdown starts;
-// streams still with net/http end when their requests' contexts do.
+// released streams cleanly (a final chunk, then close) as Shutdown starts
+// (unless KeepReleasedStreamsOnShutdown says the caller ends them with
+// EndReleasedStreams, after a grace period); streams still with net/http
+// end when their requests' contexts do.
 // http.Server.Close does not run hooks and leaves released streams to end
 // with their tasks or clients.
 
@@ -500,6 +502,8 @@ type streamSet struct {
 	srv     weak.Pointer[http.Server]
 	mu      sync.Mutex
 	closing bool
+	// keep: Shutdown leaves the streams open (KeepReleasedStreamsOnShutdown).
+	keep    bool
 	streams map[*streamRun]struct{}
 }
 
@@ -519,9 +523,20 @@ func (set *streamSet) remove(st *streamRun) {
 	set.mu.Unlock()
 }
 
-// shutdown ends every released stream (their producers see the context
-// end, and end the stream cleanly) and refuses further releases.
+// shutdown is srv's shutdown hook: it ends the released streams, unless
+// they are kept (KeepReleasedStreamsOnShutdown).
 func (set *streamSet) shutdown() {
+	set.mu.Lock()
+	keep := set.keep
+	set.mu.Unlock()
+	if !keep {
+		set.end()
+	}
+}
+
+// end ends every released stream (their producers see the context end,
+// and end the stream cleanly) and refuses further releases.
+func (set *streamSet) end() {
 	set.mu.Lock()
 	set.closing = true
 	cancels := make([]context.CancelFunc, 0, len(set.streams))
@@ -695,6 +710,32 @@ func WaitReleasedStreams(ctx context.Context, srv *http.Server) error {
 	return nil
 }
 
+// KeepReleasedStreamsOnShutdown makes srv.Shutdown leave open the event
+// streams srv has released from net/http (by default its start ends them):
+// they go on, still counted by WaitReleasedStreams, until their tasks end,
+// their clients leave, or EndReleasedStreams ends them, which the caller
+// must then call. A server that drains for a grace period uses it, so that
+// a stream whose task finishes within the grace gets its last events.
+func KeepReleasedStreamsOnShutdown(srv *http.Server) {
+	set := streamSetOf(srv)
+	set.mu.Lock()
+	set.keep = true
+	set.mu.Unlock()
+}
+
+// EndReleasedStreams ends every event stream srv has released from
+// net/http and refuses further releases: each stream's producer sees its
+// context end and ends the stream cleanly, with its last chunk. It does
+// not wait for them (WaitReleasedStreams does).
+func EndReleasedStreams(srv *http.Server) {
+	releaseSets.mu.Lock()
+	set := releaseSets.m[weak.Make(srv)]
+	releaseSets.mu.Unlock()
+	if set != nil {
+		set.end()
+	}
+}
+
 // releaseSetFor returns the set a stream of r would join if released, and
 // w's chain of writers, or a nil set when it may not be released.
 func releaseSetFor(w http.ResponseWriter, r *http.Request) (*streamSet, releaseChain) {
@@ -709,11 +750,17 @@ func releaseSetFor(w http.ResponseWriter, r *http.Request) (*streamSet, releaseC
 	if srv == nil {
 		return nil, releaseChain{}
 	}
+	return streamSetOf(srv), chain
+}
+
+// streamSetOf returns srv's set of released streams, creating it (and
+// registering its shutdown hook) on first use.
+func streamSetOf(srv *http.Server) *streamSet {
 	wp := weak.Make(srv)
 	releaseSets.mu.Lock()
 	defer releaseSets.mu.Unlock()
 	if set := releaseSets.m[wp]; set != nil {
-		return set, chain
+		return set
 	}
 	if releaseSets.m == nil {
 		releaseSets.m = map[weak.Pointer[http.Server]]*streamSet{}
@@ -726,7 +773,7 @@ func releaseSetFor(w http.ResponseWriter, r *http.Request) (*streamSet, releaseC
 		delete(releaseSets.m, wp)
 		releaseSets.mu.Unlock()
 	}, wp)
-	return set, chain
+	return set
 }
 
 // releaseChain is the writers between a stream and its connection.

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -31,6 +32,10 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/policy"
 	"github.com/a2a-mcp-bridge/bridge/ratelimit"
 )
+
+// upstreamStopGrace is each wait of a stdio child's stop (stdin closed,
+// SIGTERM, SIGKILL).
+const upstreamStopGrace = 300 * time.Millisecond
 
 // exposeMaxBodyBytes caps one exposed agent's response (a whole stream).
 const exposeMaxBodyBytes = 64 << 20
@@ -71,14 +76,12 @@ type Bridge struct {
 	closeStore func() error
 	guard      *netguard.Guard
 	trusted    *http.Client // for destinations named in the file
-	chain      *auth.Chain
+	chain      *auth.Chain // as built; authn is the one in use
+	authn      liveAuthn
 	engine     *policy.Engine
 	limiter    *ratelimit.Limiter
 	hops       *Hops
-	keys       *card.KeySet
-	jwks       []byte
-	schemes    map[string]a2a.SecurityScheme
-	reqs       []a2a.SecurityRequirement
+	signing    atomic.Pointer[signing] // keys and card security; Reload swaps it
 	dispatcher *push.Dispatcher
 
 	agents []*publishedAgent
@@ -91,9 +94,17 @@ type Bridge struct {
 	limits   liveLimits
 	reloadMu sync.Mutex
 	retired  []*ratelimit.Limiter
+	// applied is the configuration in force (the reloadable sections of
+	// the last reload, the rest as started); guarded by reloadMu.
+	applied *config.Config
+	mcpOnly bool
+	// authSums are the sha256 of the JWKS files the chain in use read.
+	authSums map[string][32]byte
 
 	handler   http.Handler
 	closeOnce sync.Once
+	// draining is set when the shutdown drain starts (GoingAway).
+	draining atomic.Bool
 }
 
 // publishedAgent is one publish[] entry, running.
@@ -114,7 +125,7 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (_ *Bridge, er
 	if cfg == nil {
 		return nil, errors.New("gateway: no configuration")
 	}
-	b := &Bridge{cfg: cfg, log: opts.Logger, reg: opts.Registry}
+	b := &Bridge{cfg: cfg, applied: cfg, log: opts.Logger, reg: opts.Registry, mcpOnly: opts.MCPOnly}
 	if b.log == nil {
 		b.log = slog.Default()
 	}
@@ -165,6 +176,7 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (_ *Bridge, er
 		if b.chain, err = auth.New(ctx, cfg.Auth, auth.Options{HTTPClient: trusted, ListenAddr: cfg.Listen}); err != nil {
 			return nil, err
 		}
+		b.recordAuthFiles(cfg)
 	}
 	if b.engine, err = policy.Compile(cfg.Policy, policy.WithLogger(b.log), policy.WithRegisterer(b.reg)); err != nil {
 		return nil, err
@@ -176,9 +188,13 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (_ *Bridge, er
 	b.policy.p.Store(b.engine)
 	b.limits.p.Store(b.limiter)
 	b.hops = &Hops{Authz: &b.policy, Limits: &b.limits, Realm: "a2a-mcp-bridge", Log: b.log, Metrics: b.metrics}
+	b.signing.Store(&signing{})
 	if b.chain != nil {
-		b.hops.Authn = b.chain
-		b.schemes, b.reqs = securityOf(b.chain)
+		b.authn.p.Store(b.chain)
+		b.hops.Authn = &b.authn
+		sg := &signing{}
+		sg.schemes, sg.reqs = securityOf(b.chain)
+		b.signing.Store(sg)
 	}
 
 	mux := http.NewServeMux()
@@ -258,38 +274,54 @@ func (b *Bridge) buildA2A(ctx context.Context, mux *http.ServeMux, opts Options,
 // loadKeys loads the signing keys, or makes an ephemeral one: every card
 // the bridge serves is signed.
 func (b *Bridge) loadKeys() error {
+	ks, jwks, err := b.keySet(b.cfg.Keys, nil)
+	if err != nil {
+		return err
+	}
+	sg := *b.signing.Load()
+	sg.keys, sg.jwks, sg.ephemeral = ks, jwks, b.cfg.Keys.Signing == ""
+	b.signing.Store(&sg)
+	return nil
+}
+
+// keySet loads the keys k names, and their JWKS. Without a signing key it
+// makes an ephemeral one, or keeps prev's ephemeral key (a reload must not
+// change a key clients may have fetched).
+func (b *Bridge) keySet(k config.Keys, prev *signing) (*card.KeySet, []byte, error) {
 	ks := &card.KeySet{JKU: b.publicURL + JWKSPath}
-	if b.cfg.Keys.Signing != "" {
-		k, err := card.LoadSigningKey(b.cfg.Keys.Signing)
+	switch {
+	case k.Signing != "":
+		key, err := card.LoadSigningKey(k.Signing)
 		if err != nil {
-			return fmt.Errorf("gateway: keys.signing: %w", err)
+			return nil, nil, fmt.Errorf("gateway: keys.signing: %w", err)
 		}
-		ks.Current = k
-	} else {
+		ks.Current = key
+	case prev != nil && prev.ephemeral:
+		ks.Current = prev.keys.Current
+	default:
 		pemKey, err := card.GenerateKey(card.ES256)
 		if err != nil {
-			return fmt.Errorf("gateway: generate an ephemeral signing key: %w", err)
+			return nil, nil, fmt.Errorf("gateway: generate an ephemeral signing key: %w", err)
 		}
-		k, err := card.ParseSigningKey(pemKey)
+		key, err := card.ParseSigningKey(pemKey)
 		if err != nil {
-			return fmt.Errorf("gateway: generate an ephemeral signing key: %w", err)
+			return nil, nil, fmt.Errorf("gateway: generate an ephemeral signing key: %w", err)
 		}
-		ks.Current = k
+		ks.Current = key
 		b.log.Warn("keys.signing is not set: cards are signed with an ephemeral key that changes at every start; clients cannot pin it")
 	}
-	for i, path := range b.cfg.Keys.Previous {
-		k, err := card.LoadSigningKey(path)
+	for i, path := range k.Previous {
+		key, err := card.LoadSigningKey(path)
 		if err != nil {
-			return fmt.Errorf("gateway: keys.previous[%d]: %w", i, err)
+			return nil, nil, fmt.Errorf("gateway: keys.previous[%d]: %w", i, err)
 		}
-		ks.Previous = append(ks.Previous, k)
+		ks.Previous = append(ks.Previous, key)
 	}
 	jwks, err := ks.JWKS()
 	if err != nil {
-		return fmt.Errorf("gateway: publish the signing keys: %w", err)
+		return nil, nil, fmt.Errorf("gateway: publish the signing keys: %w", err)
 	}
-	b.keys, b.jwks = ks, jwks
-	return nil
+	return ks, jwks, nil
 }
 
 // publish connects one MCP server and mounts it as an A2A agent.
@@ -437,7 +469,10 @@ func upstreamConfig(p *config.PublishedServer, client *http.Client, log *slog.Lo
 	}
 	switch {
 	case p.Stdio != nil:
-		u.Stdio = &upstream.StdioConfig{Command: p.Stdio.Command, Args: p.Stdio.Args, Dir: p.Stdio.Dir, Env: p.Stdio.Env, InheritEnv: p.Stdio.InheritEnv}
+		// A child that has not exited upstreamStopGrace after its stdin
+		// closed is sent SIGTERM, then SIGKILL: short enough that a
+		// shutdown ends within its grace plus 2s.
+		u.Stdio = &upstream.StdioConfig{Command: p.Stdio.Command, Args: p.Stdio.Args, Dir: p.Stdio.Dir, Env: p.Stdio.Env, InheritEnv: p.Stdio.InheritEnv, StopGrace: upstreamStopGrace}
 	case p.HTTP != nil:
 		u.HTTP = &upstream.HTTPConfig{URL: p.HTTP.URL, Credentials: creds, Client: client, Headers: p.HTTP.Headers}
 		u.ToolsTTL = 5 * time.Minute
@@ -452,13 +487,14 @@ func upstreamConfig(p *config.PublishedServer, client *http.Client, log *slog.Lo
 // sign fills the card's security from the auth chain and signs it; the
 // result (with its signature) is what the server serves.
 func (b *Bridge) sign(c *a2a.AgentCard) (*a2a.AgentCard, error) {
-	c.SecuritySchemes, c.SecurityRequirements = b.schemes, b.reqs
+	sg := b.signing.Load()
+	c.SecuritySchemes, c.SecurityRequirements = sg.schemes, sg.reqs
 	c.Signatures = nil
 	raw, err := json.Marshal(c)
 	if err != nil {
 		return nil, fmt.Errorf("encode card: %w", err)
 	}
-	signed, err := card.Sign(raw, b.keys)
+	signed, err := card.Sign(raw, sg.keys)
 	if err != nil {
 		return nil, fmt.Errorf("sign card: %w", err)
 	}
@@ -576,7 +612,7 @@ func (b *Bridge) buildExpose(ctx context.Context, mux *http.ServeMux, mcpOnly bo
 	if mcpOnly {
 		fcfg.UnsafeNoAuth = true // stdio only: never mounted on a listener
 	} else {
-		fcfg.Authenticator = auditedAuthn{b.chain}
+		fcfg.Authenticator = auditedAuthn{&b.authn}
 		// Opt-in: sessions live in this process (config.Warnings asks for
 		// sticky routing when replicas share state).
 		fcfg.LegacySessions = cfg.Expose.MCP.Sessions
@@ -612,11 +648,11 @@ func (b *Bridge) mountOps(mux *http.ServeMux) {
 		_, _ = w.Write([]byte("ok\n"))
 	})
 	mux.HandleFunc("GET /readyz", b.serveReady)
-	if b.jwks != nil {
+	if b.signing.Load().jwks != nil {
 		mux.HandleFunc("GET "+JWKSPath, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/jwk-set+json")
 			w.Header().Set("Cache-Control", "public, max-age=300")
-			_, _ = w.Write(b.jwks)
+			_, _ = w.Write(b.signing.Load().jwks)
 		})
 	}
 	if b.cfg.Observability.MetricsEnabled() {
@@ -633,6 +669,9 @@ type Readiness struct {
 // Ready checks the store (one cheap call) and every upstream.
 func (b *Bridge) Ready(ctx context.Context) Readiness {
 	var not []string
+	if b.draining.Load() {
+		not = append(not, "bridge: shutting down")
+	}
 	if b.store != nil {
 		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		_, err := b.store.ListTasks(ctx, "\x00readyz", a2a.TaskQuery{Limit: 1})
@@ -674,7 +713,7 @@ func (b *Bridge) Handler() http.Handler { return b.handler }
 func (b *Bridge) Face() *face.Face { return b.face }
 
 // Keys are the card-signing keys (nil in MCPOnly mode).
-func (b *Bridge) Keys() *card.KeySet { return b.keys }
+func (b *Bridge) Keys() *card.KeySet { return b.signing.Load().keys }
 
 // PublicURL is the URL cards and metadata name.
 func (b *Bridge) PublicURL() string { return b.publicURL }
@@ -702,29 +741,79 @@ func (b *Bridge) Run(ctx context.Context) {
 	wg.Wait()
 }
 
-// Close stops the upstreams, waits for running tasks and closes the store.
+// Settle waits until no task runs in this process, or ctx ends.
+func (b *Bridge) Settle(ctx context.Context) error {
+	for _, m := range b.managers() {
+		if err := m.Idle(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Stop ends the tasks still running in this process, for a shutdown whose
+// grace has expired: each is marked FAILED ([a2a.ShutdownMessage]), which
+// ends its streams with that event on every replica, and its executor is
+// cancelled (published MCP calls get notifications/cancelled, fronted
+// agents a CancelTask). It returns when they have returned, or when ctx
+// ends.
+func (b *Bridge) Stop(ctx context.Context) {
+	var wg sync.WaitGroup
+	for _, m := range b.managers() {
+		wg.Go(func() { _ = m.Stop(ctx, a2a.ShutdownMessage) })
+	}
+	wg.Wait()
+}
+
+// closeWait bounds how long Close waits for executions to return and for
+// upstream connections to close, so that a process exits within its
+// shutdown grace plus 2s (the rest is left to the process exit).
+const closeWait = 400 * time.Millisecond
+
+// Close stops the upstreams, waits (briefly) for running tasks and closes
+// the store. Call Stop first to end tasks that still run.
 func (b *Bridge) Close() error {
+	var mu sync.Mutex
 	var errs []error
 	b.closeOnce.Do(func() {
-		errs = append(errs, b.front.close())
+		ctx, cancel := context.WithTimeout(context.Background(), closeWait)
+		defer cancel()
+		// Executions first: a published task's last event needs its
+		// upstream's answer, and every one needs the store.
+		for _, m := range b.managers() {
+			_ = m.Idle(ctx)
+		}
+		var wg sync.WaitGroup
+		add := func(err error) {
+			mu.Lock()
+			errs = append(errs, err)
+			mu.Unlock()
+		}
+		wg.Go(func() { add(b.front.close(ctx)) })
 		for _, a := range b.agents {
 			if a.conn != nil {
-				errs = append(errs, a.conn.Close())
+				wg.Go(func() { add(a.conn.Close()) })
 			}
-			if a.mgr != nil {
-				a.mgr.Wait()
-			}
+		}
+		done := make(chan struct{})
+		go func() { wg.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			b.log.Warn("shutdown: some upstream connections did not close in time; leaving them to the process exit")
 		}
 		if l := b.limits.p.Load(); l != nil {
-			errs = append(errs, l.Close())
+			add(l.Close())
 		}
 		for _, l := range b.retired {
-			errs = append(errs, l.Close())
+			add(l.Close())
 		}
 		if b.closeStore != nil {
-			errs = append(errs, b.closeStore())
+			add(b.closeStore())
 		}
 	})
+	mu.Lock()
+	defer mu.Unlock()
 	return errors.Join(errs...)
 }
 

@@ -84,6 +84,8 @@ type env struct {
 	url    string
 	bridge *gateway.Bridge
 	mcp    *upstreamtest.Server
+	// yaml is the configuration the bridge was built from.
+	yaml string
 }
 
 // start builds the bridge from inline YAML and serves it on loopback.
@@ -134,7 +136,7 @@ observability:
 		t.Fatal(err)
 	}
 	pub := "http://" + ln.Addr().String()
-	e := &env{url: pub, mcp: upstreamtest.NewServer(upstreamtest.Options{})}
+	e := &env{url: pub, mcp: upstreamtest.NewServer(upstreamtest.Options{}), yaml: yaml}
 	ctx := context.Background()
 	b, err := gateway.Build(ctx, cfg, gateway.Options{
 		Logger: quiet, PublicURL: pub,
@@ -455,12 +457,14 @@ func TestReloadKeepsOldConfigWhenInvalid(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A valid reload takes effect: deny everything.
-	good := config.Config{}
-	good.Policy.Default = "deny"
-	if err := e.bridge.Reload(&good); err != nil {
+	good, err := config.Parse([]byte(strings.Replace(e.yaml, "default: allow", "default: deny", 1)), "inline.yaml")
+	if err != nil {
 		t.Fatal(err)
 	}
-	_, err := e.client(t, aliceKey).SendMessage(context.Background(), toolMessage(t, "echo", map[string]any{"text": "x"}))
+	if err := e.bridge.Reload(good); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.client(t, aliceKey).SendMessage(context.Background(), toolMessage(t, "echo", map[string]any{"text": "x"}))
 	if ae := a2a.AsError(err); ae == nil || ae.Reason != a2a.ErrPermissionDenied.Reason {
 		t.Fatalf("after reload: %v", err)
 	}

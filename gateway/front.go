@@ -63,6 +63,8 @@ type frontedAgent struct {
 
 	mu  sync.Mutex
 	mgr *a2a.Manager
+	px  *proxy.Proxy  // for re-signing its card on reload
+	srv *a2a.Server
 }
 
 // frontedServer is one front.mcp entry, connected.
@@ -215,7 +217,7 @@ func (b *Bridge) connectFront(ctx context.Context, fa *frontedAgent) error {
 		return fmt.Errorf("gateway: front.a2a %s: %w", fa.name, err)
 	}
 	fa.mu.Lock()
-	fa.mgr = mgr
+	fa.mgr, fa.px, fa.srv = mgr, px, srv
 	fa.mu.Unlock()
 	h := b.hops.ProtectA2A(srv)
 	fa.handler.Store(&h)
@@ -338,24 +340,32 @@ func (f *fronted) notReady() []string {
 	return not
 }
 
-// close stops the card retries, closes the MCP connections and waits for
-// the fronted agents' running tasks.
-func (f *fronted) close() error {
+// close stops the card retries, waits (until ctx ends) for the fronted
+// agents' running tasks and closes the MCP connections.
+func (f *fronted) close(ctx context.Context) error {
 	if f.stop != nil {
 		f.stop()
 	}
 	f.wg.Wait()
-	var errs []error
-	for _, s := range f.servers {
-		errs = append(errs, s.conn.Close())
-	}
 	for _, fa := range f.agents {
 		fa.mu.Lock()
 		mgr := fa.mgr
 		fa.mu.Unlock()
 		if mgr != nil {
-			mgr.Wait()
+			_ = mgr.Idle(ctx)
 		}
 	}
+	var mu sync.Mutex
+	var errs []error
+	var wg sync.WaitGroup
+	for _, s := range f.servers {
+		wg.Go(func() {
+			err := s.conn.Close()
+			mu.Lock()
+			errs = append(errs, err)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
 	return errors.Join(errs...)
 }

@@ -441,13 +441,13 @@ func (releasedWriter) WriteHeader(int) {}
 
 // GoingAway tells the open event streams that the server is draining; the
 // serve command calls it when SIGTERM starts the drain (Listener.OnDrain).
-// The streams stay open until their handlers return or the grace expires,
-// except the a2a streams released from net/http (idle ones; see
-// [a2a.StreamReleaseObserver]): they get the comment too, but end as the
-// listener's Shutdown starts, since http.Server.Shutdown does not wait for
-// connections taken over from it (a2a's shutdown hook ends them cleanly,
-// with the last chunk).
+// From then on /readyz answers 503 ("shutting down"), so that a load
+// balancer sends no more. The streams, those released from net/http too
+// ([a2a.StreamReleaseObserver]), stay open until their tasks end, their
+// clients leave or the grace expires; then Stop fails the tasks still
+// running, which gives their streams the final event.
 func (b *Bridge) GoingAway() {
+	b.draining.Store(true)
 	if b.metrics != nil {
 		b.metrics.goingAway()
 	}

@@ -12,15 +12,29 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 )
 
 // Version is the bridge's version, set at build time with -ldflags.
 var Version = "0.1.0-dev"
 
-// Listener serves a handler with the bridge's timeouts and drains it on
-// shutdown: it stops accepting, lets requests finish within the grace
-// period, then cancels what is still open (streams end cleanly).
+// Listener serves a handler with the bridge's timeouts and limits, and
+// drains it on shutdown within its grace period:
+//
+//  1. it stops accepting connections, closes idle ones, and runs OnDrain
+//     (the bridge turns /readyz to 503 and tells every open event stream
+//     that the server is going away);
+//  2. requests, event streams (released ones too) and the work Settle
+//     waits for (tasks running in the background) may finish until the
+//     grace expires; the drain ends as soon as they all have;
+//  3. when the grace expires with some still running, Stop ends that work
+//     (the bridge fails its running tasks, "the bridge shut down", so that
+//     their streams get that final event, and cancels their upstream
+//     calls), the streams get a moment to write it, then everything still
+//     open is ended and closed. Serve returns within the grace plus
+//     DrainOverrun.
 type Listener struct {
 	Addr    string
 	Handler http.Handler
@@ -28,19 +42,47 @@ type Listener struct {
 	Log     *slog.Logger
 	// ReadHeaderTimeout bounds reading request headers (default 10s).
 	ReadHeaderTimeout time.Duration
-	// IdleTimeout closes idle keep-alive connections (default 120s). There
-	// is deliberately no whole-request read or write timeout: streams stay
-	// open, and the faces bound bodies and responses themselves.
+	// ReadTimeout bounds reading each request's body, from the end of its
+	// headers (default 60s; see bodyDeadline). There is deliberately no
+	// whole-request read or write timeout: streams stay open, and the
+	// faces bound responses themselves.
+	ReadTimeout time.Duration
+	// IdleTimeout closes idle keep-alive connections (default 120s).
 	IdleTimeout time.Duration
+	// MaxConns caps the connections open at once (0: no cap);
+	// MaxConnsPerClient caps those of one client address (0: no cap).
+	MaxConns, MaxConnsPerClient int
+	// Registerer receives the connection series (nil: none).
+	Registerer prometheus.Registerer
 	// OnDrain runs when the drain starts, while requests and streams are
 	// still open (Bridge.GoingAway tells the streams).
 	OnDrain func()
+	// Settle, if set, waits until the work behind the handler that
+	// outlives requests (tasks running in the background) is done, or ctx
+	// ends (Bridge.Settle).
+	Settle func(ctx context.Context) error
+	// Stop, if set, ends that work within ctx when the grace has expired
+	// (Bridge.Stop), before the streams still open are ended.
+	Stop func(ctx context.Context)
 
 	mu     sync.Mutex
 	srv    *http.Server
 	ln     net.Listener
+	limits *connLimiter
 	cancel context.CancelFunc
 }
+
+// DrainOverrun bounds how long a drain lasts past its grace: ending the
+// work still running, the last events of streams, and closing.
+const DrainOverrun = 1200 * time.Millisecond
+
+// Phases of the drain past the grace (see Listener).
+const (
+	stopBudget   = 500 * time.Millisecond // Stop: tasks failed, upstream calls cancelled
+	finalBudget  = 400 * time.Millisecond // streams write the final events
+	closeBudget  = DrainOverrun - stopBudget - finalBudget
+	defaultGrace = 10 * time.Second
+)
 
 // Listen binds the address (use ":0" for a free port; Addr() tells it).
 func (l *Listener) Listen() error {
@@ -48,9 +90,14 @@ func (l *Listener) Listen() error {
 	if err != nil {
 		return fmt.Errorf("gateway: listen on %s: %w", l.Addr, err)
 	}
+	limits, err := newConnLimiter(ln, l.MaxConns, l.MaxConnsPerClient, l.logger(), l.Registerer)
+	if err != nil {
+		_ = ln.Close()
+		return fmt.Errorf("gateway: listener metrics: %w", err)
+	}
 	base, cancel := context.WithCancel(context.Background())
 	l.mu.Lock()
-	l.ln, l.cancel = ln, cancel
+	l.ln, l.limits, l.cancel = limits, limits, cancel
 	rht, idle := l.ReadHeaderTimeout, l.IdleTimeout
 	if rht <= 0 {
 		rht = 10 * time.Second
@@ -65,6 +112,9 @@ func (l *Listener) Listen() error {
 		BaseContext:       func(net.Listener) context.Context { return base },
 		ErrorLog:          slog.NewLogLogger(l.logger().Handler(), slog.LevelWarn),
 	}
+	// The drain ends released streams itself, once the grace has let their
+	// tasks finish.
+	a2a.KeepReleasedStreamsOnShutdown(l.srv)
 	l.mu.Unlock()
 	return nil
 }
@@ -86,6 +136,17 @@ func (l *Listener) BoundAddr() string {
 	return l.ln.Addr().String()
 }
 
+// OpenConns is the number of connections open now (released streams
+// included).
+func (l *Listener) OpenConns() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.limits == nil {
+		return 0
+	}
+	return l.limits.Open()
+}
+
 // Serve serves until ctx ends, then drains.
 func (l *Listener) Serve(ctx context.Context) error {
 	if l.ln == nil {
@@ -96,7 +157,11 @@ func (l *Listener) Serve(ctx context.Context) error {
 	if l.Handler == nil {
 		return errors.New("gateway: listener has no handler")
 	}
-	l.srv.Handler = l.Handler
+	rt := l.ReadTimeout
+	if rt <= 0 {
+		rt = 60 * time.Second
+	}
+	l.srv.Handler = bodyDeadline(rt, l.Handler)
 	errc := make(chan error, 1)
 	go func() { errc <- l.srv.Serve(l.ln) }()
 	select {
@@ -110,37 +175,72 @@ func (l *Listener) Serve(ctx context.Context) error {
 func (l *Listener) drain() error {
 	grace := l.Grace
 	if grace <= 0 {
-		grace = 10 * time.Second
+		grace = defaultGrace
 	}
-	l.logger().Info("shutting down: no new connections; draining", "grace", grace.String())
+	start := time.Now()
+	graceEnd := start.Add(grace)
+	log := l.logger()
+	log.Info("shutting down: no new connections; draining", "grace", grace.String())
 	if l.OnDrain != nil {
 		l.OnDrain()
 	}
-	sctx, scancel := context.WithTimeout(context.Background(), grace)
-	defer scancel()
-	done := make(chan error, 1)
-	go func() { done <- l.srv.Shutdown(sctx) }()
-	select {
-	case err := <-done:
-		l.cancel()
-		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-			return fmt.Errorf("gateway: shutdown: %w", err)
+	// Shutdown stops accepting, closes idle connections and returns once
+	// every connection still with net/http is idle; released streams are
+	// left to the steps below.
+	shutdownDone := make(chan struct{})
+	go func() {
+		_ = l.srv.Shutdown(context.Background())
+		close(shutdownDone)
+	}()
+	gctx, gcancel := context.WithDeadline(context.Background(), graceEnd)
+	defer gcancel()
+	drained := waitAll(gctx, shutdownDone, l.srv, l.Settle)
+	if drained {
+		log.Info("drained: every request, stream and task finished within the grace", "took", time.Since(start).Round(time.Millisecond).String())
+	} else {
+		log.Warn("shutdown grace expired: ending what still runs", "grace", grace.String(), "open_connections", l.OpenConns())
+		if l.Stop != nil {
+			sctx, scancel := context.WithTimeout(context.Background(), stopBudget)
+			l.Stop(sctx)
+			scancel()
 		}
-	case <-sctx.Done():
-		// Streams still open: end them; their handlers return at once.
-		l.cancel()
-		<-done
+		// Streams of the tasks just failed write that final event and end
+		// by themselves.
+		fctx, fcancel := context.WithTimeout(context.Background(), finalBudget)
+		waitAll(fctx, shutdownDone, l.srv, nil)
+		fcancel()
 	}
-	// Shutdown ended the streams released from net/http but does not wait
-	// for them to finish their last write and log line.
-	wctx, wcancel := context.WithTimeout(context.Background(), releasedStreamsFinish)
-	defer wcancel()
-	if err := a2a.WaitReleasedStreams(wctx, l.srv); err != nil {
-		l.logger().Warn("shutdown: some released event streams did not finish in time", "wait", releasedStreamsFinish.String())
+	// End what is still open: handlers see their context end, released
+	// streams are ended with their last chunk.
+	l.cancel()
+	a2a.EndReleasedStreams(l.srv)
+	cctx, ccancel := context.WithTimeout(context.Background(), closeBudget)
+	defer ccancel()
+	if err := a2a.WaitReleasedStreams(cctx, l.srv); err != nil {
+		log.Warn("shutdown: some released event streams did not finish in time")
+	}
+	select {
+	case <-shutdownDone:
+	case <-cctx.Done():
+		_ = l.srv.Close() // connections whose handlers ignore their context
 	}
 	return nil
 }
 
-// releasedStreamsFinish bounds the wait, after Shutdown, for released
-// event streams to write their last chunk (they were already told to end).
-const releasedStreamsFinish = 2 * time.Second
+// waitAll waits, until ctx ends, for net/http's Shutdown to have returned,
+// for srv's released streams to have ended and for settle; it reports
+// whether they all did.
+func waitAll(ctx context.Context, shutdownDone <-chan struct{}, srv *http.Server, settle func(context.Context) error) bool {
+	select {
+	case <-shutdownDone:
+	case <-ctx.Done():
+		return false
+	}
+	if a2a.WaitReleasedStreams(ctx, srv) != nil {
+		return false
+	}
+	if settle != nil && settle(ctx) != nil {
+		return false
+	}
+	return ctx.Err() == nil
+}

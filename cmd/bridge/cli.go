@@ -9,7 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
-
+	"sync"
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
@@ -96,6 +96,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	storeURL := fs.String("store", "sqlite:bridge-demo.db", "task store: sqlite:PATH (default; keeps tasks across restarts), postgres://… (replicas) or memory:")
 	leaseTTL := fs.Duration("lease-ttl", 15*time.Second, "run lease of a task: how soon another replica notices that the one running it died")
 	maintEvery := fs.Duration("maintenance-every", time.Minute, "how often finished tasks are pruned (orphaned tasks are failed at start-up and every quarter of --lease-ttl, at most 4s apart)")
+	grace := fs.Duration("shutdown-grace", 10*time.Second, "how long running requests, streams and tasks may finish after SIGTERM before the tasks still running end FAILED")
 	unsafeLoopback := fs.Bool("unsafe-allow-loopback-push", false, "let push webhooks reach 127.0.0.0/8 over plain http (conformance kit only; never in production)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -106,7 +107,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer closeStore()
-	l := &gateway.Listener{Addr: *addr, Log: log}
+	l := &gateway.Listener{Addr: *addr, Log: log, Grace: *grace}
 	if err := l.Listen(); err != nil {
 		return err
 	}
@@ -131,11 +132,30 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	defer demo.Close()
 	demo.Run(dctx)
 	l.Handler = demo.Handler
+	managers := []*a2a.Manager{demo.Manager, demo.Tools}
+	l.Settle = func(ctx context.Context) error {
+		for _, m := range managers {
+			if err := m.Idle(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	l.Stop = func(ctx context.Context) {
+		var wg sync.WaitGroup
+		for _, m := range managers {
+			wg.Go(func() { _ = m.Stop(ctx, a2a.ShutdownMessage) })
+		}
+		wg.Wait()
+	}
 	log.Info("bridge demo listening", "addr", l.BoundAddr(), "agent", pub+gateway.DemoBase, "card", pub+gateway.DemoBase+"/.well-known/agent-card.json")
 	fmt.Fprintf(stdout, "demo agent at %s%s (card: %s/.well-known/agent-card.json)\ndemo MCP tools published as an agent at %s%s\ndemo agent exposed as MCP tools at %s/mcp\n", pub, gateway.DemoBase, pub, pub, gateway.DemoToolsBase, pub)
 	err = l.Serve(ctx)
-	demo.Manager.Wait()
-	demo.Tools.Wait()
+	wctx, wcancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer wcancel()
+	for _, m := range managers {
+		_ = m.Idle(wctx)
+	}
 	return err
 }
 

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
 	"github.com/a2a-mcp-bridge/bridge/observe"
@@ -86,9 +88,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer stopTracing()
+	reg := prometheus.NewRegistry()
 	l := &gateway.Listener{
 		Addr: cfg.Listen, Grace: cfg.Server.ShutdownGrace.D(), Log: log,
-		ReadHeaderTimeout: cfg.Server.ReadHeaderTimeout.D(), IdleTimeout: cfg.Server.IdleTimeout.D(),
+		ReadHeaderTimeout: cfg.Server.ReadHeaderTimeout.D(), ReadTimeout: cfg.Server.ReadTimeout.D(), IdleTimeout: cfg.Server.IdleTimeout.D(),
+		MaxConns: cfg.Server.MaxConnections, MaxConnsPerClient: cfg.Server.MaxConnectionsPerClient, Registerer: reg,
 	}
 	if err := l.Listen(); err != nil {
 		return err
@@ -97,55 +101,84 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if pub == "" {
 		pub = "http://" + displayAddr(l.BoundAddr())
 	}
-	b, err := gateway.Build(ctx, cfg, gateway.Options{Logger: log, PublicURL: pub})
+	b, err := gateway.Build(ctx, cfg, gateway.Options{Logger: log, PublicURL: pub, Registry: reg})
 	if err != nil {
 		return err
 	}
 	defer b.Close()
 	l.Handler = b.Handler()
-	l.OnDrain = b.GoingAway
+	l.OnDrain, l.Settle, l.Stop = b.GoingAway, b.Settle, b.Stop
 
 	bg, stopBG := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() { b.Run(bg) })
-	defer func() { stopBG(); wg.Wait() }()
-	stopHUP := watchHUP(ctx, *file, b, log)
-	defer stopHUP()
+	defer func() { stopBG(); waitBounded(&wg, backgroundStopWait) }()
+	stopReload := watchReload(ctx, *file, cfg, b, log)
+	defer stopReload()
 
 	log.Info("bridge serving", "addr", l.BoundAddr(), "public_url", pub, "version", gateway.Version)
 	fmt.Fprintf(stdout, "bridge serving on %s (public URL %s)\n", l.BoundAddr(), pub)
 	return l.Serve(ctx)
 }
 
-// watchHUP reloads what can change safely (policy rules, rate limits) on
-// SIGHUP; an invalid file is logged and the running configuration kept.
-func watchHUP(ctx context.Context, file string, b *gateway.Bridge, log *slog.Logger) (stop func()) {
+// backgroundStopWait bounds the wait for the background jobs (push
+// delivery, card refresh, maintenance) to return once told to stop.
+const backgroundStopWait = 200 * time.Millisecond
+
+// waitBounded waits for wg, at most d.
+func waitBounded(wg *sync.WaitGroup, d time.Duration) {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
+}
+
+// watchReload reloads the file on SIGHUP and, with reload.watch, when its
+// content or the content of a file it names changes (see
+// gateway.Bridge.Reload); an invalid file is logged and the running
+// configuration kept.
+func watchReload(ctx context.Context, file string, cfg *config.Config, b *gateway.Bridge, log *slog.Logger) (stop func()) {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGHUP)
+	rctx, cancel := context.WithCancel(ctx)
+	reload := func(why string) {
+		next, err := config.Load(file)
+		if err != nil {
+			var ps config.Problems
+			if errors.As(err, &ps) {
+				for _, p := range ps {
+					log.Error("reload: problem in the configuration", "problem", p.Error())
+				}
+			}
+			log.Error("reload refused; the running configuration is kept", "file", file, "trigger", why, "err", err)
+			return
+		}
+		if err := b.Reload(next); err != nil {
+			log.Error("reload refused; the running configuration is kept", "file", file, "trigger", why, "err", err)
+		}
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		var changed <-chan struct{}
+		if cfg.Reload.Watch {
+			changed = gateway.WatchFiles(rctx, cfg.Reload.WatchInterval.D(), func() []string { return append([]string{file}, b.WatchedFiles()...) })
+			log.Info("watching the configuration for changes", "file", file, "every", cfg.Reload.WatchInterval.D().String())
+		}
 		for {
 			select {
-			case <-ctx.Done():
+			case <-rctx.Done():
 				return
-			case _, ok := <-ch:
-				if !ok {
-					return
-				}
-				cfg, err := config.Load(file)
-				if err == nil {
-					err = b.Reload(cfg)
-				}
-				if err != nil {
-					log.Error("reload refused; the running configuration is kept", "file", file, "err", err)
-					continue
-				}
-				log.Info("configuration reloaded (policy and limits)", "file", file)
+			case <-ch:
+				reload("SIGHUP")
+			case <-changed:
+				reload("file changed")
 			}
 		}
 	}()
-	return func() { signal.Stop(ch); close(ch); <-done }
+	return func() { signal.Stop(ch); cancel(); <-done }
 }
 
 // runMCP is `bridge mcp --config FILE`: the exposed agents as MCP tools on
@@ -178,9 +211,11 @@ func serveMCP(ctx context.Context, args []string, in io.Reader, out, stderr io.W
 		return err
 	}
 	defer b.Close()
-	bg, stopBG := context.WithCancel(ctx)
+	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	wg.Go(func() { b.Run(bg) })
-	defer func() { stopBG(); wg.Wait() }()
-	return b.Face().ServeStdio(ctx, in, out)
+	defer func() { stopBG(); waitBounded(&wg, backgroundStopWait) }()
+	// SIGTERM: new requests are refused, those in flight may finish within
+	// server.shutdown_grace, then they are cancelled.
+	return b.Face().ServeStdioGracefully(ctx, cfg.Server.ShutdownGrace.D(), in, out)
 }

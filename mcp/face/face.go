@@ -20,6 +20,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -184,7 +185,7 @@ type Face struct {
 	http     *server.StreamableHTTPServer
 	resource string
 	prmURL   string
-	prm      []byte
+	prm      atomic.Pointer[[]byte] // the RFC 9728 document; SetMetadata replaces it
 	origins  map[string]bool
 	self     string
 	log      *slog.Logger
@@ -230,16 +231,9 @@ func New(cfg Config) (*Face, error) {
 		base := strings.TrimRight(cfg.PublicURL, "/")
 		f.resource = base + cfg.Path
 		f.prmURL = base + MetadataPrefix + cfg.Path
-		md := cfg.Metadata
-		md.Resource = f.resource
-		if md.BearerMethodsSupported == nil {
-			md.BearerMethodsSupported = []string{"header"}
+		if err := f.SetMetadata(cfg.Metadata); err != nil {
+			return nil, err
 		}
-		b, err := jsonMarshal(md)
-		if err != nil {
-			return nil, fmt.Errorf("face: encode resource metadata: %w", err)
-		}
-		f.prm = b
 	} else if cfg.Authenticator != nil {
 		return nil, errors.New("face: public_url is required: it is the token audience and the resource metadata URL")
 	}
@@ -318,6 +312,21 @@ func (f *Face) MCPServer() *server.MCPServer { return f.mcp }
 
 // Resource is the canonical resource URL: the audience tokens must carry.
 func (f *Face) Resource() string { return f.resource }
+
+// SetMetadata replaces the RFC 9728 document (after a reload of the
+// accepted issuers and scopes); its resource stays the face's.
+func (f *Face) SetMetadata(md auth.ResourceMetadata) error {
+	md.Resource = f.resource
+	if md.BearerMethodsSupported == nil {
+		md.BearerMethodsSupported = []string{"header"}
+	}
+	b, err := jsonMarshal(md)
+	if err != nil {
+		return fmt.Errorf("face: encode resource metadata: %w", err)
+	}
+	f.prm.Store(&b)
+	return nil
+}
 
 // ResourceMetadataURL is the URL of the RFC 9728 document.
 func (f *Face) ResourceMetadataURL() string { return f.prmURL }
@@ -430,7 +439,7 @@ func (f *Face) allowResource(ctx context.Context, uri string) bool {
 // Mount registers the MCP endpoint and its resource metadata document on mux.
 func (f *Face) Mount(mux *http.ServeMux) {
 	mux.Handle(f.cfg.Path, f)
-	if f.prm != nil {
+	if f.prm.Load() != nil {
 		mux.HandleFunc(MetadataPrefix+f.cfg.Path, f.ServeMetadata)
 	}
 }
@@ -450,7 +459,7 @@ func (f *Face) ServeMetadata(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "public, max-age=3600")
 	w.Header().Set("Access-Control-Allow-Origin", "*")
 	if r.Method == http.MethodGet {
-		_, _ = w.Write(f.prm)
+		_, _ = w.Write(*f.prm.Load())
 	}
 }
 
