@@ -76,7 +76,7 @@ type Bridge struct {
 	closeStore func() error
 	guard      *netguard.Guard
 	trusted    *http.Client // for destinations named in the file
-	chain      *auth.Chain // as built; authn is the one in use
+	chain      *auth.Chain  // as built; authn is the one in use
 	authn      liveAuthn
 	engine     *policy.Engine
 	limiter    *ratelimit.Limiter

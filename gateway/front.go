@@ -63,7 +63,7 @@ type frontedAgent struct {
 
 	mu  sync.Mutex
 	mgr *a2a.Manager
-	px  *proxy.Proxy  // for re-signing its card on reload
+	px  *proxy.Proxy // for re-signing its card on reload
 	srv *a2a.Server
 }
 
