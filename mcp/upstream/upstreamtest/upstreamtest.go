@@ -32,6 +32,9 @@ type Options struct {
 	// Process adds tools that only make sense in a child process: crash
 	// (exits mid-call) and env (lists the environment variable names).
 	Process bool
+	// ExtraTool, if set, adds an echo tool of this name (a server whose
+	// tool list differs from another's, for list-change tests).
+	ExtraTool string
 }
 
 // Server is the test server with a record of what it was asked.
@@ -126,6 +129,13 @@ func NewServer(opts Options) *Server {
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return mcp.NewToolResultError("it broke on purpose"), nil
 		})
+	if opts.ExtraTool != "" {
+		s.MCP.AddTool(mcp.NewTool(opts.ExtraTool, mcp.WithDescription("Returns the text it is given (an extra tool)."),
+			mcp.WithString("text", mcp.Required()), mcp.WithReadOnlyHintAnnotation(true), mcp.WithDestructiveHintAnnotation(false)),
+			func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return mcp.NewToolResultText(req.GetString("text", "")), nil
+			})
+	}
 	if opts.Process {
 		s.MCP.AddTool(mcp.NewTool("crash", mcp.WithDescription("Exits the server process mid-call.")),
 			func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
