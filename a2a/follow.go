@@ -2,6 +2,7 @@ package a2a
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -53,10 +54,35 @@ func (m *Manager) followLoop(ctx context.Context, owner, taskID string, after *i
 		released = st.releasedCh
 	}
 	const batch = 256
+	var outage time.Time // when the store stopped answering; zero: it answers
 	for {
 		evs, err := m.store.Events(ctx, owner, taskID, *after, batch)
 		if err != nil {
-			return err
+			// A store that went away (a database restart, a failover) may
+			// come back: the stream waits for it, re-reading from where it
+			// was, so its subscriber misses nothing; a definite answer
+			// (the task is gone) or a long outage ends it.
+			var definite *Error
+			if ctx.Err() != nil || errors.As(err, &definite) {
+				return err
+			}
+			if outage.IsZero() {
+				outage = time.Now()
+				m.log.Warn("a2a: stream: the store does not answer; retrying", "task", taskID, "err", err)
+			}
+			if time.Since(outage) > storeOutageTolerance {
+				return err
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(min(m.pollInterval, time.Second)):
+			}
+			continue
+		}
+		if !outage.IsZero() {
+			m.log.Info("a2a: stream: the store answers again", "task", taskID, "after", time.Since(outage).Round(time.Millisecond).String())
+			outage = time.Time{}
 		}
 		for _, e := range evs {
 			*after = e.Seq
@@ -80,6 +106,10 @@ func (m *Manager) followLoop(ctx context.Context, owner, taskID string, after *i
 		}
 	}
 }
+
+// storeOutageTolerance bounds how long a stream waits for a store that
+// stopped answering before it ends with the error.
+const storeOutageTolerance = 30 * time.Second
 
 // pollClock is the fallback re-read tick shared by every follower with the
 // same poll interval: one runtime timer for all of them, armed only while
