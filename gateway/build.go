@@ -674,7 +674,8 @@ func (b *Bridge) Ready(ctx context.Context) Readiness {
 	}
 	if b.store != nil {
 		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		_, err := b.store.ListTasks(ctx, "\x00readyz", a2a.TaskQuery{Limit: 1})
+		// An owner no caller has; not NUL, which PostgreSQL text refuses.
+		_, err := b.store.ListTasks(ctx, "\x01readyz", a2a.TaskQuery{Limit: 1})
 		cancel()
 		if err != nil {
 			not = append(not, "store: unreachable")

@@ -244,6 +244,7 @@ type privatePostgres struct {
 	URL  string
 	bin  string
 	data string
+	log  string
 	t    *testing.T
 }
 
@@ -262,7 +263,7 @@ func startPrivatePostgres(t *testing.T) *privatePostgres {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	p := &privatePostgres{bin: filepath.Dir(bins[len(bins)-1]), data: filepath.Join(dir, "data"), t: t}
+	p := &privatePostgres{bin: filepath.Dir(bins[len(bins)-1]), data: filepath.Join(dir, "data"), log: filepath.Join(dir, "log"), t: t}
 	if os.Geteuid() == 0 {
 		u, err := user.Lookup("postgres")
 		if err != nil {
@@ -276,7 +277,7 @@ func startPrivatePostgres(t *testing.T) *privatePostgres {
 	}
 	p.run("initdb", "-D", p.data, "-A", "trust", "-U", "postgres", "--no-sync")
 	_, port, _ := net.SplitHostPort(freeAddr(t))
-	p.run("pg_ctl", "-D", p.data, "-l", filepath.Join(dir, "log"), "-w", "-t", "60",
+	p.run("pg_ctl", "-D", p.data, "-l", p.log, "-w", "-t", "60",
 		"-o", fmt.Sprintf("-p %s -k %s -c listen_addresses=127.0.0.1 -c fsync=off", port, dir), "start")
 	t.Cleanup(func() { p.run("pg_ctl", "-D", p.data, "-m", "immediate", "-w", "stop") })
 	p.URL = fmt.Sprintf("postgres://postgres@127.0.0.1:%s/postgres?sslmode=disable", port)
@@ -284,9 +285,10 @@ func startPrivatePostgres(t *testing.T) *privatePostgres {
 }
 
 // Restart restarts the server (fast shutdown: every connection is cut),
-// on the same port and data.
+// on the same port and data. The server's output goes to its log file:
+// left on pg_ctl's, it would keep the pipe open for as long as it runs.
 func (p *privatePostgres) Restart() {
-	p.run("pg_ctl", "-D", p.data, "-m", "fast", "-w", "-t", "60", "restart")
+	p.run("pg_ctl", "-D", p.data, "-l", p.log, "-m", "fast", "-w", "-t", "60", "restart")
 }
 
 func (p *privatePostgres) run(name string, args ...string) {

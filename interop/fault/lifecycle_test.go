@@ -344,6 +344,7 @@ func TestFault_TricklingBodyConnectionsCut(t *testing.T) {
 			go func() { _, _ = io.Copy(io.Discard, c); close(gone) }()
 			tick := time.NewTicker(time.Second)
 			defer tick.Stop()
+			giveUp := time.After(readTimeout + 20*time.Second)
 			for {
 				select {
 				case <-gone:
@@ -355,7 +356,7 @@ func TestFault_TricklingBodyConnectionsCut(t *testing.T) {
 						closed <- time.Since(start)
 						return
 					}
-				case <-time.After(readTimeout + 20*time.Second):
+				case <-giveUp:
 					closed <- -2
 					return
 				}
