@@ -1,0 +1,57 @@
+package gateway
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/a2a-mcp-bridge/bridge/config"
+)
+
+// TestConfigChanges names what differs between two configurations, the
+// way the reload log line does.
+func TestConfigChanges(t *testing.T) {
+	base := "auth: {api_keys: [{name: a, sha256: e2186dbdb1bb4193608605e84f33208765b5693b55edd4f730a719a100eeea6f}]}\npolicy: {default: deny}\n"
+	parse := func(extra string) *config.Config {
+		c, err := config.Parse([]byte(base+extra), "t.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	for _, tt := range []struct {
+		name, extra string
+		want        []string
+	}{
+		{"nothing", "", nil},
+		{"listen and store", "listen: 127.0.0.1:9999\nstore: \"memory:\"\n", []string{"listen", "public_url", "store"}}, // public_url follows listen by default
+		{"server grace", "server: {shutdown_grace: 5s}\n", []string{"server.shutdown_grace"}},
+		{"expose path", "expose: {mcp: {path: /m}}\n", []string{"expose.mcp"}},
+		{"limits", "limits: {rules: [{per: principal, rate: 10/s}]}\n", []string{"limits"}},
+		{"tasks", "tasks: {lease_ttl: 5s}\n", []string{"tasks"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := configChanges(parse(""), parse(tt.extra))
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("changes = %q, want %q", got, tt.want)
+			}
+		})
+	}
+	a, b := parse(""), parse("")
+	b.Auth.APIKeys = nil
+	if got := configChanges(a, b); !reflect.DeepEqual(got, []string{"auth.api_keys"}) {
+		t.Errorf("a removed key: %q", got)
+	}
+	for _, p := range []string{"auth.api_keys", "policy", "keys.signing"} {
+		if !sectionIn(p, reloadable) {
+			t.Errorf("%s is not reloadable", p)
+		}
+	}
+	for _, p := range []string{"listen", "store", "server.read_timeout", "expose.mcp"} {
+		if sectionIn(p, reloadable) || sectionIn(p, upstreamSections) {
+			t.Errorf("%s is reloadable", p)
+		}
+	}
+	if !sectionIn("expose.agents", upstreamSections) || !sectionIn("front.a2a", upstreamSections) {
+		t.Error("upstream lists not handed to reloadUpstreams")
+	}
+}
