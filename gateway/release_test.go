@@ -346,11 +346,12 @@ func TestIdleStreamIsReleasedThroughTheGatewayMiddleware(t *testing.T) {
 
 // TestDrainTellsReleasedStreamServerIsGoingAway: SIGTERM with a released
 // stream open: the stream gets the going-away comment through its own
-// writer, then ends cleanly as the listener shuts down; it is logged and
-// no longer counted as active.
+// writer, stays open through the grace (its task may still end), then
+// ends cleanly when the grace expires; it is logged and no longer counted
+// as active.
 func TestDrainTellsReleasedStreamServerIsGoingAway(t *testing.T) {
 	e := newReleaseEnv(t)
-	l := &gateway.Listener{Addr: "127.0.0.1:0", Grace: 5 * time.Second, Log: quiet, Handler: e.handler, OnDrain: e.bridge.GoingAway}
+	l := &gateway.Listener{Addr: "127.0.0.1:0", Grace: 500 * time.Millisecond, Log: quiet, Handler: e.handler, OnDrain: e.bridge.GoingAway}
 	if err := l.Listen(); err != nil {
 		t.Fatal(err)
 	}
