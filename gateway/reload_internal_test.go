@@ -1,8 +1,13 @@
 package gateway
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/config"
 )
@@ -54,4 +59,52 @@ func TestConfigChanges(t *testing.T) {
 	if !sectionIn("expose.agents", upstreamSections) || !sectionIn("front.a2a", upstreamSections) {
 		t.Error("upstream lists not handed to reloadUpstreams")
 	}
+}
+
+// TestWatchFiles_SignalsAContentChange: an edit, a removal and a new
+// file are each noticed at the next poll; an unchanged file is not.
+func TestWatchFiles_SignalsAContentChange(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.yaml"), filepath.Join(dir, "b.pem")
+	if err := os.WriteFile(a, []byte("one"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		ch := WatchFiles(ctx, time.Second, func() []string { return []string{a, b} })
+		poll := func() bool {
+			time.Sleep(time.Second + time.Millisecond)
+			synctest.Wait()
+			select {
+			case <-ch:
+				return true
+			default:
+				return false
+			}
+		}
+		if poll() {
+			t.Error("signalled with nothing changed")
+		}
+		for _, change := range []struct {
+			name string
+			do   func() error
+		}{
+			{"edit", func() error { return os.WriteFile(a, []byte("two"), 0o600) }},
+			{"new file", func() error { return os.WriteFile(b, []byte("key"), 0o600) }},
+			{"removal", func() error { return os.Remove(b) }},
+		} {
+			if err := change.do(); err != nil {
+				t.Fatal(err)
+			}
+			if !poll() {
+				t.Errorf("%s not signalled", change.name)
+			}
+			if poll() {
+				t.Errorf("signalled again after the %s with nothing changed", change.name)
+			}
+		}
+		cancel()
+		synctest.Wait()
+	})
 }
