@@ -392,7 +392,9 @@ publish:
 	}
 	srv := upstreamtest.NewServer(upstreamtest.Options{})
 	b, err := gateway.Build(context.Background(), cfg, gateway.Options{Logger: quiet, PublicURL: "http://127.0.0.1:1", Store: store.NewMemory(),
-		DialUpstream: func(ctx context.Context, c upstream.Config) (*upstream.Conn, error) { return upstream.InProcess(ctx, srv.MCP, c) }})
+		DialUpstream: func(ctx context.Context, c upstream.Config) (*upstream.Conn, error) {
+			return upstream.InProcess(ctx, srv.MCP, c)
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
