@@ -10,6 +10,9 @@
 //	                                       (after a restart) is answered 404
 //	mcptestserver -extra-tool NAME         one more tool (an echo), so that a
 //	                                       restart can change the tool list
+//
+// Arguments it does not know are ignored (it serves stdio then): tests
+// also run it as a stand-in for `npx -y PACKAGE`.
 package main
 
 import (
@@ -17,6 +20,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/signal"
@@ -30,10 +34,14 @@ import (
 )
 
 func main() {
-	httpAddr := flag.String("http", "", "serve streamable HTTP at `ADDR`/mcp instead of stdio")
-	sessions := flag.Bool("sessions", false, "with -http: stateful sessions, protocol versions 2025-11-25 and 2025-06-18 only")
-	extra := flag.String("extra-tool", "", "add an echo tool of this `NAME`")
-	flag.Parse()
+	fs := flag.NewFlagSet("mcptestserver", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	httpAddr := fs.String("http", "", "serve streamable HTTP at `ADDR`/mcp instead of stdio")
+	sessions := fs.Bool("sessions", false, "with -http: stateful sessions, protocol versions 2025-11-25 and 2025-06-18 only")
+	extra := fs.String("extra-tool", "", "add an echo tool of this `NAME`")
+	if err := fs.Parse(os.Args[1:]); err != nil {
+		*httpAddr, *sessions, *extra = "", false, ""
+	}
 	s := upstreamtest.NewServer(upstreamtest.Options{Process: true, ExtraTool: *extra})
 	if *httpAddr == "" {
 		fmt.Fprintln(os.Stderr, "mcptestserver: ready")
