@@ -58,7 +58,7 @@ func slowDecodeRPCResponse[T any](data []byte) (*clientRPCResponse[T], error) {
 		return decodeRPCResponseIn[T](data, func(w *streamIn, r *StreamResponse) error { return w.stream(r) })
 	}
 	var env clientRPCResponse[T]
-	if err := json.Unmarshal(data, &env); err != nil {
+	if err := unmarshalStrict(data, &env); err != nil {
 		return nil, err
 	}
 	return &env, nil
@@ -68,7 +68,7 @@ func slowDecodeRPCResponse[T any](data []byte) (*clientRPCResponse[T], error) {
 // form W and converts the result into V, which is T.
 func decodeRPCResponseIn[T, W, V any](data []byte, conv func(*W, *V) error) (*clientRPCResponse[T], error) {
 	var in rpcResponseIn[W]
-	if err := json.Unmarshal(data, &in); err != nil {
+	if err := unmarshalStrict(data, &in); err != nil {
 		return nil, err
 	}
 	env := &clientRPCResponse[T]{ID: in.ID, Error: in.Error}

@@ -97,7 +97,7 @@ func clientRESTCall[T any](ctx context.Context, c *Client, op clientOp) (*T, err
 		}
 		return nil, clientBadResponse(op.name, "the response body is empty")
 	}
-	if err := json.Unmarshal(data, out); err != nil {
+	if err := unmarshalStrict(data, out); err != nil {
 		return nil, clientBadResponse(op.name, "the response is not valid JSON of the expected shape: "+err.Error())
 	}
 	return out, nil
@@ -108,7 +108,7 @@ func clientRESTCall[T any](ctx context.Context, c *Client, op clientOp) (*T, err
 // event of unknown kind.
 func clientRESTEvent(op string, data []byte) (*StreamResponse, error) {
 	ev := new(StreamResponse)
-	if err := json.Unmarshal(data, ev); err != nil {
+	if err := unmarshalStrict(data, ev); err != nil {
 		return nil, clientBadResponse(op, "an event is not valid JSON: "+err.Error())
 	}
 	if ev.Kind() != "" {

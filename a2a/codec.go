@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/a2a-mcp-bridge/bridge/internal/strictjson"
 )
 
 // TaskState is the lifecycle state of a task, carried by its ProtoJSON name.
@@ -169,8 +171,14 @@ func enumFromJSON(b []byte, byNumber func(int) (string, bool)) (string, error) {
 			}
 		}
 		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
+		if err := unmarshalStrict(b, &s); err != nil {
 			return "", err
+		}
+		if numeric(s) {
+			// ProtoJSON reads an enum from its name or from a number, never
+			// from a number in a string: "5" would be written back as 5 and
+			// read as another value than the sender meant.
+			return "", fmt.Errorf("%s is a number in a string: send the enum name or the number", truncate(b, 32))
 		}
 		return s, nil
 	case 'n':
@@ -190,6 +198,23 @@ func enumFromJSON(b []byte, byNumber func(int) (string, bool)) (string, error) {
 		return strconv.Itoa(n), nil
 	}
 	return "", fmt.Errorf("not an enum name or number: %s", truncate(b, 32))
+}
+
+// numeric reports whether s spells an integer as strconv.Atoi reads one
+// (an optional sign, then digits).
+func numeric(s string) bool {
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		s = s[1:]
+	}
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func truncate(b []byte, n int) string {
@@ -315,6 +340,19 @@ func (c AgentCard) MarshalJSON() ([]byte, error) {
 	return json.Marshal(a)
 }
 
+// UnmarshalJSON reads a card that has one reading only (unmarshalStrict):
+// a card whose members could be read two ways is refused, so that what a
+// signature covers, what the bridge reads and what a peer reads agree.
+func (c *AgentCard) UnmarshalJSON(b []byte) error {
+	type alias AgentCard
+	var a alias
+	if err := unmarshalStrict(b, &a); err != nil {
+		return err
+	}
+	*c = AgentCard(a)
+	return nil
+}
+
 // MarshalJSON writes tags even when empty (the field is REQUIRED).
 func (s AgentSkill) MarshalJSON() ([]byte, error) {
 	type alias AgentSkill
@@ -361,8 +399,14 @@ func normalizeFieldNames(raw []byte) ([]byte, error) {
 	return renameFieldNames(raw)
 }
 
-// renameFieldNames is normalizeFieldNames without its fast path.
+// renameFieldNames is normalizeFieldNames without its fast path. Decoding
+// into maps would let the last of two equal names win and replace invalid
+// UTF-8, so raw must have one reading first (strictjson); a field given
+// under both its names is refused too, as ProtoJSON refuses it.
 func renameFieldNames(raw []byte) ([]byte, error) {
+	if err := strictjson.Check(raw); err != nil {
+		return nil, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
@@ -370,14 +414,18 @@ func renameFieldNames(raw []byte) ([]byte, error) {
 		return nil, err
 	}
 	changed := false
-	v = renameKeys(v, &changed)
+	var err error
+	v = renameKeys(v, &changed, &err)
+	if err != nil {
+		return nil, err
+	}
 	if !changed {
 		return raw, nil
 	}
 	return json.Marshal(v)
 }
 
-func renameKeys(v any, changed *bool) any {
+func renameKeys(v any, changed *bool, err *error) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
@@ -388,19 +436,20 @@ func renameKeys(v any, changed *bool) any {
 				*changed = true
 			}
 			if _, dup := x[name]; dup && name != k {
-				// Both spellings present: the JSON name wins.
-				continue
+				// Both spellings present: which one is meant?
+				*err = fmt.Errorf("%s and %s name the same field: send it once", truncate([]byte(k), 64), truncate([]byte(name), 64))
+				return v
 			}
 			if structFields[name] {
 				out[name] = val
 			} else {
-				out[name] = renameKeys(val, changed)
+				out[name] = renameKeys(val, changed, err)
 			}
 		}
 		return out
 	case []any:
 		for i := range x {
-			x[i] = renameKeys(x[i], changed)
+			x[i] = renameKeys(x[i], changed, err)
 		}
 		return x
 	}
@@ -430,7 +479,7 @@ func lowerCamel(s string) string {
 func (s *SecurityScheme) UnmarshalJSON(b []byte) error {
 	type alias SecurityScheme
 	var a alias
-	if err := json.Unmarshal(b, &a); err != nil {
+	if err := unmarshalStrict(b, &a); err != nil {
 		return err
 	}
 	if countSet(a.APIKey != nil, a.HTTPAuth != nil, a.OAuth2 != nil, a.OpenIDConnect != nil, a.MTLS != nil) > 1 {
@@ -444,7 +493,7 @@ func (s *SecurityScheme) UnmarshalJSON(b []byte) error {
 func (f *OAuthFlows) UnmarshalJSON(b []byte) error {
 	type alias OAuthFlows
 	var a alias
-	if err := json.Unmarshal(b, &a); err != nil {
+	if err := unmarshalStrict(b, &a); err != nil {
 		return err
 	}
 	if countSet(a.AuthorizationCode != nil, a.ClientCredentials != nil, a.Implicit != nil, a.Password != nil, a.DeviceCode != nil) > 1 {

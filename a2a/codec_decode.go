@@ -295,7 +295,7 @@ type sendMessageRequestIn struct {
 // of the message that Message.UnmarshalJSON costs.
 func decodeSendMessageRequest(b []byte, r *SendMessageRequest) error {
 	var w sendMessageRequestIn
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err := unmarshalStrict(b, &w); err != nil {
 		return err
 	}
 	m, err := messagePtr(w.Message)
@@ -310,7 +310,7 @@ func decodeSendMessageRequest(b []byte, r *SendMessageRequest) error {
 // A part with none of the members this version knows gets Kind PartUnknown.
 func (p *Part) UnmarshalJSON(b []byte) error {
 	var w partIn
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err := unmarshalStrict(b, &w); err != nil {
 		return err
 	}
 	v, err := w.part()
@@ -325,7 +325,7 @@ func (p *Part) UnmarshalJSON(b []byte) error {
 // role reads as ROLE_UNSPECIFIED.
 func (m *Message) UnmarshalJSON(b []byte) error {
 	var w messageIn
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err := unmarshalStrict(b, &w); err != nil {
 		return err
 	}
 	return w.message(m)
@@ -334,7 +334,7 @@ func (m *Message) UnmarshalJSON(b []byte) error {
 // UnmarshalJSON reads an artifact, skipping parts of unknown kind.
 func (a *Artifact) UnmarshalJSON(b []byte) error {
 	var w artifactIn
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err := unmarshalStrict(b, &w); err != nil {
 		return err
 	}
 	return w.artifact(a)
@@ -344,7 +344,7 @@ func (a *Artifact) UnmarshalJSON(b []byte) error {
 // of google.protobuf.Timestamp (years 1 to 9999 in UTC).
 func (s *TaskStatus) UnmarshalJSON(b []byte) error {
 	var w statusIn
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err := unmarshalStrict(b, &w); err != nil {
 		return err
 	}
 	return w.status(s)
@@ -354,7 +354,7 @@ func (s *TaskStatus) UnmarshalJSON(b []byte) error {
 // history.
 func (t *Task) UnmarshalJSON(b []byte) error {
 	var w taskIn
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err := unmarshalStrict(b, &w); err != nil {
 		return err
 	}
 	return w.task(t)
@@ -363,7 +363,7 @@ func (t *Task) UnmarshalJSON(b []byte) error {
 // UnmarshalJSON reads an event; two members at once is an error.
 func (r *StreamResponse) UnmarshalJSON(b []byte) error {
 	var w streamIn
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err := unmarshalStrict(b, &w); err != nil {
 		return err
 	}
 	return w.stream(r)
@@ -372,7 +372,7 @@ func (r *StreamResponse) UnmarshalJSON(b []byte) error {
 // UnmarshalJSON reads a response; two members at once is an error.
 func (r *SendMessageResponse) UnmarshalJSON(b []byte) error {
 	var w sendMessageResponseIn
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err := unmarshalStrict(b, &w); err != nil {
 		return err
 	}
 	return w.response(r)

@@ -27,8 +27,12 @@ import (
 // a part of unknown kind (the slow path logs it when dropping it) — and on
 // every error, invalid JSON included, so the slow path makes every error
 // and every odd input behave as before. Unknown members are skipped, as
-// encoding/json skips them, only when their name is ASCII and matches no
-// field of the object case-insensitively.
+// encoding/json skips them, only when their name is ASCII, matches no
+// field of the object case-insensitively and is not repeated. Inside the
+// values it skips (metadata, data, unknown members) it declines a repeated
+// or escaped member name, and anywhere invalid UTF-8 or an escaped lone
+// surrogate: the slow path refuses all of these (codec_strict.go), so that
+// every document the bridge accepts has one reading.
 //
 // Scalars with methods are decoded by those methods on the literal bytes,
 // as encoding/json hands them over (TaskState, Role, time.Time); metadata
@@ -93,6 +97,7 @@ func fastRPCResponse[T, V any](data []byte) (*clientRPCResponse[T], bool) {
 	box := new(fastEnvelope[T, V])
 	d.spareTime = &box.ts
 	var seen uint32
+	var unk fastUnknown
 	for n := 0; ; n++ {
 		name, done, ok := d.member(n)
 		if !ok {
@@ -149,12 +154,12 @@ func fastRPCResponse[T, V any](data []byte) (*clientRPCResponse[T], bool) {
 			// The error is rare and small: encoding/json reads it, as the
 			// slow path does.
 			e := new(clientWireError)
-			if json.Unmarshal(span, e) != nil {
+			if unmarshalStrict(span, e) != nil {
 				return nil, false
 			}
 			box.env.Error = e
 		default:
-			if !d.skipUnknown(name, fastEnvelopeFields) {
+			if !d.skipUnknown(name, fastEnvelopeFields, &unk) {
 				return nil, false
 			}
 		}
@@ -292,8 +297,10 @@ func (d *fastDec) element(n int) (done, ok bool) {
 
 // skipUnknown skips the value of a member that is none of fields. A name
 // encoding/json could match to one of them (differing in case, or with
-// non-ASCII bytes that fold to ASCII) is declined.
-func (d *fastDec) skipUnknown(name []byte, fields []string) bool {
+// non-ASCII bytes that fold to ASCII) is declined, and so is an unknown
+// name seen before in the same object (unk), or more unknown names than
+// unk holds: the slow path refuses both.
+func (d *fastDec) skipUnknown(name []byte, fields []string, unk *fastUnknown) bool {
 	for _, c := range name {
 		if c >= utf8.RuneSelf {
 			return false
@@ -304,8 +311,33 @@ func (d *fastDec) skipUnknown(name []byte, fields []string) bool {
 			return false
 		}
 	}
+	if !unk.add(name) {
+		return false
+	}
 	_, ok := d.value()
 	return ok
+}
+
+// fastUnknown holds the unknown member names of one object, to decline a
+// duplicate among them.
+type fastUnknown struct {
+	names [4][]byte
+	n     int
+}
+
+// add records name; false if it was already there or there is no room.
+func (u *fastUnknown) add(name []byte) bool {
+	for _, seen := range u.names[:u.n] {
+		if bytes.Equal(seen, name) {
+			return false
+		}
+	}
+	if u.n == len(u.names) {
+		return false
+	}
+	u.names[u.n] = name
+	u.n++
+	return true
 }
 
 func fastEqualFold(b []byte, s string) bool {
@@ -347,9 +379,40 @@ func (d *fastDec) skip(depth int) bool {
 			d.i++
 			return true
 		}
+		// The names seen in this object: a duplicate is declined (the slow
+		// path refuses it), and so is a name with an escape, which would
+		// have to be unescaped to be compared.
+		var names [8][]byte
+		n := 0
+		var more map[string]struct{}
 		for {
-			if d.peek() != '"' || !d.skipString() {
+			if d.peek() != '"' {
 				return false
+			}
+			start := d.i + 1
+			if !d.skipString() {
+				return false
+			}
+			name := d.b[start : d.i-1]
+			if bytes.IndexByte(name, '\\') >= 0 {
+				return false
+			}
+			for _, seen := range names[:n] {
+				if bytes.Equal(seen, name) {
+					return false
+				}
+			}
+			if n < len(names) {
+				names[n] = name
+				n++
+			} else {
+				if more == nil {
+					more = make(map[string]struct{})
+				}
+				if _, dup := more[string(name)]; dup {
+					return false
+				}
+				more[string(name)] = struct{}{}
 			}
 			if d.peek() != ':' {
 				return false
@@ -408,7 +471,9 @@ func (d *fastDec) literal(lit []byte) bool {
 	return true
 }
 
-// skipString skips the string at the cursor, checking its escapes.
+// skipString skips the string at the cursor, checking its escapes. Invalid
+// UTF-8 and an escaped lone surrogate are declined: the slow path refuses
+// them.
 func (d *fastDec) skipString() bool {
 	b := d.b
 	for j := d.i + 1; j < len(b); {
@@ -424,15 +489,28 @@ func (d *fastDec) skipString() bool {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				j += 2
 			case 'u':
-				if fastHex4(b[j:]) < 0 {
+				r := fastHex4(b[j:])
+				if r < 0 {
 					return false
 				}
 				j += 6
+				if utf16.IsSurrogate(r) {
+					if r >= 0xdc00 || utf16.DecodeRune(r, fastHex4(b[j:])) == unicode.ReplacementChar {
+						return false
+					}
+					j += 6
+				}
 			default:
 				return false
 			}
 		case c < 0x20:
 			return false
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRune(b[j:])
+			if r == utf8.RuneError && size == 1 {
+				return false
+			}
+			j += size
 		default:
 			j++
 		}
@@ -528,10 +606,11 @@ func (d *fastDec) str(intern bool) (string, bool) {
 			return d.unquote(start, j)
 		}
 		if c >= utf8.RuneSelf {
-			// Valid UTF-8 is kept as is; anything else is replaced.
+			// Valid UTF-8 is kept as is; anything else is declined (the
+			// slow path refuses it).
 			r, size := utf8.DecodeRune(b[j:])
 			if r == utf8.RuneError && size == 1 {
-				return d.unquote(start, j)
+				return "", false
 			}
 			j += size - 1
 		}
@@ -552,8 +631,9 @@ func (d *fastDec) intern(raw []byte) string {
 }
 
 // unquote reads the string that starts at start, plain up to j, as
-// encoding/json's unquote does: escapes resolved, a lone or broken
-// surrogate and each byte of invalid UTF-8 replaced by U+FFFD.
+// encoding/json's unquote does, escapes resolved. A lone or broken
+// surrogate and invalid UTF-8, which encoding/json replaces by U+FFFD, are
+// declined: the slow path refuses them.
 func (d *fastDec) unquote(start, j int) (string, bool) {
 	b := d.b
 	out := make([]byte, j-start, j-start+64)
@@ -593,12 +673,13 @@ func (d *fastDec) unquote(start, j int) (string, bool) {
 				}
 				j += 6
 				if utf16.IsSurrogate(r) {
-					if dec := utf16.DecodeRune(r, fastHex4(b[j:])); dec != unicode.ReplacementChar {
-						out = utf8.AppendRune(out, dec)
-						j += 6
-						break
+					dec := utf16.DecodeRune(r, fastHex4(b[j:]))
+					if r >= 0xdc00 || dec == unicode.ReplacementChar {
+						return "", false
 					}
-					r = unicode.ReplacementChar
+					out = utf8.AppendRune(out, dec)
+					j += 6
+					break
 				}
 				out = utf8.AppendRune(out, r)
 			default:
@@ -611,7 +692,10 @@ func (d *fastDec) unquote(start, j int) (string, bool) {
 			j++
 		default:
 			r, size := utf8.DecodeRune(b[j:])
-			out = utf8.AppendRune(out, r)
+			if r == utf8.RuneError && size == 1 {
+				return "", false
+			}
+			out = append(out, b[j:j+size]...)
 			j += size
 		}
 	}
@@ -697,6 +781,7 @@ func (d *fastDec) part(p *Part) bool {
 		return false
 	}
 	var seen uint32
+	var unk fastUnknown
 	content := 0
 	for n := 0; ; n++ {
 		name, done, ok := d.member(n)
@@ -774,7 +859,7 @@ func (d *fastDec) part(p *Part) bool {
 				return false
 			}
 		default:
-			if !d.skipUnknown(name, fastPartFields) {
+			if !d.skipUnknown(name, fastPartFields, &unk) {
 				return false
 			}
 		}
@@ -815,6 +900,7 @@ func (d *fastDec) message(m *Message) bool {
 		return false
 	}
 	var seen uint32
+	var unk fastUnknown
 	for n := 0; ; n++ {
 		name, done, ok := d.member(n)
 		if !ok {
@@ -841,7 +927,7 @@ func (d *fastDec) message(m *Message) bool {
 		case "referenceTaskIds":
 			ok = fastOnce(&seen, 7) && d.strings(&m.ReferenceTaskIDs)
 		default:
-			ok = d.skipUnknown(name, fastMessageFields)
+			ok = d.skipUnknown(name, fastMessageFields, &unk)
 		}
 		if !ok {
 			return false
@@ -883,6 +969,7 @@ func (d *fastDec) artifact(a *Artifact) bool {
 		return false
 	}
 	var seen uint32
+	var unk fastUnknown
 	for n := 0; ; n++ {
 		name, done, ok := d.member(n)
 		if !ok {
@@ -905,7 +992,7 @@ func (d *fastDec) artifact(a *Artifact) bool {
 		case "extensions":
 			ok = fastOnce(&seen, 5) && d.strings(&a.Extensions)
 		default:
-			ok = d.skipUnknown(name, fastArtifactFields)
+			ok = d.skipUnknown(name, fastArtifactFields, &unk)
 		}
 		if !ok {
 			return false
@@ -924,6 +1011,7 @@ func (d *fastDec) status(s *TaskStatus) bool {
 		return false
 	}
 	var seen uint32
+	var unk fastUnknown
 	for n := 0; ; n++ {
 		name, done, ok := d.member(n)
 		if !ok {
@@ -940,7 +1028,7 @@ func (d *fastDec) status(s *TaskStatus) bool {
 		case "timestamp":
 			ok = fastOnce(&seen, 2) && d.timestamp(&s.Timestamp)
 		default:
-			ok = d.skipUnknown(name, fastStatusFields)
+			ok = d.skipUnknown(name, fastStatusFields, &unk)
 		}
 		if !ok {
 			return false
@@ -981,6 +1069,7 @@ func (d *fastDec) task(t *Task) bool {
 		return false
 	}
 	var seen uint32
+	var unk fastUnknown
 	for n := 0; ; n++ {
 		name, done, ok := d.member(n)
 		if !ok {
@@ -1003,7 +1092,7 @@ func (d *fastDec) task(t *Task) bool {
 		case "metadata":
 			ok = fastOnce(&seen, 5) && d.metadata(&t.Metadata)
 		default:
-			ok = d.skipUnknown(name, fastTaskFields)
+			ok = d.skipUnknown(name, fastTaskFields, &unk)
 		}
 		if !ok {
 			return false
@@ -1082,6 +1171,7 @@ func (d *fastDec) sendMessageResponse(r *SendMessageResponse) bool {
 		return false
 	}
 	var seen uint32
+	var unk fastUnknown
 	for n := 0; ; n++ {
 		name, done, ok := d.member(n)
 		if !ok {
@@ -1096,7 +1186,7 @@ func (d *fastDec) sendMessageResponse(r *SendMessageResponse) bool {
 		case "message":
 			ok = fastOnce(&seen, 1) && d.messagePtr(&r.Message)
 		default:
-			ok = d.skipUnknown(name, fastSendFields)
+			ok = d.skipUnknown(name, fastSendFields, &unk)
 		}
 		if !ok {
 			return false
@@ -1112,6 +1202,7 @@ func (d *fastDec) streamResponse(r *StreamResponse) bool {
 		return false
 	}
 	var seen uint32
+	var unk fastUnknown
 	for n := 0; ; n++ {
 		name, done, ok := d.member(n)
 		if !ok {
@@ -1130,7 +1221,7 @@ func (d *fastDec) streamResponse(r *StreamResponse) bool {
 		case "artifactUpdate":
 			ok = fastOnce(&seen, 3) && d.artifactUpdate(&r.ArtifactUpdate)
 		default:
-			ok = d.skipUnknown(name, fastStreamFields)
+			ok = d.skipUnknown(name, fastStreamFields, &unk)
 		}
 		if !ok {
 			return false
@@ -1150,6 +1241,7 @@ func (d *fastDec) statusUpdate(dst **TaskStatusUpdateEvent) bool {
 	ev := new(TaskStatusUpdateEvent)
 	*dst = ev
 	var seen uint32
+	var unk fastUnknown
 	for n := 0; ; n++ {
 		name, done, ok := d.member(n)
 		if !ok {
@@ -1168,7 +1260,7 @@ func (d *fastDec) statusUpdate(dst **TaskStatusUpdateEvent) bool {
 		case "metadata":
 			ok = fastOnce(&seen, 3) && d.metadata(&ev.Metadata)
 		default:
-			ok = d.skipUnknown(name, fastStatusUpdateFields)
+			ok = d.skipUnknown(name, fastStatusUpdateFields, &unk)
 		}
 		if !ok {
 			return false
@@ -1188,6 +1280,7 @@ func (d *fastDec) artifactUpdate(dst **TaskArtifactUpdateEvent) bool {
 	ev := new(TaskArtifactUpdateEvent)
 	*dst = ev
 	var seen uint32
+	var unk fastUnknown
 	for n := 0; ; n++ {
 		name, done, ok := d.member(n)
 		if !ok {
@@ -1210,7 +1303,7 @@ func (d *fastDec) artifactUpdate(dst **TaskArtifactUpdateEvent) bool {
 		case "metadata":
 			ok = fastOnce(&seen, 5) && d.metadata(&ev.Metadata)
 		default:
-			ok = d.skipUnknown(name, fastArtifactUpdateFields)
+			ok = d.skipUnknown(name, fastArtifactUpdateFields, &unk)
 		}
 		if !ok {
 			return false

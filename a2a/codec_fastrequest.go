@@ -31,7 +31,9 @@ import (
 // number that is not a plain int32 where one goes, a part of no or of two
 // kinds. Params in which normalizeFieldNames might rename a key (a
 // snake_case name) are declined as a whole, so proto names keep their
-// slow path and its rules (the JSON name wins, keys are re-encoded).
+// slow path and its rules (a field under both its names is refused, keys
+// are re-encoded). Duplicates, invalid UTF-8 and escaped lone surrogates
+// are declined inside skipped values too; the slow path refuses them.
 //
 // Nothing returned aliases the body except the envelope's Params, which
 // is read once, by readParams, while the body is still held. The id, which
@@ -95,6 +97,7 @@ func fastParseRPCRequest(body []byte) (req *jsonrpcRequest, ok bool) {
 	}
 	box := new(fastRequest)
 	var seen uint32
+	var unk fastUnknown
 	for n := 0; ; n++ {
 		name, done, ok := d.member(n)
 		if !ok {
@@ -154,7 +157,7 @@ func fastParseRPCRequest(body []byte) (req *jsonrpcRequest, ok bool) {
 				return nil, false
 			}
 		default:
-			if !d.skipUnknown(name, fastRequestFields) {
+			if !d.skipUnknown(name, fastRequestFields, &unk) {
 				return nil, false
 			}
 		}
@@ -263,6 +266,7 @@ func (d *fastDec) sendMessageRequest(r *SendMessageRequest) bool {
 		return false
 	}
 	var seen uint32
+	var unk fastUnknown
 	for n := 0; ; n++ {
 		name, done, ok := d.member(n)
 		if !ok {
@@ -281,7 +285,7 @@ func (d *fastDec) sendMessageRequest(r *SendMessageRequest) bool {
 		case "metadata":
 			ok = fastOnce(&seen, 3) && d.metadata(&r.Metadata)
 		default:
-			ok = d.skipUnknown(name, fastSendRequestFields)
+			ok = d.skipUnknown(name, fastSendRequestFields, &unk)
 		}
 		if !ok {
 			return false
@@ -300,6 +304,7 @@ func (d *fastDec) sendConfiguration(dst **SendMessageConfiguration) bool {
 	}
 	c := new(SendMessageConfiguration)
 	var seen uint32
+	var unk fastUnknown
 	for n := 0; ; n++ {
 		name, done, ok := d.member(n)
 		if !ok {
@@ -319,7 +324,7 @@ func (d *fastDec) sendConfiguration(dst **SendMessageConfiguration) bool {
 		case "returnImmediately":
 			ok = fastOnce(&seen, 3) && d.boolField(&c.ReturnImmediately)
 		default:
-			ok = d.skipUnknown(name, fastSendConfigFields)
+			ok = d.skipUnknown(name, fastSendConfigFields, &unk)
 		}
 		if !ok {
 			return false
@@ -337,6 +342,7 @@ func (d *fastDec) pushConfig(dst **TaskPushNotificationConfig) bool {
 	}
 	c := new(TaskPushNotificationConfig)
 	var seen uint32
+	var unk fastUnknown
 	for n := 0; ; n++ {
 		name, done, ok := d.member(n)
 		if !ok {
@@ -360,7 +366,7 @@ func (d *fastDec) pushConfig(dst **TaskPushNotificationConfig) bool {
 		case "authentication":
 			ok = fastOnce(&seen, 5) && d.authentication(&c.Authentication)
 		default:
-			ok = d.skipUnknown(name, fastPushConfigFields)
+			ok = d.skipUnknown(name, fastPushConfigFields, &unk)
 		}
 		if !ok {
 			return false
@@ -378,6 +384,7 @@ func (d *fastDec) authentication(dst **AuthenticationInfo) bool {
 	}
 	a := new(AuthenticationInfo)
 	var seen uint32
+	var unk fastUnknown
 	for n := 0; ; n++ {
 		name, done, ok := d.member(n)
 		if !ok {
@@ -393,7 +400,7 @@ func (d *fastDec) authentication(dst **AuthenticationInfo) bool {
 		case "credentials":
 			ok = fastOnce(&seen, 1) && d.strField(&a.Credentials, false)
 		default:
-			ok = d.skipUnknown(name, fastAuthenticationField)
+			ok = d.skipUnknown(name, fastAuthenticationField, &unk)
 		}
 		if !ok {
 			return false
@@ -407,6 +414,7 @@ func (d *fastDec) getTaskRequest(r *GetTaskRequest) bool {
 		return false
 	}
 	var seen uint32
+	var unk fastUnknown
 	for n := 0; ; n++ {
 		name, done, ok := d.member(n)
 		if !ok {
@@ -423,7 +431,7 @@ func (d *fastDec) getTaskRequest(r *GetTaskRequest) bool {
 		case "historyLength":
 			ok = fastOnce(&seen, 2) && d.int32Ptr(&r.HistoryLength)
 		default:
-			ok = d.skipUnknown(name, fastGetTaskFields)
+			ok = d.skipUnknown(name, fastGetTaskFields, &unk)
 		}
 		if !ok {
 			return false
@@ -437,6 +445,7 @@ func (d *fastDec) cancelTaskRequest(r *CancelTaskRequest) bool {
 		return false
 	}
 	var seen uint32
+	var unk fastUnknown
 	for n := 0; ; n++ {
 		name, done, ok := d.member(n)
 		if !ok {
@@ -453,7 +462,7 @@ func (d *fastDec) cancelTaskRequest(r *CancelTaskRequest) bool {
 		case "metadata":
 			ok = fastOnce(&seen, 2) && d.metadata(&r.Metadata)
 		default:
-			ok = d.skipUnknown(name, fastCancelTaskFields)
+			ok = d.skipUnknown(name, fastCancelTaskFields, &unk)
 		}
 		if !ok {
 			return false
@@ -467,6 +476,7 @@ func (d *fastDec) subscribeToTaskRequest(r *SubscribeToTaskRequest) bool {
 		return false
 	}
 	var seen uint32
+	var unk fastUnknown
 	for n := 0; ; n++ {
 		name, done, ok := d.member(n)
 		if !ok {
@@ -481,7 +491,7 @@ func (d *fastDec) subscribeToTaskRequest(r *SubscribeToTaskRequest) bool {
 		case "id":
 			ok = fastOnce(&seen, 1) && d.strField(&r.ID, false)
 		default:
-			ok = d.skipUnknown(name, fastSubscribeFields)
+			ok = d.skipUnknown(name, fastSubscribeFields, &unk)
 		}
 		if !ok {
 			return false

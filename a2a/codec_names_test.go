@@ -17,7 +17,6 @@ func TestNormalizeFieldNamesRenamesProtoNames(t *testing.T) {
 			`{"configuration":{"acceptedOutputModes":["text/plain"],"historyLength":1},"message":{"messageId":"m","parts":[],"role":"ROLE_USER"}}`},
 		{"inside a list", `{"configs":[{"task_id":"t"}]}`, `{"configs":[{"taskId":"t"}]}`},
 		{"after a metadata value", `{"metadata":{"trace_id":"x"},"context_id":"c"}`, `{"contextId":"c","metadata":{"trace_id":"x"}}`},
-		{"json name wins over proto name", `{"historyLength":3,"history_length":2}`, `{"historyLength":3}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := normalizeFieldNames([]byte(tc.in))
@@ -28,6 +27,21 @@ func TestNormalizeFieldNamesRenamesProtoNames(t *testing.T) {
 				t.Fatalf("got %s, want %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestNormalizeFieldNames_BothSpellingsRefused: a field given under its JSON
+// name and its proto name could be read as either value; ProtoJSON refuses
+// it, and so do we (formerly the JSON name won).
+func TestNormalizeFieldNames_BothSpellingsRefused(t *testing.T) {
+	for _, in := range []string{
+		`{"historyLength":3,"history_length":2}`,
+		`{"configuration":{"history_length":1,"historyLength":2}}`,
+		`{"history_length":1,"history_length":2}`,
+	} {
+		if got, err := normalizeFieldNames([]byte(in)); err == nil {
+			t.Errorf("normalizeFieldNames(%s) = %s, want an error", in, got)
+		}
 	}
 }
 

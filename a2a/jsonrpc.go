@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
+
+	"github.com/a2a-mcp-bridge/bridge/internal/strictjson"
 )
 
 // jsonrpcRequest is a JSON-RPC 2.0 request envelope as received.
@@ -40,8 +43,12 @@ func parseRPCRequest(body []byte) (*jsonrpcRequest, json.RawMessage, error) {
 	if len(trimmed) == 0 {
 		return nil, nullID, ErrInvalidRequest.With("empty request body")
 	}
-	if !json.Valid(trimmed) {
-		return nil, nullID, ErrParse.With("request body is not valid JSON")
+	// One reading of the whole body (strictjson): a member of the envelope
+	// spelled in another case ("Method"), a duplicate member anywhere (two
+	// "method"s, two "id"s, two "tool"s in a data part) or invalid UTF-8
+	// would let readers disagree on what was asked, so none is served.
+	if err := envelopeSchema.Check(trimmed); err != nil {
+		return nil, nullID, envelopeError(err)
 	}
 	if trimmed[0] == '[' {
 		return nil, nullID, ErrInvalidRequest.With("JSON-RPC batches are not supported")
@@ -119,18 +126,71 @@ func decodeParams(raw []byte, p any) error {
 		// The most frequent request, decoded in one pass.
 		err = decodeSendMessageRequest(raw, r)
 	} else {
-		err = json.Unmarshal(raw, p)
+		err = unmarshalStrict(raw, p)
 	}
 	if err != nil {
-		return ErrInvalidParams.Withf("invalid params: %s", jsonErrorText(err))
+		e := ErrInvalidParams.Withf("invalid params: %s", jsonErrorText(err))
+		if se, ok := strictError(err); ok && se.Path() != "" {
+			e = e.withViolation(se.Path(), strictReason(se))
+		}
+		return e
 	}
 	return nil
+}
+
+// envelopeSchema is the JSON-RPC request envelope; its params are checked
+// again, against the method's own type, by decodeParams.
+var envelopeSchema = strictjson.For(reflect.TypeFor[jsonrpcRequest](), strictjson.Options{})
+
+// envelopeError is the error of a body that has no single reading: invalid
+// UTF-8 is not JSON text (RFC 8259 §8.1: -32700); a duplicate or
+// case-folded member of the envelope makes the request ambiguous
+// (-32600), of the params the params (-32602).
+func envelopeError(err error) error {
+	se, ok := strictError(err)
+	if !ok {
+		return ErrParse.With("request body is not valid JSON")
+	}
+	switch {
+	case se.Kind == strictjson.KindInvalidUTF8:
+		return ErrParse.With("request body is not valid JSON: it holds invalid UTF-8 or a lone surrogate escape")
+	case strings.HasPrefix(se.Pointer, "/params"):
+		e := ErrInvalidParams.Withf("invalid params: %s", jsonErrorText(err))
+		if p := se.Path(); p != "" {
+			e = e.withViolation(strings.TrimPrefix(strings.TrimPrefix(p, "params"), "."), strictReason(se))
+		}
+		return e
+	}
+	return ErrInvalidRequest.Withf("malformed request envelope: %s", jsonErrorText(err))
+}
+
+// strictReason is the violation description of a strictjson refusal.
+func strictReason(se *strictjson.Error) string {
+	switch se.Kind {
+	case strictjson.KindDuplicate:
+		return "appears twice"
+	case strictjson.KindCaseFold:
+		return fmt.Sprintf("member names are case-sensitive: write %q", se.Field)
+	}
+	return "invalid UTF-8 or a lone surrogate escape"
 }
 
 // jsonErrorText describes a decoding error without Go type names.
 func jsonErrorText(err error) string {
 	var te *json.UnmarshalTypeError
 	var se *json.SyntaxError
+	if st, ok := strictError(err); ok {
+		switch st.Kind {
+		case strictjson.KindDuplicate:
+			return fmt.Sprintf("member %s appears twice", st.Path())
+		case strictjson.KindCaseFold:
+			return fmt.Sprintf("member %s: member names are case-sensitive: write %q", st.Path(), st.Field)
+		}
+		if p := st.Path(); p != "" {
+			return "invalid UTF-8 or a lone surrogate escape in " + p
+		}
+		return "invalid UTF-8 or a lone surrogate escape"
+	}
 	switch {
 	case errors.As(err, &te):
 		field := te.Field
@@ -193,6 +253,10 @@ func (s *Server) serveJSONRPC(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := readParams(req.Params, params); err != nil {
+		s.writeRPCError(w, id, err)
+		return
+	}
+	if err := checkView(params); err != nil {
 		s.writeRPCError(w, id, err)
 		return
 	}

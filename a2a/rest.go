@@ -163,6 +163,10 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 		s.writeRESTError(w, err)
 		return
 	}
+	if err := checkView(params); err != nil {
+		s.writeRESTError(w, err)
+		return
+	}
 	call := newCall(r, rt.method, BindingHTTPJSON, params)
 	call.bodyRead = bodyRead
 	s.setWriteDeadline(w, 0)

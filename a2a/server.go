@@ -486,17 +486,60 @@ func (s *Server) createPushConfig(ctx context.Context, owner string, p *TaskPush
 	return &cfg, nil
 }
 
-// skillOf reads the skill a message asks for from its metadata.
+// SkillID is the skill a message asks for: the "skillId" member of the
+// message's metadata or of the request's. It is the one reading of it that
+// the guards and the executors share. Asking for two different skills, or
+// naming one with anything but a string, is an error: no reader may pick
+// one of two answers.
+func SkillID(msg *Message, reqMeta Metadata) (string, error) {
+	skill, inMsg, err := skillMember(msgMeta(msg))
+	if err != nil {
+		return "", err
+	}
+	other, inReq, err := skillMember(reqMeta)
+	if err != nil {
+		return "", err
+	}
+	if inMsg && inReq && skill != other {
+		return "", ErrInvalidParams.Withf("the message asks for skill %q and the request for skill %q: name one", truncate([]byte(skill), 64), truncate([]byte(other), 64)).withViolation("metadata.skillId", "conflicts with message.metadata.skillId")
+	}
+	if !inMsg {
+		skill = other
+	}
+	return skill, nil
+}
+
+func skillMember(md Metadata) (string, bool, error) {
+	v, ok := md["skillId"]
+	if !ok {
+		return "", false, nil
+	}
+	s, isString := v.(string)
+	if !isString {
+		return "", false, ErrInvalidParams.With("metadata skillId must be a string").withViolation("metadata.skillId", "must be a string")
+	}
+	return s, true, nil
+}
+
+// skillOf is SkillID of a decoded request; checkView has refused a
+// request for which it fails.
 func skillOf(p *SendMessageRequest) string {
 	if p == nil {
 		return ""
 	}
-	for _, md := range []Metadata{p.Metadata, msgMeta(p.Message)} {
-		if s, ok := md["skillId"].(string); ok {
-			return s
+	s, _ := SkillID(p.Message, p.Metadata)
+	return s
+}
+
+// checkView refuses a decoded request whose view (method, task, skill)
+// cannot be read one way only; it runs before any guard.
+func checkView(params any) error {
+	if p, ok := params.(*SendMessageRequest); ok && p != nil {
+		if _, err := SkillID(p.Message, p.Metadata); err != nil {
+			return err
 		}
 	}
-	return ""
+	return nil
 }
 
 func msgMeta(m *Message) Metadata {

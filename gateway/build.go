@@ -363,7 +363,7 @@ func (b *Bridge) publish(ctx context.Context, mux *http.ServeMux, p *config.Publ
 	if err != nil {
 		return fmt.Errorf("gateway: publish[%s]: %w", p.Name, err)
 	}
-	if pa.srv, err = b.agentServer(p.Name, pa.mgr, signed, b.publishGuard(p.Name, up)); err != nil {
+	if pa.srv, err = b.agentServer(p.Name, pa.mgr, signed, b.publishGuard(p.Name, up, pa.exec)); err != nil {
 		return fmt.Errorf("gateway: publish[%s]: %w", p.Name, err)
 	}
 	pa.exec.OnCardChanged(func() {
@@ -401,8 +401,10 @@ func (b *Bridge) agentServer(name string, mgr *a2a.Manager, card *a2a.AgentCard,
 
 // publishGuard counts every call against the limits and applies the policy.
 // For messages the policy is decided once the tool is known (toolagent's
-// Authorize), unless the message names its tool already.
-func (b *Bridge) publishGuard(agent string, up *filteredUpstream) func(ctx context.Context, c *a2a.Call) error {
+// Authorize), unless the message names its tool already. The tool a
+// message names is read by toolagent's one function (Agent.ToolOf), the
+// one Execute runs the call by, so the limits count the tool that runs.
+func (b *Bridge) publishGuard(agent string, up *filteredUpstream, exec *toolagent.Agent) func(ctx context.Context, c *a2a.Call) error {
 	return func(ctx context.Context, c *a2a.Call) error {
 		setMethod(ctx, c.Method)
 		hop := policy.Hop{
@@ -411,7 +413,13 @@ func (b *Bridge) publishGuard(agent string, up *filteredUpstream) func(ctx conte
 		}
 		isMessage := c.Method == a2a.MethodSendMessage || c.Method == a2a.MethodSendStreamingMessage
 		if isMessage {
-			hop.Tool = toolOf(c)
+			if req, _ := c.Params.(*a2a.SendMessageRequest); req != nil {
+				tool, err := exec.ToolOf(req.Message, req.Metadata)
+				if err != nil {
+					return err // named two ways: refused before any count
+				}
+				hop.Tool = tool
+			}
 			if hop.Tool != "" {
 				hop.ToolDestructive, hop.ToolReadOnly = up.hints(hop.Tool)
 			}
@@ -424,29 +432,6 @@ func (b *Bridge) publishGuard(agent string, up *filteredUpstream) func(ctx conte
 		}
 		return b.hops.Authorize(ctx, hop)
 	}
-}
-
-// toolOf is the tool a message names: the skill id, or a data part's "tool".
-func toolOf(c *a2a.Call) string {
-	if c.Skill != "" {
-		return c.Skill
-	}
-	req, _ := c.Params.(*a2a.SendMessageRequest)
-	if req == nil || req.Message == nil {
-		return ""
-	}
-	for _, p := range req.Message.Parts {
-		if p.Kind != a2a.PartData {
-			continue
-		}
-		var sel struct {
-			Tool *string `json:"tool"`
-		}
-		if json.Unmarshal(p.Data, &sel) == nil && sel.Tool != nil {
-			return *sel.Tool
-		}
-	}
-	return ""
 }
 
 func errorTable(s string) a2a.ErrorTable {

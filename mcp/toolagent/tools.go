@@ -102,32 +102,114 @@ func (ts *toolSet) textTool() *tool {
 	return nil
 }
 
-// selectTool finds the tool and arguments a message asks for, or says what
-// is wrong with it.
-func (ts *toolSet) selectTool(msg *a2a.Message, reqMeta a2a.Metadata) (*tool, json.RawMessage, string) {
-	var datas []json.RawMessage
-	var texts []string
+// Selection is what a message asks of the server: the tool it names and
+// the arguments it gives, before they are checked against the tool set.
+type Selection struct {
+	// Tool is the tool named by a data part's "tool" member or by the skill
+	// id; "" when the message names none (plain text).
+	Tool string
+	// Skill is the skill id the message asks for, if any.
+	Skill string
+	// Arguments is the data part's "arguments" member (data-part selection)
+	// or the one data object (skill selection); nil when none was given.
+	Arguments json.RawMessage
+	// ByData reports a selection by a data part's "tool" member.
+	ByData bool
+
+	datas []json.RawMessage
+	texts []string
+}
+
+// Select reads which tool a message names. It is the one function that
+// decides it: the guards count and authorize the tool Select names, and
+// Execute runs that tool. A message that names a tool two ways is refused
+// rather than read one way by one reader and the other way by another: two
+// data parts with a "tool" member, a data part's tool and a different
+// skill id, a "tool" that is not a string. Data parts are read exactly:
+// their members are data, so "Tool" is not "tool".
+func Select(msg *a2a.Message, reqMeta a2a.Metadata) (Selection, error) {
+	var sel Selection
+	if msg == nil {
+		return sel, nil
+	}
+	skill, err := a2a.SkillID(msg, reqMeta)
+	if err != nil {
+		return sel, err
+	}
+	sel.Skill = skill
 	for _, p := range msg.Parts {
 		switch p.Kind {
 		case a2a.PartData:
-			datas = append(datas, p.Data)
+			sel.datas = append(sel.datas, p.Data)
 		case a2a.PartText:
-			texts = append(texts, p.Text)
+			sel.texts = append(sel.texts, p.Text)
 		}
+	}
+	for _, d := range sel.datas {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(d, &m) != nil {
+			continue // not an object: arguments of nothing
+		}
+		raw, ok := m["tool"]
+		if !ok {
+			continue
+		}
+		var name string
+		if err := json.Unmarshal(raw, &name); err != nil {
+			return Selection{}, a2a.ErrInvalidParams.With(`the data part's "tool" must be a string naming the tool`)
+		}
+		if sel.ByData {
+			return Selection{}, a2a.ErrInvalidParams.Withf("two data parts name a tool (%q and %q): send one", clean(sel.Tool, 64), clean(name, 64))
+		}
+		if skill != "" && skill != name {
+			return Selection{}, a2a.ErrInvalidParams.Withf("the data part names tool %q and the metadata skill %q: name one", clean(name, 64), clean(skill, 64))
+		}
+		sel.Tool, sel.ByData, sel.Arguments = name, true, m["arguments"]
+		if sel.Arguments == nil {
+			sel.Arguments = json.RawMessage{}
+		}
+	}
+	if !sel.ByData && skill != "" {
+		sel.Tool = skill
+		for _, d := range sel.datas {
+			if b := bytes.TrimSpace(d); len(b) > 0 && b[0] == '{' {
+				sel.Arguments = b
+				break
+			}
+		}
+	}
+	return sel, nil
+}
+
+// ToolOf is the tool a message would run on this agent, as Execute
+// resolves it: the tool Select names, or for plain text the server's only
+// one-string tool. An error is a message that names a tool two ways.
+func (a *Agent) ToolOf(msg *a2a.Message, reqMeta a2a.Metadata) (string, error) {
+	sel, err := Select(msg, reqMeta)
+	if err != nil || sel.Tool != "" {
+		return sel.Tool, err
+	}
+	if len(sel.datas) == 0 && len(sel.texts) > 0 {
+		if t := a.toolSet().textTool(); t != nil {
+			return t.Name, nil
+		}
+	}
+	return "", nil
+}
+
+// selectTool finds the tool and arguments a message asks for (Select),
+// or says what is wrong with it.
+func (ts *toolSet) selectTool(msg *a2a.Message, reqMeta a2a.Metadata) (*tool, json.RawMessage, string) {
+	sel, err := Select(msg, reqMeta)
+	if err != nil {
+		return nil, nil, err.(*a2a.Error).Message
 	}
 	how := fmt.Sprintf(`send a data part {"tool": NAME, "arguments": {...}}; tools: %s`, ts.names())
 	// 1. {"tool": NAME, "arguments": {...}}
-	for _, d := range datas {
-		var sel struct {
-			Tool      *string         `json:"tool"`
-			Arguments json.RawMessage `json:"arguments"`
-		}
-		if json.Unmarshal(d, &sel) != nil || sel.Tool == nil {
-			continue
-		}
-		t := ts.byName[*sel.Tool]
+	if sel.ByData {
+		t := ts.byName[sel.Tool]
 		if t == nil {
-			return nil, nil, fmt.Sprintf("unknown tool %q; %s", *sel.Tool, how)
+			return nil, nil, fmt.Sprintf("unknown tool %q; %s", sel.Tool, how)
 		}
 		args := bytes.TrimSpace(sel.Arguments)
 		if len(args) == 0 || string(args) == "null" {
@@ -139,28 +221,24 @@ func (ts *toolSet) selectTool(msg *a2a.Message, reqMeta a2a.Metadata) (*tool, js
 		return t, args, ""
 	}
 	// 2. a skill id in the message's or the request's metadata.
-	skill, _ := msg.Metadata["skillId"].(string)
-	if skill == "" {
-		skill, _ = reqMeta["skillId"].(string)
-	}
-	if skill != "" {
+	if skill := sel.Skill; skill != "" {
 		t := ts.byName[skill]
 		if t == nil {
 			return nil, nil, fmt.Sprintf("unknown skill %q; %s", skill, how)
 		}
-		var objs []json.RawMessage
-		for _, d := range datas {
+		var objs int
+		for _, d := range sel.datas {
 			if b := bytes.TrimSpace(d); len(b) > 0 && b[0] == '{' {
-				objs = append(objs, b)
+				objs++
 			}
 		}
 		switch {
-		case len(objs) == 1:
-			return t, objs[0], ""
-		case len(objs) > 1:
-			return nil, nil, fmt.Sprintf("skill %q: send the arguments in exactly one data part, got %d; tools: %s", skill, len(objs), ts.names())
-		case t.textArg != "" && len(texts) > 0:
-			args, _ := json.Marshal(map[string]string{t.textArg: strings.Join(texts, "\n")})
+		case objs == 1:
+			return t, sel.Arguments, ""
+		case objs > 1:
+			return nil, nil, fmt.Sprintf("skill %q: send the arguments in exactly one data part, got %d; tools: %s", skill, objs, ts.names())
+		case t.textArg != "" && len(sel.texts) > 0:
+			args, _ := json.Marshal(map[string]string{t.textArg: strings.Join(sel.texts, "\n")})
 			return t, args, ""
 		case len(t.req) == 0:
 			return t, json.RawMessage("{}"), ""
@@ -168,9 +246,9 @@ func (ts *toolSet) selectTool(msg *a2a.Message, reqMeta a2a.Metadata) (*tool, js
 		return nil, nil, fmt.Sprintf("skill %q needs arguments in a data part (required: %s); tools: %s", skill, strings.Join(t.req, ", "), ts.names())
 	}
 	// 3. plain text, only for a server with one one-string tool.
-	if len(datas) == 0 && len(texts) > 0 {
+	if len(sel.datas) == 0 && len(sel.texts) > 0 {
 		if t := ts.textTool(); t != nil {
-			args, _ := json.Marshal(map[string]string{t.textArg: strings.Join(texts, "\n")})
+			args, _ := json.Marshal(map[string]string{t.textArg: strings.Join(sel.texts, "\n")})
 			return t, args, ""
 		}
 		return nil, nil, "plain text cannot select a tool on this server; " + how
