@@ -87,7 +87,7 @@ func (a *APIKeys) presented(r *http.Request) (string, error) {
 		vals := r.Header.Values(a.header)
 		switch {
 		case len(vals) > 1:
-			return "", newError(http.StatusBadRequest, CodeInvalidRequest, ReasonMalformed, "more than one API key header", nil)
+			return "", malformed("more than one API key header", nil)
 		case len(vals) == 1:
 			v := strings.TrimSpace(vals[0])
 			if len(v) > a.maxBytes {

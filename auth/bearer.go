@@ -29,7 +29,7 @@ func ParseBearer(value string, maxBytes int) (string, error) {
 	}
 	rest := value[len(scheme):]
 	if rest == "" {
-		return "", newError(http.StatusBadRequest, CodeInvalidRequest, ReasonMalformed, "empty bearer token", nil)
+		return "", malformed("empty bearer token", nil)
 	}
 	if rest[0] != ' ' {
 		return "", nil // e.g. "BearerX": another scheme
@@ -37,13 +37,13 @@ func ParseBearer(value string, maxBytes int) (string, error) {
 	tok := strings.TrimLeft(rest, " ")
 	tok = strings.TrimRight(tok, " ")
 	if tok == "" {
-		return "", newError(http.StatusBadRequest, CodeInvalidRequest, ReasonMalformed, "empty bearer token", nil)
+		return "", malformed("empty bearer token", nil)
 	}
 	if len(tok) > maxBytes {
 		return "", invalidToken(ReasonOversized, "credential too large", nil)
 	}
 	if !isB64Token(tok) {
-		return "", newError(http.StatusBadRequest, CodeInvalidRequest, ReasonMalformed, "malformed bearer token", nil)
+		return "", malformed("malformed bearer token", nil)
 	}
 	return tok, nil
 }
@@ -78,7 +78,7 @@ func isB64Token(s string) bool {
 func BearerToken(r *http.Request, maxBytes int) (string, error) {
 	vals := r.Header.Values("Authorization")
 	if r.URL != nil && r.URL.RawQuery != "" && r.URL.Query().Has("access_token") {
-		return "", newError(http.StatusBadRequest, CodeInvalidRequest, ReasonMalformed, "token in URL query is not accepted", nil)
+		return "", malformed("token in URL query is not accepted", nil)
 	}
 	switch len(vals) {
 	case 0:
@@ -86,7 +86,7 @@ func BearerToken(r *http.Request, maxBytes int) (string, error) {
 	case 1:
 		return ParseBearer(vals[0], maxBytes)
 	default:
-		return "", newError(http.StatusBadRequest, CodeInvalidRequest, ReasonMalformed, "more than one Authorization header", nil)
+		return "", malformed("more than one Authorization header", nil)
 	}
 }
 

@@ -149,14 +149,77 @@ func New(ctx context.Context, cfg Config, opts Options) (*Chain, error) {
 
 // Authenticate returns the caller's principal, or an *Error whose Status and
 // Challenge the caller turns into the HTTP answer. The returned principal may
-// be shared with other requests (cache): treat it as read-only.
+// be shared with other requests (cache): treat it as read-only. A token
+// must name one of its issuer's configured audiences; ForAudience gives a
+// face with audiences of its own.
 func (c *Chain) Authenticate(r *http.Request) (*Principal, error) {
+	return c.authenticate(r, nil)
+}
+
+// Audienced is a Chain for one face: a JWT must name one of the face's own
+// audiences instead of its issuer's configured ones, so that a token issued
+// for one face (the MCP endpoint's resource, RFC 8707) is refused on another
+// (an A2A agent) and the reverse. API keys and anonymous callers carry no
+// audience and are accepted as by the Chain.
+type Audienced struct {
+	c   *Chain
+	aud []string
+}
+
+var _ Authenticator = (*Audienced)(nil)
+
+// ForAudience returns the chain for a face whose tokens must name one of
+// aud. An empty aud is the chain itself (each issuer's own audiences).
+func (c *Chain) ForAudience(aud ...string) *Audienced {
+	return &Audienced{c: c, aud: slices.Clone(aud)}
+}
+
+// Authenticate implements Authenticator.
+func (a *Audienced) Authenticate(r *http.Request) (*Principal, error) {
+	return a.c.AuthenticateFor(r, a.aud)
+}
+
+// AuthenticateFor is Authenticate for a face whose tokens must name one of
+// aud (empty: each issuer's own audiences).
+func (c *Chain) AuthenticateFor(r *http.Request, aud []string) (*Principal, error) {
+	if len(aud) == 0 {
+		return c.authenticate(r, nil)
+	}
+	return c.authenticate(r, aud)
+}
+
+// Audience is the face's accepted audiences (nil: each issuer's own).
+func (a *Audienced) Audience() []string { return slices.Clone(a.aud) }
+
+// audienceOK reports whether a cached principal may be used where its
+// token must name one of want (nil: its issuer's configured audiences).
+func (c *Chain) audienceOK(p *Principal, want []string) bool {
+	if p.Method != "oidc" && p.Method != "jwks" {
+		return true
+	}
+	if want == nil {
+		j := c.JWT(p.Issuer)
+		if j == nil {
+			return false
+		}
+		want = j.audience
+	}
+	return slices.ContainsFunc(p.Audience, func(s string) bool { return slices.Contains(want, s) })
+}
+
+func (c *Chain) authenticate(r *http.Request, want []string) (*Principal, error) {
 	tok, err := BearerToken(r, c.maxBytes)
 	if err != nil {
 		return nil, err
 	}
+	if err := c.onePrincipal(r, tok); err != nil {
+		return nil, err
+	}
 	if tok != "" && c.cache != nil {
 		if p := c.cache.Get(tok); p != nil {
+			if !c.audienceOK(p, want) {
+				return nil, invalidToken(ReasonAudience, "token audience not accepted", nil)
+			}
 			return p, nil
 		}
 	}
@@ -181,7 +244,7 @@ func (c *Chain) Authenticate(r *http.Request) (*Principal, error) {
 			if !jwtOK || pk.Issuer != j.issuer {
 				continue
 			}
-			p, err = j.verify(r.Context(), tok, pk)
+			p, err = j.verify(r.Context(), tok, pk, want)
 		} else {
 			p, err = a.Authenticate(r)
 		}
@@ -204,6 +267,16 @@ func (c *Chain) Authenticate(r *http.Request) (*Principal, error) {
 		return nil, invalidToken(ReasonUnknownAPIKey, "unrecognised token", nil)
 	}
 	return nil, noCredentials()
+}
+
+// onePrincipal refuses a request that presents two credentials (a bearer
+// token and an API key header), which could name two principals: which one
+// the request acts as must not depend on which authenticator runs first.
+func (c *Chain) onePrincipal(r *http.Request, tok string) error {
+	if tok != "" && c.otherCredential(r) {
+		return malformed("more than one credential: send the Authorization header or the API key header, not both", nil)
+	}
+	return nil
 }
 
 // otherCredential reports whether r carries a credential outside the bearer

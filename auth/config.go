@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -66,7 +67,9 @@ type OIDCConfig struct {
 	// still equal Issuer.
 	DiscoveryURL string `yaml:"discovery_url"`
 	// Audience lists accepted "aud" values; a token must name at least one.
-	// Use the bridge's public resource URL. Required.
+	// These are the A2A agents' audiences (use the bridge's public URL); an
+	// agent with an audience of its own and the MCP endpoint, which accepts
+	// only its own resource URL, use theirs instead. Required.
 	Audience []string `yaml:"audience"`
 	// Scopes every token must carry (else 403 insufficient_scope).
 	Scopes []string `yaml:"scopes"`
@@ -82,6 +85,13 @@ type OIDCConfig struct {
 	// MinRefreshInterval is the least time between two JWKS fetches caused by
 	// unknown kids. Default 30s.
 	MinRefreshInterval time.Duration `yaml:"min_refresh_interval"`
+	// UnsafeAllowHTTP lets the issuer, discovery_url and the jwks_uri its
+	// discovery names use plain http on a host that is not loopback.
+	// Default false: identity is never fetched in clear text (anyone on the
+	// path could serve their own keys and mint tokens), except from an IdP
+	// on this machine (http://127.0.0.1:…, http://localhost:…). Logged at
+	// start.
+	UnsafeAllowHTTP bool `yaml:"unsafe_allow_http"`
 }
 
 // JWKSConfig is an issuer whose verification keys are read from a JWKS file.
@@ -90,7 +100,8 @@ type JWKSConfig struct {
 	Issuer string `yaml:"issuer"`
 	// File is the path of the JWKS document. Required.
 	File string `yaml:"file"`
-	// Audience lists accepted "aud" values. Required.
+	// Audience lists accepted "aud" values: the A2A agents' audiences, as
+	// for oidc. Required.
 	Audience []string `yaml:"audience"`
 	// Scopes every token must carry.
 	Scopes []string `yaml:"scopes"`
@@ -152,6 +163,13 @@ func (c *Config) Validate() []error {
 		if o.DiscoveryURL != "" {
 			if u, err := url.Parse(o.DiscoveryURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 				add("%s.discovery_url: %q is not an http(s) URL", p, o.DiscoveryURL)
+			} else if err := CheckIdentityURL(o.DiscoveryURL, o.UnsafeAllowHTTP); err != nil {
+				add("%s.discovery_url: %v", p, err)
+			}
+		}
+		if u, err := url.Parse(o.Issuer); err == nil && u.Host != "" {
+			if err := CheckIdentityURL(o.Issuer, o.UnsafeAllowHTTP); err != nil {
+				add("%s.issuer: %v", p, err)
 			}
 		}
 		if o.MinRefreshInterval < 0 {
@@ -213,6 +231,40 @@ func (c *Config) Validate() []error {
 		add("no authentication method configured: set oidc, jwks, api_keys, or anonymous (loopback only)")
 	}
 	return errs
+}
+
+// ErrCleartextIdentity is the error of an identity URL (issuer, discovery
+// document, JWKS) that is plain http on a host that is not loopback.
+var ErrCleartextIdentity = errors.New("identity over clear text")
+
+// CheckIdentityURL refuses a plain-http URL of an identity document (an
+// OIDC issuer, its discovery document, its JWKS) unless its host is
+// loopback or unsafe allows it: whoever can read or change the traffic
+// could serve their own signing keys and mint any token.
+func CheckIdentityURL(raw string, unsafe bool) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "http" || unsafe || loopbackHost(u.Hostname()) {
+		return nil
+	}
+	return cleartextError(u.Redacted())
+}
+
+// cleartextError is ErrCleartextIdentity for one URL.
+type cleartextError string
+
+func (e cleartextError) Error() string {
+	return fmt.Sprintf("%q is plain http: whoever can read or change the traffic could serve their own keys and mint tokens; use https, an IdP on loopback, or set unsafe_allow_http: true", string(e))
+}
+
+func (e cleartextError) Is(target error) bool { return target == ErrCleartextIdentity }
+
+// loopbackHost reports localhost and loopback addresses.
+func loopbackHost(h string) bool {
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(h)
+	return err == nil && ip.IsLoopback()
 }
 
 func validateJWT(p, issuer string, aud, algs []string, skew time.Duration) []error {

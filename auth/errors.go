@@ -76,7 +76,7 @@ var ErrNoCredentials = errors.New("auth: no credentials")
 // Error is an authentication or authorisation failure. Its message is safe to
 // log and to show: it never contains the token or any secret.
 type Error struct {
-	// Status is the HTTP status to answer with: 400, 401, 403 or 429.
+	// Status is the HTTP status to answer with: 401, 403 or 429.
 	Status int
 	// Code is the RFC 6750 error code ("invalid_token", "insufficient_scope",
 	// "invalid_request"), or empty when no credentials were presented.
@@ -122,6 +122,14 @@ func newError(status int, code string, reason Reason, msg string, cause error) *
 // invalidToken builds the common 401 invalid_token error.
 func invalidToken(reason Reason, msg string, cause error) *Error {
 	return newError(http.StatusUnauthorized, CodeInvalidToken, reason, msg, cause)
+}
+
+// malformed builds the error of a credential that cannot be read: 401 with
+// an invalid_request challenge, so that a client learns how to
+// authenticate whatever it got wrong (RFC 6750 §3.1 lets it be 400; MCP
+// and A2A clients look for the challenge on a 401).
+func malformed(msg string, cause error) *Error {
+	return newError(http.StatusUnauthorized, CodeInvalidRequest, ReasonMalformed, msg, cause)
 }
 
 func noCredentials() *Error {

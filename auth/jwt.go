@@ -95,6 +95,9 @@ func NewOIDC(ctx context.Context, cfg OIDCConfig, opts JWTOptions) (*JWTAuthenti
 	if meta.JWKSURI == "" {
 		return nil, fmt.Errorf("auth: oidc discovery for %s: no jwks_uri", cfg.Issuer)
 	}
+	if err := CheckIdentityURL(meta.JWKSURI, cfg.UnsafeAllowHTTP); err != nil {
+		return nil, fmt.Errorf("auth: oidc discovery for %s: jwks_uri: %w", cfg.Issuer, err)
+	}
 	minRefresh := cfg.MinRefreshInterval
 	if minRefresh == 0 {
 		minRefresh = DefaultMinRefreshInterval
@@ -195,11 +198,13 @@ func (a *JWTAuthenticator) Authenticate(r *http.Request) (*Principal, error) {
 	if err != nil || pk.Issuer != a.issuer {
 		return nil, noCredentials()
 	}
-	return a.verify(r.Context(), tok, pk)
+	return a.verify(r.Context(), tok, pk, nil)
 }
 
-// verify checks a token already routed to this issuer.
-func (a *JWTAuthenticator) verify(ctx context.Context, tok string, pk jwtPeek) (*Principal, error) {
+// verify checks a token already routed to this issuer. Its audience must
+// name one of want, or of the issuer's configured audience when want is
+// nil (a face with audiences of its own passes them: Chain.ForAudience).
+func (a *JWTAuthenticator) verify(ctx context.Context, tok string, pk jwtPeek, want []string) (*Principal, error) {
 	if !slices.Contains(a.algs, pk.Alg) {
 		return nil, invalidToken(ReasonAlgorithm, "token algorithm not accepted", nil)
 	}
@@ -252,7 +257,10 @@ func (a *JWTAuthenticator) verify(ctx context.Context, tok string, pk jwtPeek) (
 			return nil, invalidToken(ReasonNotYetValid, "token issued in the future", nil)
 		}
 	}
-	if !slices.ContainsFunc(idt.Audience, func(s string) bool { return slices.Contains(a.audience, s) }) {
+	if want == nil {
+		want = a.audience
+	}
+	if !slices.ContainsFunc(idt.Audience, func(s string) bool { return slices.Contains(want, s) }) {
 		return nil, invalidToken(ReasonAudience, "token audience not accepted", nil)
 	}
 	if idt.Subject == "" {
@@ -268,6 +276,7 @@ func (a *JWTAuthenticator) verify(ctx context.Context, tok string, pk jwtPeek) (
 		Method:   a.method,
 		Token:    tok,
 		Expiry:   exp,
+		Audience: slices.Clone(idt.Audience),
 	}
 	if err := RequireScopes(p, a.scopes...); err != nil {
 		return nil, err

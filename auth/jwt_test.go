@@ -376,12 +376,12 @@ func TestRejectsAmbiguousCredentials(t *testing.T) {
 	two := bearerRequest(tok)
 	two.Header.Add("Authorization", "Bearer "+tok)
 	_, err := chain.Authenticate(two)
-	wantAuthError(t, err, http.StatusBadRequest, auth.ReasonMalformed, tok)
+	wantAuthError(t, err, http.StatusUnauthorized, auth.ReasonMalformed, tok)
 
 	q := bearerRequest("")
 	q.URL.RawQuery = "access_token=" + tok
 	_, err = chain.Authenticate(q)
-	wantAuthError(t, err, http.StatusBadRequest, auth.ReasonMalformed, tok)
+	wantAuthError(t, err, http.StatusUnauthorized, auth.ReasonMalformed, tok)
 
 	none := bearerRequest("")
 	_, err = chain.Authenticate(none)

@@ -31,6 +31,10 @@ type Principal struct {
 	// Expiry is when the credential stops being valid (the token's exp);
 	// zero for credentials without one (API keys, anonymous).
 	Expiry time.Time
+	// Audience is the verified token's "aud" values (JWT principals only):
+	// the resources the token was issued for. Each face accepts only
+	// tokens naming its own (Chain.ForAudience).
+	Audience []string
 	// Token is the caller's raw bearer credential, kept only for RFC 8693 token
 	// exchange. It is never logged, never forwarded and never serialised.
 	Token string `json:"-"`

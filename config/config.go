@@ -164,6 +164,11 @@ type PublishedServer struct {
 	// DenyTools hides the tools whose names match one of these patterns, even
 	// when allow_tools matches them. Hidden tools cannot be called.
 	DenyTools []string `yaml:"deny_tools"`
+	// Audience lists the token audiences ("aud") this agent accepts, instead
+	// of the issuers' auth.*.audience lists: a token issued for another
+	// agent or for the MCP endpoint is then refused here. Default: the
+	// issuers' lists. Never list the MCP endpoint's resource URL.
+	Audience []string `yaml:"audience"`
 }
 
 // Expose makes A2A agents callable from MCP hosts.
@@ -232,6 +237,21 @@ type MCPEndpoint struct {
 	// stdin/stdout, for desktop hosts. The stdio caller is trusted as the
 	// local user. Default false.
 	Stdio bool `yaml:"stdio"`
+	// Audience lists the token audiences ("aud") the endpoint accepts, in
+	// place of the issuers' auth.*.audience lists (which are the A2A
+	// agents'). Default: its canonical resource URL, public_url + path, the
+	// resource its OAuth protected-resource metadata names and MCP clients
+	// ask their authorization server for (RFC 8707). A token for an A2A
+	// agent is refused here, and an A2A token audience may not be listed.
+	Audience []string `yaml:"audience"`
+	// RateLimitedMethods are the MCP methods the limits count at the
+	// endpoint's front door, before mcp-go or a tool sees the request:
+	// exact method names ("tools/call"), "prefix/*" for a family
+	// ("resources/*") or "*" for every request. A request over a limit gets
+	// HTTP 429 with Retry-After, RateLimit and RateLimit-Policy and a
+	// JSON-RPC error (code -32029). Notifications and responses are never
+	// counted; stdio counts tool calls only. Default: every request ("*").
+	RateLimitedMethods []string `yaml:"rate_limited_methods"`
 	// Sessions gives MCP hosts of the 2025 protocol versions an
 	// Mcp-Session-Id over streamable HTTP, usable only by the caller who
 	// initialized it, so that the host can be asked during a tool call, on
@@ -269,6 +289,10 @@ type FrontedAgent struct {
 	Credentials auth.CredentialsConfig `yaml:"credentials"`
 	// Card sets how the agent's card is verified.
 	Card CardVerification `yaml:"card"`
+	// Audience lists the token audiences ("aud") this agent accepts, instead
+	// of the issuers' auth.*.audience lists. Default: the issuers' lists.
+	// Never list the MCP endpoint's resource URL.
+	Audience []string `yaml:"audience"`
 }
 
 // FrontedMCPServer is an existing MCP server aggregated into /mcp.

@@ -68,6 +68,11 @@ func (c *Config) Warnings() []string {
 	if c.Auth.UnsafeAnonymousNonLoopback {
 		w = append(w, "config: auth.unsafe_anonymous_non_loopback lets anyone who reaches "+c.Listen+" call every face")
 	}
+	for i, o := range c.Auth.OIDC {
+		if o.UnsafeAllowHTTP {
+			w = append(w, fmt.Sprintf("config: auth.oidc[%d].unsafe_allow_http: identity for %s may be fetched in clear text: whoever can read or change that traffic can mint tokens", i, o.Issuer))
+		}
+	}
 	if g, err := c.Netguard.Config(); err == nil {
 		w = append(w, g.Warnings()...)
 	}

@@ -34,6 +34,7 @@ func (c *Config) Validate() Problems {
 	v.expose()
 	v.front(names)
 	v.push()
+	v.audiences()
 	v.netguard()
 	v.observability()
 	v.server()
@@ -419,6 +420,12 @@ func (v *validator) expose() {
 	if !strings.HasPrefix(m.Path, "/") {
 		v.add("expose.mcp.path", "%q must start with /", clip(m.Path))
 	}
+	for i, meth := range m.RateLimitedMethods {
+		p := fmt.Sprintf("expose.mcp.rate_limited_methods[%d]", i)
+		if !validMethodPattern(meth) {
+			v.add(p, "%q is not a method pattern: write a method such as tools/call, a family such as resources/*, or *", clip(meth))
+		}
+	}
 	for i, o := range m.AllowedOrigins {
 		p := fmt.Sprintf("expose.mcp.allowed_origins[%d]", i)
 		if o == "*" {
@@ -467,6 +474,76 @@ func (v *validator) front(names map[string]string) {
 				v.add(base+".tool_prefix", "%q is already used by front.mcp[%d]: servers could shadow each other's tools; give each a distinct prefix", m.ToolPrefix, j)
 			} else {
 				prefixes[m.ToolPrefix] = i
+			}
+		}
+	}
+}
+
+// mcpServed reports whether the MCP endpoint is served (it has tools).
+func (c *Config) mcpServed() bool { return len(c.Expose.Agents) > 0 || len(c.Front.MCP) > 0 }
+
+// MCPAudience is the token audience the MCP endpoint accepts:
+// expose.mcp.audience, by default its canonical resource URL.
+func (c *Config) MCPAudience() []string {
+	if len(c.Expose.MCP.Audience) > 0 {
+		return c.Expose.MCP.Audience
+	}
+	if c.PublicURL == "" {
+		return nil
+	}
+	return []string{strings.TrimRight(c.PublicURL, "/") + c.Expose.MCP.Path}
+}
+
+// audiences refuses audience lists that would let one face's tokens in on
+// another: an A2A audience (an issuer's list or an agent's) that is the
+// MCP endpoint's resource, and an MCP audience that is an A2A one.
+func (v *validator) audiences() {
+	c := v.c
+	type list struct {
+		path string
+		aud  []string
+	}
+	var a2a []list
+	for i, o := range c.Auth.OIDC {
+		a2a = append(a2a, list{fmt.Sprintf("auth.oidc[%d].audience", i), o.Audience})
+	}
+	for i, j := range c.Auth.JWKS {
+		a2a = append(a2a, list{fmt.Sprintf("auth.jwks[%d].audience", i), j.Audience})
+	}
+	for i, p := range c.Publish {
+		a2a = append(a2a, list{fmt.Sprintf("publish[%d].audience", i), p.Audience})
+	}
+	for i, f := range c.Front.A2A {
+		a2a = append(a2a, list{fmt.Sprintf("front.a2a[%d].audience", i), f.Audience})
+	}
+	for _, l := range a2a[len(c.Auth.OIDC)+len(c.Auth.JWKS):] {
+		for _, a := range l.aud {
+			if a == "" {
+				v.add(l.path, "empty value: remove it or name an audience such as %s/a2a/NAME", strings.TrimRight(c.PublicURL, "/"))
+			}
+		}
+	}
+	for _, a := range c.Expose.MCP.Audience {
+		if a == "" {
+			v.add("expose.mcp.audience", "empty value: remove it or name the endpoint's resource URL")
+		}
+	}
+	if !c.mcpServed() {
+		return
+	}
+	mcp := c.MCPAudience()
+	for _, l := range a2a {
+		for _, a := range l.aud {
+			if a != "" && slices.Contains(mcp, a) {
+				v.add(l.path, "%q is the MCP endpoint's audience: A2A agents would accept tokens issued for the MCP endpoint; list A2A audiences here (such as %s), the MCP endpoint accepts its own by itself (expose.mcp.audience)", clip(a), clip(strings.TrimRight(c.PublicURL, "/")))
+			}
+		}
+	}
+	for _, a := range c.Expose.MCP.Audience {
+		for _, l := range a2a {
+			if a != "" && slices.Contains(l.aud, a) {
+				v.add("expose.mcp.audience", "%q is also an A2A audience (%s): the MCP endpoint would accept tokens issued for the A2A agents; give it its own, such as %s%s", clip(a), l.path, clip(strings.TrimRight(c.PublicURL, "/")), c.Expose.MCP.Path)
+				break
 			}
 		}
 	}
@@ -609,6 +686,25 @@ func isLoopbackListen(addr string) bool {
 	}
 	ip, err := netip.ParseAddr(host)
 	return err == nil && ip.IsLoopback()
+}
+
+// validMethodPattern: "*", an MCP method name (letters, digits, '/', '_',
+// '-', '.'), or such a name ending in "/*".
+func validMethodPattern(p string) bool {
+	if p == "*" {
+		return true
+	}
+	p = strings.TrimSuffix(p, "/*")
+	if p == "" || len(p) > 128 || p[0] == '/' || strings.HasSuffix(p, "/") {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("/_-.", c) >= 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // validName: 1 to 64 of [a-z0-9_-], starting with a letter or digit.

@@ -377,7 +377,7 @@ func (b *Bridge) publish(ctx context.Context, mux *http.ServeMux, p *config.Publ
 		}
 		b.log.Info("agent card changed with the tool list; re-signed", "agent", name, "version", c.Version)
 	})
-	Mount(mux, "/a2a/"+p.Name, b.hops.ProtectA2A(pa.srv))
+	Mount(mux, "/a2a/"+p.Name, b.hops.ForAudience(p.Audience).ProtectA2A(pa.srv))
 	return nil
 }
 
@@ -597,7 +597,12 @@ func (b *Bridge) buildExpose(ctx context.Context, mux *http.ServeMux, mcpOnly bo
 	if mcpOnly {
 		fcfg.UnsafeNoAuth = true // stdio only: never mounted on a listener
 	} else {
-		fcfg.Authenticator = auditedAuthn{&b.authn}
+		fcfg.Limiter, fcfg.LimitedMethods = mcpLimits{b.hops}, cfg.Expose.MCP.RateLimitedMethods
+		// The face accepts only tokens issued for its own resource
+		// (RFC 8707), the URL its protected-resource metadata names: a
+		// token for an A2A agent is refused here, and check-config refuses
+		// an A2A audience list that names this resource.
+		fcfg.Authenticator = auditedAuthn{b.authn.ForAudience(b.mcpAudience()...)}
 		// Opt-in: sessions live in this process (config.Warnings asks for
 		// sticky routing when replicas share state).
 		fcfg.LegacySessions = cfg.Expose.MCP.Sessions
@@ -616,6 +621,15 @@ func (b *Bridge) buildExpose(ctx context.Context, mux *http.ServeMux, mcpOnly bo
 		f.Mount(mux)
 	}
 	return nil
+}
+
+// mcpAudience is the audience tokens for the MCP face must name:
+// expose.mcp.audience, by default the face's canonical resource URL.
+func (b *Bridge) mcpAudience() []string {
+	if len(b.cfg.Expose.MCP.Audience) > 0 {
+		return b.cfg.Expose.MCP.Audience
+	}
+	return []string{b.publicURL + b.cfg.Expose.MCP.Path}
 }
 
 // cardURL accepts a card URL or an agent's base URL.

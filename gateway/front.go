@@ -57,6 +57,7 @@ type frontedAgent struct {
 	name string
 	base string
 	cfg  proxy.Config
+	aud  []string // front.a2a[].audience (nil: the issuers' own)
 
 	handler atomic.Pointer[http.Handler] // nil until the card is loaded
 	lastErr atomic.Pointer[string]
@@ -138,7 +139,7 @@ func (b *Bridge) frontAgent(i int, streams *http.Client) (*frontedAgent, error) 
 	if pc.StateKey, err = b.frontStateKey(a.Name); err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
-	return &frontedAgent{name: a.Name, base: b.publicURL + "/a2a/" + a.Name, cfg: pc}, nil
+	return &frontedAgent{name: a.Name, base: b.publicURL + "/a2a/" + a.Name, cfg: pc, aud: a.Audience}, nil
 }
 
 // frontVerification converts the card section; nil when nothing is to be
@@ -219,7 +220,7 @@ func (b *Bridge) connectFront(ctx context.Context, fa *frontedAgent) error {
 	fa.mu.Lock()
 	fa.mgr, fa.px, fa.srv = mgr, px, srv
 	fa.mu.Unlock()
-	h := b.hops.ProtectA2A(srv)
+	h := b.hops.ForAudience(fa.aud).ProtectA2A(srv)
 	fa.handler.Store(&h)
 	fa.lastErr.Store(nil)
 	if res := px.Verification(); res.Status != 0 {

@@ -96,8 +96,6 @@ func (h *Hops) authenticate(r *http.Request) (*auth.Principal, *a2a.Error) {
 		e = a2a.ErrPermissionDenied.With("insufficient scope")
 	case http.StatusTooManyRequests:
 		e = a2a.ErrRateLimited.With("too many authentication attempts")
-	case http.StatusBadRequest:
-		e = a2a.ErrInvalidRequest.With("malformed credentials").WithStatus(http.StatusBadRequest)
 	default:
 		e = a2a.ErrUnauthenticated.With(safeAuthMessage(err))
 	}
@@ -129,6 +127,24 @@ type headerWriter http.Header
 func (h headerWriter) Header() http.Header       { return http.Header(h) }
 func (headerWriter) Write(b []byte) (int, error) { return len(b), nil }
 func (headerWriter) WriteHeader(int)             {}
+
+// audiencer is an authenticator that can hold a face to audiences of its
+// own (liveAuthn).
+type audiencer interface {
+	ForAudience(aud ...string) Authenticator
+}
+
+// ForAudience is the hop chain of a face whose tokens must name one of aud
+// (auth.Chain.AuthenticateFor); empty aud keeps each issuer's own audiences.
+func (h *Hops) ForAudience(aud []string) *Hops {
+	a, ok := h.Authn.(audiencer)
+	if !ok || len(aud) == 0 {
+		return h
+	}
+	c := *h
+	c.Authn = a.ForAudience(aud...)
+	return &c
+}
 
 // ProtectA2A puts the hop chain's authentication in front of an agent's
 // handler. The public card stays public; everything else needs a principal,

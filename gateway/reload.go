@@ -59,6 +59,22 @@ func (l *liveAuthn) Authenticate(r *http.Request) (*auth.Principal, error) {
 	return l.p.Load().Authenticate(r)
 }
 
+// ForAudience is the chain in use, for a face whose tokens must name one of
+// aud (auth.Chain.AuthenticateFor); it follows reloads.
+func (l *liveAuthn) ForAudience(aud ...string) Authenticator {
+	return &liveAudienced{l: l, aud: slices.Clone(aud)}
+}
+
+type liveAudienced struct {
+	l   *liveAuthn
+	aud []string
+}
+
+// Authenticate implements Authenticator.
+func (a *liveAudienced) Authenticate(r *http.Request) (*auth.Principal, error) {
+	return a.l.p.Load().AuthenticateFor(r, a.aud)
+}
+
 // signing is what card signatures are made of: the keys (their JWKS
 // served at JWKSPath) and the security the cards declare.
 type signing struct {

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/mcp/toolagent"
 	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
 	"github.com/a2a-mcp-bridge/bridge/policy"
+	"github.com/a2a-mcp-bridge/bridge/ratelimit"
 )
 
 // filteredUpstream applies a publish entry's allow_tools and deny_tools: a
@@ -103,9 +105,10 @@ func (f *filteredUpstream) readOnly(name string) bool {
 	return ro
 }
 
-// limitedTools wraps the exposed agents' tools so that every call is
-// counted against the rate limits (the face's policy filter has already
-// decided that the caller may see and call the tool).
+// limitedTools wraps the exposed agents' tools so that a call the face's
+// front door did not count (stdio) is counted against the rate limits (the
+// face's policy filter has already decided that the caller may see and
+// call the tool).
 type limitedTools struct {
 	src  *agenttools.AgentTools
 	hops *Hops
@@ -126,15 +129,19 @@ func (l *limitedTools) Tools() []server.ServerTool {
 		name, next := t.Tool.Name, t.Handler
 		t.Handler = func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			setMethod(ctx, "tools/call")
-			hop, _ := l.src.Hop(name)
-			hop.Principal = auth.FromContext(ctx)
-			hop.Face, hop.Direction, hop.Tool, hop.Method = policy.FaceMCP, policy.DirExpose, name, "tools/call"
-			if err := l.hops.Limit(ctx, hop); err != nil {
-				msg := "refused"
-				if e := a2a.AsError(err); e != nil {
-					msg = e.Message
+			if !face.Counted(ctx) {
+				// stdio: no front door counted the call (over HTTP the face
+				// did, and answered 429 when over a limit).
+				hop, _ := l.src.Hop(name)
+				hop.Principal = auth.FromContext(ctx)
+				hop.Face, hop.Direction, hop.Tool, hop.Method = policy.FaceMCP, policy.DirExpose, name, "tools/call"
+				if err := l.hops.Limit(ctx, hop); err != nil {
+					msg := "refused"
+					if e := a2a.AsError(err); e != nil {
+						msg = e.Message
+					}
+					return mcp.NewToolResultError(msg), nil
 				}
-				return mcp.NewToolResultError(msg), nil
 			}
 			return next(ctx, req)
 		}
@@ -165,4 +172,27 @@ func (d exposeDecider) Decide(ctx context.Context, hop policy.Hop) policy.Decisi
 		hop.Direction = policy.DirExpose
 	}
 	return d.e.Decide(ctx, hop)
+}
+
+// mcpLimits is the MCP face's front-door limiter: the hop chain's limits,
+// with the face's refusals counted in the metrics.
+type mcpLimits struct{ h *Hops }
+
+var _ face.Limiter = mcpLimits{}
+
+// Allow implements face.Limiter.
+func (l mcpLimits) Allow(ctx context.Context, hop policy.Hop) (ratelimit.Result, error) {
+	setMethod(ctx, hop.Method)
+	if l.h.Limits == nil {
+		return ratelimit.Result{Allowed: true}, nil
+	}
+	if hop.Direction == "" {
+		hop.Direction = policy.DirExpose
+	}
+	res, err := l.h.Limits.Allow(ctx, hop)
+	var le *ratelimit.LimitError
+	if errors.As(err, &le) && !errors.Is(err, ratelimit.ErrUnavailable) {
+		l.h.Metrics.series().RateLimited(string(hop.Face), le.Result.Rule)
+	}
+	return res, err
 }

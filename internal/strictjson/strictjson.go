@@ -221,7 +221,8 @@ func (b *builder) schema(t reflect.Type) *Schema {
 	case reflect.Struct:
 		s := &Schema{fields: map[string]*Schema{}, folds: map[string]string{}}
 		b.seen[t] = s
-		b.fields(s, t, 0)
+		depth := map[string]int{}
+		b.fields(s, t, 0, depth)
 		return s
 	case reflect.Map:
 		s := &Schema{isMap: true}
@@ -245,10 +246,10 @@ func (b *builder) schema(t reflect.Type) *Schema {
 
 // fields adds the JSON fields of struct t to s, as encoding/json names them:
 // the tag's name or the Go name, "-" skipped, untagged embedded structs
-// inlined. Conflicts between embedded fields (which encoding/json resolves
-// by depth) keep the shallowest.
-func (b *builder) fields(s *Schema, t reflect.Type, depth int) {
-	if depth > 8 {
+// inlined; of two fields with one name the shallower wins (depth holds the
+// depth each name was found at), as in encoding/json.
+func (b *builder) fields(s *Schema, t reflect.Type, level int, depth map[string]int) {
+	if level > 8 {
 		return
 	}
 	for i := range t.NumField() {
@@ -265,7 +266,7 @@ func (b *builder) fields(s *Schema, t reflect.Type, depth int) {
 				et = et.Elem()
 			}
 			if et.Kind() == reflect.Struct {
-				b.fields(s, et, depth+1)
+				b.fields(s, et, level+1, depth)
 				continue
 			}
 		}
@@ -275,12 +276,50 @@ func (b *builder) fields(s *Schema, t reflect.Type, depth int) {
 		if name == "" {
 			name = f.Name
 		}
-		if _, dup := s.fields[name]; dup {
+		if d, dup := depth[name]; dup && d <= level {
 			continue
 		}
+		depth[name] = level
 		s.fields[name] = b.schema(ft)
 		s.folds[Fold(name)] = name
 	}
+}
+
+// Union is the schema of a document that several readers decode, each
+// into its own type: a member is a field where any reader reads it, so a
+// case-folded spelling of it is refused wherever one of them would match
+// it. A nil schema (an opaque reader) adds nothing.
+func Union(schemas ...*Schema) *Schema {
+	var out *Schema
+	for _, s := range schemas {
+		out = union(out, s, map[[2]*Schema]*Schema{})
+	}
+	return out
+}
+
+func union(a, b *Schema, memo map[[2]*Schema]*Schema) *Schema {
+	switch {
+	case a == nil:
+		return b
+	case b == nil || a == b:
+		return a
+	}
+	if u, ok := memo[[2]*Schema{a, b}]; ok {
+		return u
+	}
+	u := &Schema{isMap: a.isMap && b.isMap}
+	memo[[2]*Schema{a, b}] = u
+	if a.fields != nil || b.fields != nil {
+		u.fields, u.folds = map[string]*Schema{}, map[string]string{}
+		for _, s := range []*Schema{a, b} {
+			for name, child := range s.fields {
+				u.fields[name] = union(u.fields[name], child, memo)
+				u.folds[Fold(name)] = name
+			}
+		}
+	}
+	u.elem = union(a.elem, b.elem, memo)
+	return u
 }
 
 // Fold is encoding/json's case folding of member names (its foldName):
@@ -393,15 +432,17 @@ func (c *checker) walk(s *Schema) error {
 				return c.convert(err, KindSyntax)
 			}
 			var child *Schema
-			if s.isMap {
-				child = s.elem
-			} else if s.fields != nil {
+			if s.fields != nil {
 				name := unquoteName(v)
 				if f, ok := s.fields[name]; ok {
 					child = f
 				} else if f, ok := s.folds[Fold(name)]; ok {
 					return &Error{Kind: KindCaseFold, Pointer: pointerOf(d), Name: name, Field: f, Offset: d.InputOffset()}
+				} else {
+					child = s.elem // a map read as a struct elsewhere
 				}
+			} else if s.isMap {
+				child = s.elem
 			}
 			if err := c.walk(child); err != nil {
 				return err

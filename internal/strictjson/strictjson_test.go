@@ -181,3 +181,47 @@ func normal(d doc) doc {
 	}
 	return d
 }
+
+type base struct {
+	Method string         `json:"method"`
+	Params map[string]any `json:"params"`
+}
+
+type callParams struct {
+	Name string `json:"name"`
+}
+
+type call struct {
+	base
+	Params callParams `json:"params"`
+}
+
+type peek struct {
+	Params struct {
+		Meta map[string]any `json:"_meta"`
+	} `json:"params"`
+}
+
+func TestSchemaShallowerFieldWins(t *testing.T) {
+	s := strictjson.For(reflect.TypeFor[call](), strictjson.Options{})
+	if err := s.Check([]byte(`{"method":"m","params":{"Name":"x"}}`)); !strictjson.Is(err, strictjson.KindCaseFold) {
+		t.Fatalf("the params of call (not of its embedded base) must be read: %v", err)
+	}
+}
+
+func TestUnionRefusesWhatAnyReaderFolds(t *testing.T) {
+	u := strictjson.Union(strictjson.For(reflect.TypeFor[base](), strictjson.Options{}), strictjson.For(reflect.TypeFor[peek](), strictjson.Options{}), nil,
+		strictjson.For(reflect.TypeFor[call](), strictjson.Options{}))
+	for in, kind := range map[string]strictjson.Kind{
+		`{"method":"m","params":{"name":"x","_meta":{"a":1},"other":{"A":1}}}`: 0,
+		`{"METHOD":"m"}`:                     strictjson.KindCaseFold,
+		`{"params":{"NAME":"x"}}`:            strictjson.KindCaseFold,
+		`{"params":{"_META":{}}}`:            strictjson.KindCaseFold,
+		`{"params":{"_meta":{"a":1,"a":2}}}`: strictjson.KindDuplicate,
+	} {
+		err := u.Check([]byte(in))
+		if kind == 0 && err != nil || kind != 0 && !strictjson.Is(err, kind) {
+			t.Errorf("Check(%s) = %v, want %v", in, err, kind)
+		}
+	}
+}

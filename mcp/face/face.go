@@ -176,6 +176,16 @@ type Config struct {
 	SamplingTimeout time.Duration
 	// ServerOptions are appended to the mcp-go server options (tests).
 	ServerOptions []server.ServerOption
+	// Limiter, if set, counts every request whose method LimitedMethods
+	// lists against the rate limits, at the front door, before mcp-go or a
+	// tool sees it; a refusal is HTTP 429 (503 when the limit store is
+	// unavailable) with Retry-After, RateLimit and RateLimit-Policy and a
+	// JSON-RPC error body. Stdio is not limited.
+	Limiter Limiter
+	// LimitedMethods are the methods Limiter counts: exact method names,
+	// "prefix/*" for a family, "*" for every request. Notifications and
+	// responses are never counted. Default DefaultLimitedMethods.
+	LimitedMethods []string
 }
 
 // Face is the MCP server face. It is an http.Handler for the MCP endpoint.
@@ -263,6 +273,7 @@ func New(cfg Config) (*Face, error) {
 		server.WithElicitation(),
 		server.WithLogging(),
 		server.WithToolFilter(f.filter),
+		server.WithToolHandlerMiddleware(viewedCall),
 	}
 	if cfg.Instructions != "" {
 		opts = append(opts, server.WithInstructions(cfg.Instructions))
@@ -512,8 +523,11 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	var sampler *postSampler
+	var view *message
+	var body []byte
 	if r.Body != nil {
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, f.cfg.MaxBodyBytes))
+		var err error
+		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, f.cfg.MaxBodyBytes))
 		if err != nil {
 			var mbe *http.MaxBytesError
 			if errors.As(err, &mbe) {
@@ -523,17 +537,44 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeJSONError(w, http.StatusBadRequest, "invalid_request", "could not read the request body")
 			return
 		}
-		if id, rep, ok := parseSampleReply(body); ok {
+		if len(body) > 0 || r.Method == http.MethodPost {
+			m, verr := parseMessage(body)
+			if verr != nil {
+				writeViewError(w, nil, verr)
+				return
+			}
+			view = m
+		}
+	}
+	if view != nil {
+		if id, ok := sampleReplyID(view); ok {
 			// A host's answer to a sampling request the face sent on a
 			// tools/call stream: routed here, never to mcp-go.
-			if !f.samples.deliver(p.Key(), r.Header.Get(server.HeaderKeySessionID), id, rep) {
+			rep := hostReply{ID: view.ID}
+			if err := json.Unmarshal(body, &rep); err != nil || !f.samples.deliver(p.Key(), r.Header.Get(server.HeaderKeySessionID), id, rep) {
 				writeJSONError(w, http.StatusNotFound, "not_found", "no pending request with this id")
 				return
 			}
 			w.WriteHeader(http.StatusAccepted)
 			return
 		}
-		resp, pass, handled := f.interceptTask(auth.WithPrincipal(r.Context(), p), body)
+		if view.Method == string(mcp.MethodNotificationCancelled) && (f.sess == nil || r.Header.Get("Mcp-Session-Id") == "") {
+			// mcp-go keys in-flight requests of session-less callers by the
+			// request id alone, so this notification could cancel another
+			// caller's call with the same id. Session-less callers cancel by
+			// closing their stream, which the spec makes the cancel for
+			// streamable HTTP from 2026-07-28 on.
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		ctx := withView(auth.WithPrincipal(r.Context(), p), view)
+		if f.limited(view) {
+			if res, err := f.cfg.Limiter.Allow(ctx, f.hop(p, view, clientIP(r))); err != nil {
+				f.writeLimited(w, view, res, err)
+				return
+			}
+		}
+		resp, pass, handled := f.interceptTask(ctx, view, body)
 		if handled {
 			if resp != nil {
 				w.Header().Set("Content-Type", "application/json")
@@ -543,17 +584,8 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		body = pass
 		r.ContentLength = int64(len(body))
-		if sharedCancel(body) && (f.sess == nil || r.Header.Get("Mcp-Session-Id") == "") {
-			// mcp-go keys in-flight requests of session-less callers by the
-			// request id alone, so this notification could cancel another
-			// caller's call with the same id. Session-less callers cancel by
-			// closing their stream, which the spec makes the cancel for
-			// streamable HTTP from 2026-07-28 on.
-			w.WriteHeader(http.StatusAccepted)
-			return
-		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		if fl, ok := w.(http.Flusher); ok && r.Method == http.MethodPost && bytes.Contains(body, []byte(mcp.MethodToolsCall)) {
+		if fl, ok := w.(http.Flusher); ok && r.Method == http.MethodPost && view.Method == string(mcp.MethodToolsCall) {
 			ps := newPostStream(w, fl)
 			defer ps.finish()
 			w = ps
@@ -569,6 +601,9 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := auth.WithPrincipal(r.Context(), p)
+	if view != nil {
+		ctx = withView(ctx, view)
+	}
 	if sampler != nil {
 		ctx = server.WithInProcessSamplingHandler(ctx, sampler)
 	} else {
@@ -681,21 +716,6 @@ func sanitizeLog(s string) string {
 		}
 		return r
 	}, s)
-}
-
-// sharedCancel reports whether body is (or, in a batch, holds) a
-// notifications/cancelled message.
-func sharedCancel(body []byte) bool {
-	if !bytes.Contains(body, []byte("notifications/cancelled")) {
-		return false
-	}
-	var one struct {
-		Method string `json:"method"`
-	}
-	if err := json.Unmarshal(body, &one); err == nil {
-		return one.Method == string(mcp.MethodNotificationCancelled)
-	}
-	return true // a batch or garbage naming it: never pass it on
 }
 
 // syncPrompts replaces the served prompts; f.syncMu is held.

@@ -131,19 +131,17 @@ type hostReply struct {
 	} `json:"error"`
 }
 
-// parseSampleReply parses body as a host's answer to one of the face's sampling
-// requests; ok is false for anything else (mcp-go handles it).
-func parseSampleReply(body []byte) (id string, rep hostReply, ok bool) {
-	if !bytes.Contains(body, []byte(sampleIDPrefix)) {
-		return "", rep, false
+// sampleReplyID reports whether the message m is a host's answer to one of
+// the face's sampling requests, and its id.
+func sampleReplyID(m *message) (string, bool) {
+	if !m.Response {
+		return "", false
 	}
-	if json.Unmarshal(body, &rep) != nil || rep.Method != "" || (rep.Result == nil && rep.Error == nil) {
-		return "", rep, false
+	var id string
+	if json.Unmarshal(m.ID, &id) != nil || !strings.HasPrefix(id, sampleIDPrefix) {
+		return "", false
 	}
-	if json.Unmarshal(rep.ID, &id) != nil || !strings.HasPrefix(id, sampleIDPrefix) {
-		return "", rep, false
-	}
-	return id, rep, true
+	return id, true
 }
 
 // deliver hands a host's answer to the sampling request it names, if the

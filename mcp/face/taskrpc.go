@@ -19,23 +19,6 @@ import (
 // call already returned.
 const upstreamCancelTimeout = 10 * time.Second
 
-// rpcRequest is the part of a JSON-RPC request the task methods read.
-type rpcRequest struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id,omitempty"`
-	Method  string          `json:"method"`
-	Params  json.RawMessage `json:"params,omitempty"`
-}
-
-// taskParams are the params members the task methods read.
-type taskParams struct {
-	Name   string          `json:"name"`
-	Task   *mcp.TaskParams `json:"task"`
-	TaskID string          `json:"taskId"`
-	Cursor string          `json:"cursor"`
-	Meta   *mcp.Meta       `json:"_meta"`
-}
-
 // isTaskMethod reports whether method is one of the 2025-11-25 task methods.
 func isTaskMethod(method string) bool {
 	switch mcp.MCPMethod(method) {
@@ -46,44 +29,23 @@ func isTaskMethod(method string) bool {
 }
 
 // interceptTask serves MCP tasks in front of mcp-go, for the principal in
-// ctx. It answers tasks/get, tasks/result, tasks/cancel, tasks/list and
-// task-augmented tools/call itself (handled, with resp nil when the caller
-// left before tasks/result could answer); anything else is passed on to
-// mcp-go as pass, with the task augmentation removed where the face does not
-// run the call as a task (mcp-go must never create a task in its own,
+// ctx, from the message's view m (body is the message as sent). It answers
+// tasks/get, tasks/result, tasks/cancel, tasks/list and task-augmented
+// tools/call itself (handled, with resp nil when the caller left before
+// tasks/result could answer); anything else is passed on to mcp-go as
+// pass, with the task augmentation removed where the face does not run the
+// call as a task (mcp-go must never create a task in its own,
 // session-keyed store).
-func (f *Face) interceptTask(ctx context.Context, body []byte) (resp, pass []byte, handled bool) {
-	if !bytes.Contains(body, []byte("task")) {
+func (f *Face) interceptTask(ctx context.Context, m *message, body []byte) (resp, pass []byte, handled bool) {
+	if m.Response || m.ID == nil {
 		return nil, body, false
 	}
-	trimmed := bytes.TrimLeft(body, " \t\r\n")
-	if len(trimmed) > 0 && trimmed[0] == '[' {
-		var batch []rpcRequest
-		if json.Unmarshal(trimmed, &batch) != nil {
-			return nil, body, false
-		}
-		for _, r := range batch {
-			var tp taskParams
-			_ = json.Unmarshal(r.Params, &tp)
-			if isTaskMethod(r.Method) || (r.Method == string(mcp.MethodToolsCall) && tp.Task != nil) {
-				return rpcError(nil, mcp.INVALID_REQUEST, "tasks are not served in JSON-RPC batches"), nil, true
-			}
-		}
+	if m.Method != string(mcp.MethodToolsCall) && !isTaskMethod(m.Method) {
 		return nil, body, false
 	}
-	var req rpcRequest
-	if json.Unmarshal(body, &req) != nil || len(req.ID) == 0 || string(req.ID) == "null" {
-		return nil, body, false
-	}
-	if req.Method != string(mcp.MethodToolsCall) && !isTaskMethod(req.Method) {
-		return nil, body, false
-	}
-	var tp taskParams
-	if len(req.Params) > 0 && json.Unmarshal(req.Params, &tp) != nil {
-		return nil, body, false // mcp-go reports the malformed params
-	}
+	tp := m.Params
 	modern := tp.Meta != nil && mcp.IsModernProtocol(tp.Meta.ProtocolVersion())
-	if req.Method == string(mcp.MethodToolsCall) {
+	if m.Method == string(mcp.MethodToolsCall) {
 		if tp.Task == nil {
 			return nil, body, false
 		}
@@ -91,29 +53,29 @@ func (f *Face) interceptTask(ctx context.Context, body []byte) (resp, pass []byt
 			// Not run as a task: the request is processed normally.
 			return nil, stripTask(body), false
 		}
-		return f.startTask(ctx, req, tp), nil, true
+		return f.startTask(ctx, m, body), nil, true
 	}
 	if modern {
 		return nil, body, false // core tasks do not exist in 2026-07-28; mcp-go refuses them
 	}
 	p := auth.FromContext(ctx)
 	if p == nil {
-		return rpcError(req.ID, mcp.INVALID_REQUEST, "no authenticated caller"), nil, true
+		return rpcError(m.ID, mcp.INVALID_REQUEST, "no authenticated caller"), nil, true
 	}
-	switch mcp.MCPMethod(req.Method) {
+	switch mcp.MCPMethod(m.Method) {
 	case mcp.MethodTasksGet:
 		e, err := f.tasks.get(p, tp.TaskID)
 		if err != nil {
-			return taskError(req.ID, err), nil, true
+			return taskError(m.ID, err), nil, true
 		}
 		f.tasks.mu.Lock()
 		t := e.snapshot()
 		f.tasks.mu.Unlock()
-		return rpcResult(req.ID, t), nil, true
+		return rpcResult(m.ID, t), nil, true
 	case mcp.MethodTasksResult:
 		e, err := f.tasks.get(p, tp.TaskID)
 		if err != nil {
-			return taskError(req.ID, err), nil, true
+			return taskError(m.ID, err), nil, true
 		}
 		select {
 		case <-e.ready:
@@ -121,13 +83,13 @@ func (f *Face) interceptTask(ctx context.Context, body []byte) (resp, pass []byt
 			return nil, nil, true
 		}
 		if e.rpcErr != nil {
-			return rpcRaw(req.ID, "error", e.rpcErr), nil, true
+			return rpcRaw(m.ID, "error", e.rpcErr), nil, true
 		}
-		return rpcRaw(req.ID, "result", withRelatedTask(e.result, e.task.TaskId)), nil, true
+		return rpcRaw(m.ID, "result", withRelatedTask(e.result, e.task.TaskId)), nil, true
 	case mcp.MethodTasksCancel:
 		e, returned, err := f.tasks.cancelTask(p, tp.TaskID)
 		if err != nil {
-			return taskError(req.ID, err), nil, true
+			return taskError(m.ID, err), nil, true
 		}
 		f.tasks.mu.Lock()
 		t, up := e.snapshot(), e.up
@@ -135,17 +97,17 @@ func (f *Face) interceptTask(ctx context.Context, body []byte) (resp, pass []byt
 		if returned && up.TaskID != "" {
 			f.cancelUpstream(ctx, p, up)
 		}
-		return rpcResult(req.ID, t), nil, true
+		return rpcResult(m.ID, t), nil, true
 	default: // tasks/list
 		tasks, next, err := f.tasks.list(p, tp.Cursor)
 		if err != nil {
-			return taskError(req.ID, err), nil, true
+			return taskError(m.ID, err), nil, true
 		}
 		res := map[string]any{"tasks": tasks}
 		if next != "" {
 			res["nextCursor"] = next
 		}
-		return rpcResult(req.ID, res), nil, true
+		return rpcResult(m.ID, res), nil, true
 	}
 }
 
@@ -165,18 +127,18 @@ func (f *Face) taskTool(ctx context.Context, name string) bool {
 // startTask creates the task, runs the call through mcp-go in the
 // background (tool filter, middleware and recovery included) and answers
 // with the CreateTaskResult.
-func (f *Face) startTask(ctx context.Context, req rpcRequest, tp taskParams) []byte {
+func (f *Face) startTask(ctx context.Context, m *message, body []byte) []byte {
 	p := auth.FromContext(ctx)
 	if p == nil {
-		return rpcError(req.ID, mcp.INVALID_REQUEST, "no authenticated caller")
+		return rpcError(m.ID, mcp.INVALID_REQUEST, "no authenticated caller")
 	}
 	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	e, err := f.tasks.create(p, tp.Task.TTL, cancel)
+	e, err := f.tasks.create(p, m.Params.Task.TTL, cancel)
 	if err != nil {
 		cancel()
-		return taskError(req.ID, err)
+		return taskError(m.ID, err)
 	}
-	call := stripTask(mustMarshal(req))
+	call := stripTask(body)
 	go func() {
 		defer cancel()
 		resp := f.mcp.HandleMessage(context.WithValue(bg, taskKey{}, e), call)
@@ -189,7 +151,7 @@ func (f *Face) startTask(ctx context.Context, req rpcRequest, tp taskParams) []b
 	f.tasks.mu.Lock()
 	t := e.snapshot()
 	f.tasks.mu.Unlock()
-	return rpcResult(req.ID, map[string]any{"task": t})
+	return rpcResult(m.ID, map[string]any{"task": t})
 }
 
 // cancelUpstream asks the sources to cancel the upstream work of a task
@@ -290,7 +252,14 @@ func (f *Face) stdioTasks(ctx context.Context, in io.Reader, out io.Writer) (io.
 			line, err := br.ReadBytes('\n')
 			if len(bytes.TrimSpace(line)) > 0 {
 				serve := func() error {
-					resp, pass, handled := f.interceptTask(ctx, line)
+					m, verr := parseMessage(line)
+					if verr != nil {
+						// The same one reading as over HTTP: a line that
+						// could be read two ways is answered, not passed on.
+						_, _ = lw.Write(append(rpcError(nil, verr.code, verr.msg), '\n'))
+						return nil
+					}
+					resp, pass, handled := f.interceptTask(withView(ctx, m), m, line)
 					if handled {
 						if resp != nil {
 							_, _ = lw.Write(append(resp, '\n'))
@@ -303,7 +272,7 @@ func (f *Face) stdioTasks(ctx context.Context, in io.Reader, out io.Writer) (io.
 					_, werr := pw.Write(pass) // io.Pipe gates parallel writes
 					return werr
 				}
-				if bytes.Contains(line, []byte(`"tasks/result"`)) {
+				if isTasksResult(line) {
 					go func() { _ = serve() }() // it blocks until the task ends
 				} else if serve() != nil {
 					return
@@ -316,6 +285,13 @@ func (f *Face) stdioTasks(ctx context.Context, in io.Reader, out io.Writer) (io.
 		}
 	}()
 	return pr, lw
+}
+
+// isTasksResult reports a tasks/result request, which blocks until its
+// task ends and so is served off the reading goroutine.
+func isTasksResult(line []byte) bool {
+	m, err := parseMessage(line)
+	return err == nil && m.Method == string(mcp.MethodTasksResult)
 }
 
 // lockedWriter serialises whole messages from two writers.
