@@ -320,6 +320,15 @@ func (s *Server) WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	s.writeRPCError(w, nil, err)
 }
 
+// WriteError answers err, outside any agent's server (a front-door
+// refusal before the request reaches one), in the form of the binding the
+// request's path names, with the v1.0.1 error table.
+func WriteError(w http.ResponseWriter, r *http.Request, err error) {
+	frontDoor.WriteError(w, r, err)
+}
+
+var frontDoor = &Server{cfg: ServerConfig{ErrorTable: ErrorTableV101, WriteTimeout: 60 * time.Second, Logger: slog.Default()}}
+
 func isRESTPath(p string) bool {
 	return p == "/rest" || strings.HasPrefix(p, "/rest/") || strings.Contains(p, "/rest/") || strings.HasSuffix(p, "/rest")
 }

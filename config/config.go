@@ -410,6 +410,20 @@ type Server struct {
 	// AllowMissingA2AVersion serves requests without an A2A-Version header as
 	// 1.0 instead of refusing them. Default false.
 	AllowMissingA2AVersion bool `yaml:"allow_missing_a2a_version"`
+	// AllowedHosts are host names (without port) requests may name in their
+	// Host header besides the host of public_url, the listen host, the
+	// loopback names and IP literals, such as the internal name a load
+	// balancer or a Kubernetes Service uses. Any other name is refused with
+	// 403 on every route but /healthz, /readyz and metrics: that is how a
+	// web page that rebinds its own name to the bridge's address (DNS
+	// rebinding) is stopped, on loopback and anonymous configs too.
+	// Default: none.
+	AllowedHosts []string `yaml:"allowed_hosts"`
+	// AllowedOrigins lists the browser origins (scheme://host[:port]) whose
+	// requests every route accepts; a request with any other Origin header
+	// (but the bridge's own) is refused with 403. expose.mcp.allowed_origins
+	// adds origins for the MCP endpoint only. Default: none. "*" is refused.
+	AllowedOrigins []string `yaml:"allowed_origins"`
 }
 
 // Retention bounds how long finished tasks are kept.

@@ -427,15 +427,19 @@ func (v *validator) expose() {
 		}
 	}
 	for i, o := range m.AllowedOrigins {
-		p := fmt.Sprintf("expose.mcp.allowed_origins[%d]", i)
-		if o == "*" {
-			v.add(p, "\"*\" would let any web page call the tools from a browser: list the origins, such as https://app.example.com")
-			continue
-		}
-		u, err := url.Parse(o)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil {
-			v.add(p, "%q is not an origin: write scheme://host[:port]", clip(o))
-		}
+		v.origin(fmt.Sprintf("expose.mcp.allowed_origins[%d]", i), o)
+	}
+}
+
+// origin checks one allowed browser origin.
+func (v *validator) origin(p, o string) {
+	if o == "*" {
+		v.add(p, "\"*\" would let any web page call the bridge from a browser: list the origins, such as https://app.example.com")
+		return
+	}
+	u, err := url.Parse(o)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil {
+		v.add(p, "%q is not an origin: write scheme://host[:port]", clip(o))
 	}
 }
 
@@ -647,6 +651,14 @@ func (v *validator) server() {
 		v.add("server.max_connections_per_client", "must not be negative (0 turns the limit off)")
 	} else if s.MaxConnections > 0 && s.MaxConnectionsPerClient > s.MaxConnections {
 		v.add("server.max_connections_per_client", "%d is above server.max_connections (%d): lower it, or it never bites", s.MaxConnectionsPerClient, s.MaxConnections)
+	}
+	for i, h := range s.AllowedHosts {
+		if h == "" || strings.ContainsAny(h, ":/ *") && !strings.HasPrefix(h, "[") {
+			v.add(fmt.Sprintf("server.allowed_hosts[%d]", i), "%q is not a host name: write a name such as bridge.internal, without scheme, port or wildcard", clip(h))
+		}
+	}
+	for i, o := range s.AllowedOrigins {
+		v.origin(fmt.Sprintf("server.allowed_origins[%d]", i), o)
 	}
 	if s.A2AErrorTable != "1.0.1" && s.A2AErrorTable != "1.0.0" {
 		v.add("server.a2a_error_table", "%q is not a known table: use \"1.0.1\" or \"1.0.0\"", clip(s.A2AErrorTable))

@@ -23,6 +23,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/config"
+	"github.com/a2a-mcp-bridge/bridge/hostguard"
 	"github.com/a2a-mcp-bridge/bridge/mcp/agenttools"
 	"github.com/a2a-mcp-bridge/bridge/mcp/face"
 	"github.com/a2a-mcp-bridge/bridge/mcp/toolagent"
@@ -212,8 +213,82 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (_ *Bridge, er
 		}
 	}
 	b.mountOps(mux)
-	b.handler = b.metrics.observe(b.log, cfg.Expose.MCP.Path, mux)
+	door, err := b.frontDoor(mux)
+	if err != nil {
+		return nil, err
+	}
+	b.handler = b.metrics.observe(b.log, cfg.Expose.MCP.Path, door)
 	return b, nil
+}
+
+// frontDoor puts the DNS-rebinding guard (hostguard) in front of every
+// route but the operational ones (/healthz, /readyz, metrics: probes and
+// scrapers name the bridge as they please, and these carry nothing a page
+// could use): a request must name the bridge by one of its names, and a
+// browser's Origin must be allowed (server.allowed_origins; on the MCP
+// endpoint also expose.mcp.allowed_origins). A2A routes are refused in
+// their binding's error form, the others with a 403 JSON body.
+func (b *Bridge) frontDoor(mux http.Handler) (http.Handler, error) {
+	cfg := b.cfg
+	g, err := hostguard.New(hostguard.Config{PublicURL: b.publicURL, Listen: cfg.Listen, Hosts: cfg.Server.AllowedHosts, Origins: cfg.Server.AllowedOrigins})
+	if err != nil {
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
+	gm, err := g.With(cfg.Expose.MCP.AllowedOrigins...)
+	if err != nil {
+		return nil, fmt.Errorf("gateway: expose.mcp.allowed_origins: %w", err)
+	}
+	ops := map[string]bool{"/healthz": true, "/readyz": true}
+	if cfg.Observability.MetricsEnabled() {
+		ops[cfg.Observability.MetricsPath] = true
+	}
+	return guarded(mux, g, gm, cfg.Expose.MCP.Path, ops, b.log), nil
+}
+
+// guarded is mux behind g (gm on the MCP endpoint and its metadata), the
+// ops paths excepted.
+func guarded(mux http.Handler, g, gm *hostguard.Guard, mcpPath string, ops map[string]bool, log *slog.Logger) http.Handler {
+	if log == nil {
+		log = slog.Default()
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		if ops[p] {
+			mux.ServeHTTP(w, r)
+			return
+		}
+		guard := g
+		if p == mcpPath || p == face.MetadataPrefix+mcpPath {
+			guard = gm
+		}
+		if err := guard.Check(r); err != nil {
+			log.Warn("refused a request under a name or from an origin the bridge does not answer to", "host", clipHeader(r.Host), "origin", clipHeader(r.Header.Get("Origin")), "path", clipHeader(p))
+			if strings.HasPrefix(p, "/a2a/") {
+				msg := "origin not allowed"
+				if errors.Is(err, hostguard.ErrHost) {
+					msg = "host not allowed: this bridge does not answer to that name"
+				}
+				a2a.WriteError(w, r, a2a.ErrPermissionDenied.With(msg).WithStatus(http.StatusForbidden))
+				return
+			}
+			hostguard.WriteForbidden(w, r, err)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// clipHeader keeps a header value short and printable for a log line.
+func clipHeader(s string) string {
+	if len(s) > 128 {
+		s = s[:128]
+	}
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return '?'
+		}
+		return r
+	}, s)
 }
 
 // celCondition plugs policy's CEL conditions into the limiter's `when`.

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
 	"github.com/a2a-mcp-bridge/bridge/examples/demomcp"
+	"github.com/a2a-mcp-bridge/bridge/hostguard"
 	"github.com/a2a-mcp-bridge/bridge/mcp/agenttools"
 	"github.com/a2a-mcp-bridge/bridge/mcp/face"
 	"github.com/a2a-mcp-bridge/bridge/mcp/toolagent"
@@ -156,6 +156,14 @@ func NewDemo(ctx context.Context, opts DemoOptions) (*Demo, error) {
 	} else if opts.Log != nil {
 		opts.Log.Warn("demo: /mcp is served only on a loopback listener (its callers are anonymous)")
 	}
+	// The same front door as bridge serve: a page that rebinds its own name
+	// to the demo's loopback address is refused (the demo's callers are
+	// anonymous, so this is all that stands between a web page and it).
+	g, err := hostguard.New(hostguard.Config{PublicURL: opts.PublicURL, Listen: opts.ListenAddr})
+	if err != nil {
+		return nil, err
+	}
+	demo.Handler = guarded(mux, g, g, "/mcp", map[string]bool{"/healthz": true}, opts.Log)
 	demo.Run = func(ctx context.Context) {
 		go func() { _ = disp.Run(ctx) }()
 		every := opts.MaintenanceEvery
@@ -175,19 +183,18 @@ func NewDemo(ctx context.Context, opts DemoOptions) (*Demo, error) {
 	return demo, nil
 }
 
-// PushURLCheck validates a webhook config's URL when it is created: the
-// outbound network policy must allow it now (it is checked again before
-// every delivery).
+// PushURLCheck validates a webhook config's URL when it is created, without
+// DNS (netguard.Guard.CheckURLStatic): scheme, port, credentials and a
+// literal address are checked now; a name is checked at connect time before
+// every delivery. Creation so answers the same for a name that does not
+// resolve and for one that resolves to a refused address: a caller cannot
+// use it to learn how the bridge's internal names resolve.
 func PushURLCheck(guard *netguard.Guard) func(ctx context.Context, url string) error {
-	return func(ctx context.Context, url string) error {
-		err := guard.CheckURL(ctx, url)
-		if err == nil || !errors.Is(err, netguard.ErrBlocked) {
-			// A host that does not resolve now is not refused: the
-			// address is checked again, at connect time, before every
-			// delivery.
-			return nil
+	return func(_ context.Context, url string) error {
+		if err := guard.CheckURLStatic(url); err != nil {
+			return netguard.RedactURL(err)
 		}
-		return netguard.RedactURL(err)
+		return nil
 	}
 }
 

@@ -101,7 +101,9 @@ func TestDemoServesNoAnonymousMCPOnANetworkListener(t *testing.T) {
 	}
 	defer demo.Close()
 	rec := httptest.NewRecorder()
-	demo.Handler.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(`{}`)))
+	req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(`{}`))
+	req.Host = addr // the demo answers only to its own names
+	demo.Handler.ServeHTTP(rec, req)
 	if rec.Code != http.StatusNotFound {
 		t.Fatalf("/mcp on a network listener: %d", rec.Code)
 	}

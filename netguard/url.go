@@ -51,6 +51,24 @@ func (g *Guard) CheckURL(ctx context.Context, raw string) error {
 	return nil
 }
 
+// CheckURLStatic is CheckURL without DNS: the URL-level rules, and the
+// address and port policy for a literal address, but no lookup of a name.
+// It is the check for a URL a caller registers (a push webhook): asking DNS
+// there would tell the caller, by the answer or by how long it took,
+// whether an internal name resolves and to what kind of address. A name is
+// checked when the request is made, at connect time ([Guard.Client]).
+func (g *Guard) CheckURLStatic(raw string) error {
+	if len(raw) > MaxURLLength {
+		return &BlockedError{Reason: ReasonURL, Detail: fmt.Sprintf("url longer than %d bytes", MaxURLLength)}
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return &BlockedError{Reason: ReasonURL, Detail: "url does not parse"}
+	}
+	_, err = g.target(u)
+	return err
+}
+
 // checkRequestURL is the per-request URL check of the guarded client.
 func (g *Guard) checkRequestURL(req *http.Request) error {
 	if len(req.URL.Host)+len(req.URL.Path)+len(req.URL.RawQuery) > MaxURLLength {
