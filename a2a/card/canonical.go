@@ -31,6 +31,15 @@ const (
 	// FormRaw drops only "signatures" and applies no presence rules: the card
 	// exactly as served. Accepted on verification for signers that skip §8.4.1.
 	FormRaw
+	// FormSDK is what @a2a-js/sdk 1.3.0 (canonicalizeAgentCard) and
+	// a2a-python sign and verify: the card read into the v1.0 schema and
+	// written back (members outside it dropped, keys in their JSON names,
+	// defaults of non-optional fields omitted), then every "", null, [] and
+	// {} removed at every depth, Struct values included, and an object or
+	// list left empty by that removed in turn. Accepted on verification for
+	// interop; it covers less of the card than FormSpec (what it drops is
+	// not signed), which is why Result.Form records the form that matched.
+	FormSDK
 )
 
 // String returns the form's name for logs and metrics.
@@ -42,6 +51,8 @@ func (f Form) String() string {
 		return "stripped"
 	case FormRaw:
 		return "raw"
+	case FormSDK:
+		return "sdk"
 	default:
 		return "unknown"
 	}
@@ -95,6 +106,11 @@ func canonicalForm(obj map[string]any, form Form) ([]byte, error) {
 				reduced[k] = v
 			}
 		}
+	case FormSDK:
+		reduced, _ = cleanEmpty(sdkMessage(obj, "AgentCard", true)).(map[string]any)
+		if reduced == nil {
+			reduced = map[string]any{}
+		}
 	default:
 		return nil, fmt.Errorf("card: canonicalize: unknown form %d", form)
 	}
@@ -145,6 +161,94 @@ func reduceMessage(obj map[string]any, message string, stripRequired, top bool) 
 		out[k] = rv
 	}
 	return out
+}
+
+// sdkMessage is a message as the SDKs' generated fromJSON/toJSON pair
+// leaves it: only schema members, under their JSON names, non-optional
+// fields at their default omitted. top marks the AgentCard, whose
+// "signatures" member is removed.
+func sdkMessage(obj map[string]any, message string, top bool) map[string]any {
+	fields := messageIndex[message]
+	out := make(map[string]any, len(obj))
+	for k, v := range obj {
+		if top && k == "signatures" {
+			continue
+		}
+		f, known := fields[k]
+		if !known || v == nil {
+			continue
+		}
+		switch f.kind {
+		case kindMessage:
+			if m, ok := v.(map[string]any); ok {
+				v = sdkMessage(m, f.message, false)
+			}
+		case kindMessages:
+			if list, ok := v.([]any); ok {
+				items := make([]any, len(list))
+				for i, item := range list {
+					if m, ok := item.(map[string]any); ok {
+						item = sdkMessage(m, f.message, false)
+					}
+					items[i] = item
+				}
+				v = items
+			}
+		case kindMessageMap:
+			if m, ok := v.(map[string]any); ok {
+				items := make(map[string]any, len(m))
+				for mk, item := range m {
+					if mm, ok := item.(map[string]any); ok {
+						item = sdkMessage(mm, f.message, false)
+					}
+					items[mk] = item
+				}
+				v = items
+			}
+		}
+		if f.presence != optional && isDefault(f.kind, v) {
+			continue
+		}
+		out[jsonName(f.proto)] = v
+	}
+	return out
+}
+
+// cleanEmpty removes "", null, empty lists and empty objects at every
+// depth (the SDKs' cleanEmpty / _clean_empty); nil means v itself is
+// removed.
+func cleanEmpty(v any) any {
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case string:
+		if x == "" {
+			return nil
+		}
+	case []any:
+		out := make([]any, 0, len(x))
+		for _, item := range x {
+			if c := cleanEmpty(item); c != nil {
+				out = append(out, c)
+			}
+		}
+		if len(out) == 0 {
+			return nil
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, item := range x {
+			if c := cleanEmpty(item); c != nil {
+				out[k] = c
+			}
+		}
+		if len(out) == 0 {
+			return nil
+		}
+		return out
+	}
+	return v
 }
 
 // reduceValue recurses into message-typed values; anything of an unexpected

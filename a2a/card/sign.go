@@ -22,7 +22,10 @@ type Signature struct {
 
 // Sign signs a card with ks.Current and returns the card to serve: the §8.4.1
 // presence form that was signed (so verifiers that skip the presence rules
-// still match), with the new signature appended to "signatures". Existing
+// still match), with the new signature appended to "signatures". When the
+// form @a2a-js/sdk and a2a-python verify (FormSDK: empty values dropped)
+// differs from it, a second signature by the same key covers that form, so
+// that their verifyAgentCardSignature accepts the card too. Existing
 // signatures by the same kid are replaced; others are kept as received, for
 // key rotation.
 func Sign(cardJSON []byte, ks *KeySet) ([]byte, error) {
@@ -42,6 +45,18 @@ func Sign(cardJSON []byte, ks *KeySet) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	added := []any{sig}
+	sdk, err := canonicalForm(reduced, FormSDK)
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(sdk, payload) {
+		s2, err := signPayload(sdk, ks.Current, ks.JKU)
+		if err != nil {
+			return nil, err
+		}
+		added = append(added, s2)
+	}
 
 	var sigs []any
 	switch existing := obj["signatures"].(type) {
@@ -55,7 +70,7 @@ func Sign(cardJSON []byte, ks *KeySet) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("card: sign: %w: \"signatures\" is not an array", ErrInvalidCard)
 	}
-	reduced["signatures"] = append(sigs, sig)
+	reduced["signatures"] = append(sigs, added...)
 
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

@@ -69,9 +69,12 @@ type VerifyOptions struct {
 	// when the pinned resolver does not know its kid. Default nil: never.
 	JKU *JKUPolicy
 	// SpecFormOnly accepts only signatures over the §8.4.1 form (FormSpec).
-	// Default false: FormStripped and FormRaw are also tried, for signers that
-	// drop empty REQUIRED fields or skip the presence rules. Every form is
-	// derived from the received bytes, so none lets an altered card verify.
+	// Default false: FormStripped, FormSDK and FormRaw are also tried, for
+	// signers that drop empty REQUIRED fields, sign what @a2a-js/sdk and
+	// a2a-python canonicalize, or skip the presence rules. Every form is
+	// derived from the received bytes, so none lets an altered card verify
+	// (but FormSDK does not cover members outside the schema nor empty
+	// values: Result.Form says which form matched).
 	SpecFormOnly bool
 	// MaxCardBytes caps the card size (default DefaultMaxCardBytes).
 	MaxCardBytes int
@@ -128,6 +131,12 @@ type Result struct {
 	JKU string
 	// Form is the payload form the signature was made over.
 	Form Form
+	// Covered is that payload: the card as far as the signature covers it
+	// (JSON, without "signatures"). Read the card from Covered, not from the
+	// received bytes: a member the form leaves out (FormSDK drops members
+	// outside the schema and empty values) is not vouched for by the
+	// signature.
+	Covered []byte
 }
 
 // Verify checks a card's signatures. It succeeds when at least one signature
@@ -190,9 +199,9 @@ func Verify(ctx context.Context, cardJSON []byte, keys KeyResolver, opts VerifyO
 type payloads struct {
 	obj      map[string]any
 	specOnly bool
-	done     [FormRaw + 1]bool
-	forms    [FormRaw + 1][]byte
-	errs     [FormRaw + 1]error
+	done     [FormSDK + 1]bool
+	forms    [FormSDK + 1][]byte
+	errs     [FormSDK + 1]error
 }
 
 func (p *payloads) get(f Form) ([]byte, error) {
@@ -207,7 +216,7 @@ func (p *payloads) list() []Form {
 	if p.specOnly {
 		return []Form{FormSpec}
 	}
-	return []Form{FormSpec, FormStripped, FormRaw}
+	return []Form{FormSpec, FormStripped, FormSDK, FormRaw}
 }
 
 func verifyOne(ctx context.Context, entry any, p *payloads, keys KeyResolver, algs []jose.SignatureAlgorithm, jku *JKUPolicy) (Result, error) {
@@ -267,7 +276,7 @@ func verifyOne(ctx context.Context, entry any, p *payloads, keys KeyResolver, al
 		}
 		seen = append(seen, payload)
 		if jws.DetachedVerify(payload, key) == nil {
-			res.Form = f
+			res.Form, res.Covered = f, payload
 			return res, nil
 		}
 	}

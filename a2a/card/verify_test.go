@@ -1,6 +1,7 @@
 package card
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -9,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -92,7 +94,11 @@ func TestSignVerifyRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := Result{Status: StatusVerified, KeyID: ks.Current.KeyID(), Algorithm: alg, Form: FormSpec}
-			if res != want {
+			if payload, _ := Canonicalize(signed); !bytes.Equal(res.Covered, payload) {
+				t.Fatalf("covered %s, want the spec form %s", res.Covered, payload)
+			}
+			res.Covered = nil
+			if !reflect.DeepEqual(res, want) {
 				t.Fatalf("result = %+v, want %+v", res, want)
 			}
 			h := protectedOf(t, signed, 0)
@@ -146,8 +152,7 @@ func TestRejectsChangedField(t *testing.T) {
 func TestRejectsAddedField(t *testing.T) {
 	ks := &KeySet{Current: newKey(t, ES256)}
 	for name, fn := range map[string]func(m map[string]any){
-		"known field":   func(m map[string]any) { m["iconUrl"] = "https://attacker.example/i.png" },
-		"unknown field": func(m map[string]any) { m["x-extra"] = true },
+		"known field": func(m map[string]any) { m["iconUrl"] = "https://attacker.example/i.png" },
 		"optional false": func(m map[string]any) {
 			m["capabilities"].(map[string]any)["extendedAgentCard"] = false
 		},
@@ -308,6 +313,24 @@ func TestRotatedOutKeyInPreviousStillVerifies(t *testing.T) {
 	wantErr(t, err, ErrUntrustedKey)
 }
 
+// TestAddedUnknownFieldIsNotCovered_SDKForm: the SDKs' form leaves members
+// outside the schema out of the payload, so a member added to a signed card
+// still verifies under FormSDK, but the card to use (Result.Covered) does
+// not have it; under SpecFormOnly it does not verify at all.
+func TestAddedUnknownFieldIsNotCovered_SDKForm(t *testing.T) {
+	ks := &KeySet{Current: newKey(t, ES256)}
+	tampered := editCard(t, sign(t, testCard, ks), func(m map[string]any) { m["x-extra"] = "https://attacker.example" })
+	res, err := Verify(context.Background(), tampered, ks, VerifyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Form != FormSDK || bytes.Contains(res.Covered, []byte("x-extra")) {
+		t.Fatalf("form %v, covered %s: the added member must not be vouched for", res.Form, res.Covered)
+	}
+	_, err = Verify(context.Background(), tampered, ks, VerifyOptions{SpecFormOnly: true})
+	wantErr(t, err, ErrBadSignature)
+}
+
 func TestResignReplacesSameKIDKeepsOthers(t *testing.T) {
 	old, cur := newKey(t, ES256), newKey(t, EdDSA)
 	card := sign(t, testCard, &KeySet{Current: old})
@@ -317,8 +340,9 @@ func TestResignReplacesSameKIDKeepsOthers(t *testing.T) {
 	if err := json.Unmarshal(card, &c); err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Signatures) != 2 {
-		t.Fatalf("got %d signatures, want 2 (old kept, current replaced)", len(c.Signatures))
+	// Each key signs the spec form and, where it differs, the SDK form.
+	if len(c.Signatures) != 4 {
+		t.Fatalf("got %d signatures, want 4 (old kept, current replaced)", len(c.Signatures))
 	}
 	if kid := protectedOf(t, card, 0)["kid"]; kid != old.KeyID() {
 		t.Errorf("first signature kid %v, want the old key", kid)

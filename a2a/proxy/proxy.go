@@ -162,6 +162,9 @@ func New(ctx context.Context, cfg Config) (*Proxy, error) {
 			return nil, fmt.Errorf("proxy: verify upstream card: %w", err)
 		}
 		p.verified = res
+		if res.Status == card.StatusVerified {
+			raw = res.Covered // only what the signature vouches for
+		}
 	}
 	var c a2a.AgentCard
 	if err := json.Unmarshal(raw, &c); err != nil {

@@ -246,6 +246,9 @@ func (t *AgentTools) refreshAgent(ctx context.Context, a *agent) (changed bool, 
 	if err != nil {
 		return t.refuse(a, ttl, fmt.Errorf("agenttools: agent %q: card verification failed: %w", a.cfg.Alias, err))
 	}
+	if res.Status == card.StatusVerified {
+		body = res.Covered // only what the signature vouches for
+	}
 	var c a2a.AgentCard
 	if err := json.Unmarshal(body, &c); err != nil {
 		return t.refuse(a, ttl, fmt.Errorf("agenttools: agent %q: card is not a valid agent card: %w", a.cfg.Alias, err))
