@@ -535,11 +535,13 @@ func (v *validator) audiences() {
 	if !c.mcpServed() {
 		return
 	}
-	mcp := c.MCPAudience()
+	// The MCP endpoint's canonical resource may never be an A2A audience;
+	// an expose.mcp.audience that is one is reported there, below.
+	mcp := []string{strings.TrimRight(c.PublicURL, "/") + c.Expose.MCP.Path}
 	for _, l := range a2a {
 		for _, a := range l.aud {
 			if a != "" && slices.Contains(mcp, a) {
-				v.add(l.path, "%q is the MCP endpoint's audience: A2A agents would accept tokens issued for the MCP endpoint; list A2A audiences here (such as %s), the MCP endpoint accepts its own by itself (expose.mcp.audience)", clip(a), clip(strings.TrimRight(c.PublicURL, "/")))
+				v.add(l.path, "%q is the MCP endpoint's resource (public_url + expose.mcp.path): A2A agents would accept tokens issued for the MCP endpoint; list A2A audiences here (such as %s), the MCP endpoint accepts its own by itself (expose.mcp.audience)", clip(a), clip(strings.TrimRight(c.PublicURL, "/")))
 			}
 		}
 	}

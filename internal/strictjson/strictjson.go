@@ -180,6 +180,13 @@ type Options struct {
 	// Opaque lists types whose values are data, never walked (beyond the
 	// generic rules) although they are structs or maps of structs.
 	Opaque []reflect.Type
+	// WalkUnmarshalers walks the fields of a struct type with an
+	// UnmarshalJSON that Wire does not list, instead of treating it as
+	// opaque: such methods mostly decode an alias of the type itself (with
+	// encoding/json's case folding), so its fields are the members it
+	// matches. A method that reads a map instead only makes the check
+	// stricter than needed.
+	WalkUnmarshalers bool
 }
 
 var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
@@ -214,7 +221,7 @@ func (b *builder) schema(t reflect.Type) *Schema {
 			b.seen[t] = s
 			return s
 		}
-	} else if reflect.PointerTo(t).Implements(unmarshalerType) || t.Implements(unmarshalerType) {
+	} else if (reflect.PointerTo(t).Implements(unmarshalerType) || t.Implements(unmarshalerType)) && !(b.opts.WalkUnmarshalers && t.Kind() == reflect.Struct) {
 		return nil // decoded by its own method: opaque
 	}
 	switch t.Kind() {

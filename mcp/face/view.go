@@ -33,8 +33,10 @@ import (
 //   - the body is checked (strictjson) against the union of every type the
 //     face and mcp-go decode it into for its method (mcp-go's envelope
 //     readers in streamable_http.go and request_handler.go, its request type
-//     for the method, the face's own view), so a member name that any of
-//     those struct decoders would match only by case folding is refused;
+//     for the method with the fields of the types whose own UnmarshalJSON
+//     decodes an alias of them, the face's own view), so a member name that
+//     any of those struct decoders would match only by case folding is
+//     refused ("argumentſ" is "arguments" to encoding/json);
 //   - a duplicate member name anywhere (escapes resolved) is refused, so
 //     "last one wins" and "first one wins" cannot differ;
 //   - invalid UTF-8 and escaped lone surrogates are refused, so nothing is
@@ -154,14 +156,18 @@ var (
 // schemaFor is the union schema of every reader of a message of method.
 func schemaFor(method string) *strictjson.Schema {
 	readersOnce.Do(func() {
+		// mcp-go's own UnmarshalJSON methods (CallToolParams,
+		// CompleteParams, …) decode aliases of their types with
+		// encoding/json: their fields are walked, not skipped.
+		opts := strictjson.Options{WalkUnmarshalers: true}
 		var all []*strictjson.Schema
 		for _, t := range mcpGoReaders {
-			all = append(all, strictjson.For(t, strictjson.Options{}))
+			all = append(all, strictjson.For(t, opts))
 		}
 		genericSchema = strictjson.Union(all...)
 		methodSchemas = map[string]*strictjson.Schema{}
 		for m, t := range mcpGoRequests {
-			methodSchemas[string(m)] = strictjson.Union(genericSchema, strictjson.For(t, strictjson.Options{}))
+			methodSchemas[string(m)] = strictjson.Union(genericSchema, strictjson.For(t, opts))
 		}
 	})
 	if s, ok := methodSchemas[method]; ok {
