@@ -117,7 +117,9 @@ var (
 	mcpHdr = []string{"Content-Type", "application/json", "Accept", "application/json, text/event-stream", "MCP-Protocol-Version", "2025-06-18"}
 )
 
-func with(base []string, more ...string) []string { return append(append([]string(nil), base...), more...) }
+func with(base []string, more ...string) []string {
+	return append(append([]string(nil), base...), more...)
+}
 
 func bearer(key string) []string { return []string{"Authorization", "Bearer " + key} }
 
@@ -163,7 +165,9 @@ func TestMCP_EscapedCancelCannotCancelAnotherCallersCall(t *testing.T) {
 	call := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"message":"/slow 2000"}}}` // 2000 ticks of 1 ms
 	var wg sync.WaitGroup
 	var aliceBody []byte
-	wg.Go(func() { _, aliceBody = do(t, http.MethodPost, e.url+"/mcp", call, with(mcpHdr, bearer(aliceKey)...)...) })
+	wg.Go(func() {
+		_, aliceBody = do(t, http.MethodPost, e.url+"/mcp", call, with(mcpHdr, bearer(aliceKey)...)...)
+	})
 	time.Sleep(500 * time.Millisecond) // alice's call is in flight (it takes 2 s)
 	for _, cancel := range []string{
 		`{"jsonrpc":"2.0","method":"notifications/c\u0061ncelled","params":{"requestId":7}}`,
