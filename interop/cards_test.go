@@ -17,6 +17,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/examples/demomcp"
@@ -138,10 +140,17 @@ publish:
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The demo MCP server's tools, and one without a description: its
+	// skill's REQUIRED description is "" in the spec's form and absent in
+	// the SDKs' form.
+	mcpSrv := demomcp.New()
+	mcpSrv.AddTool(mcp.NewTool("bare"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("ok"), nil
+	})
 	ctx := context.Background()
 	b, err := gateway.Build(ctx, cfg, gateway.Options{PublicURL: pub,
 		DialUpstream: func(ctx context.Context, c upstream.Config) (*upstream.Conn, error) {
-			return upstream.InProcess(ctx, demomcp.New(), c)
+			return upstream.InProcess(ctx, mcpSrv, c)
 		}})
 	if err != nil {
 		t.Fatal(err)
