@@ -163,7 +163,13 @@ func NewDemo(ctx context.Context, opts DemoOptions) (*Demo, error) {
 	if err != nil {
 		return nil, err
 	}
-	demo.Handler = guarded(mux, g, g, "/mcp", map[string]bool{"/healthz": true}, opts.Log)
+	// Its /mcp also takes pages on this machine (an MCP inspector), as the
+	// face itself does (AllowLoopbackOrigins).
+	gm, err := hostguard.New(hostguard.Config{PublicURL: opts.PublicURL, Listen: opts.ListenAddr, LoopbackOrigins: true})
+	if err != nil {
+		return nil, err
+	}
+	demo.Handler = guarded(mux, g, gm, "/mcp", map[string]bool{"/healthz": true}, opts.Log)
 	demo.Run = func(ctx context.Context) {
 		go func() { _ = disp.Run(ctx) }()
 		every := opts.MaintenanceEvery

@@ -50,17 +50,22 @@ type Config struct {
 	// Origins are the origins (scheme://host[:port]) web pages may send
 	// requests from, on every wrapped handler.
 	Origins []string
+	// LoopbackOrigins also allows any http(s) origin on a loopback host
+	// (localhost, 127.0.0.0/8, [::1]): tools on this machine, such as an MCP
+	// inspector.
+	LoopbackOrigins bool
 }
 
 // Guard checks Host and Origin. Build it with New.
 type Guard struct {
-	hosts   map[string]bool
-	origins map[string]bool
+	hosts    map[string]bool
+	origins  map[string]bool
+	loopback bool
 }
 
 // New builds a guard; it refuses a malformed origin or public URL.
 func New(cfg Config) (*Guard, error) {
-	g := &Guard{hosts: map[string]bool{"localhost": true}, origins: map[string]bool{}}
+	g := &Guard{hosts: map[string]bool{"localhost": true}, origins: map[string]bool{}, loopback: cfg.LoopbackOrigins}
 	if cfg.PublicURL != "" {
 		u, err := url.Parse(cfg.PublicURL)
 		if err != nil || u.Host == "" {
@@ -108,7 +113,7 @@ func normalOrigin(o string) (string, error) {
 // With returns a guard that also allows origins (for the routes of one
 // face, such as the MCP endpoint's allowed browser origins).
 func (g *Guard) With(origins ...string) (*Guard, error) {
-	c := &Guard{hosts: g.hosts, origins: map[string]bool{}}
+	c := &Guard{hosts: g.hosts, origins: map[string]bool{}, loopback: g.loopback}
 	for o := range g.origins {
 		c.origins[o] = true
 	}
@@ -141,8 +146,13 @@ func (g *Guard) Check(r *http.Request) error {
 	if g.origins[lo] {
 		return nil
 	}
-	if u, err := url.Parse(lo); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Path == "" && strings.EqualFold(u.Host, r.Host) {
-		return nil // the request's own origin
+	if u, err := url.Parse(lo); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Path == "" {
+		if strings.EqualFold(u.Host, r.Host) {
+			return nil // the request's own origin
+		}
+		if g.loopback && loopbackName(u.Hostname()) {
+			return nil
+		}
 	}
 	return ErrOrigin
 }
@@ -158,6 +168,15 @@ func (g *Guard) hostAllowed(h string) bool {
 		return true // an IP literal cannot be rebound
 	}
 	return false
+}
+
+func loopbackName(h string) bool {
+	h = normalHost(h)
+	if h == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(h)
+	return err == nil && ip.IsLoopback()
 }
 
 // Refuse answers a refused request (err matches ErrHost or ErrOrigin) in

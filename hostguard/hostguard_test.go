@@ -64,6 +64,21 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+func TestLoopbackOrigins(t *testing.T) {
+	g, _ := hostguard.New(hostguard.Config{PublicURL: "http://127.0.0.1:8080", LoopbackOrigins: true})
+	for origin, want := range map[string]error{
+		"http://localhost:6274": nil, "http://127.0.0.2:3000": nil, "https://[::1]": nil,
+		"http://evil.example": hostguard.ErrOrigin, "http://localhost.evil.example": hostguard.ErrOrigin,
+	} {
+		r := httptest.NewRequest(http.MethodGet, "/mcp", nil)
+		r.Host = "127.0.0.1:8080"
+		r.Header.Set("Origin", origin)
+		if err := g.Check(r); !errors.Is(err, want) || (want == nil) != (err == nil) {
+			t.Errorf("Origin %s: %v, want %v", origin, err, want)
+		}
+	}
+}
+
 func TestWildcardListenAddsNoHost(t *testing.T) {
 	g, err := hostguard.New(hostguard.Config{Listen: "0.0.0.0:80"})
 	if err != nil {
