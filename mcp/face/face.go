@@ -2,9 +2,10 @@
 // over streamable HTTP (all protocol eras on one endpoint, stateless) and over
 // stdio, with the security mcp-go lacks in front of it: bearer validation per
 // the MCP authorization spec, the RFC 9728 protected resource metadata,
-// Origin validation and a request body cap. Tools come from pluggable
-// ToolSources and are listed and callable per principal through a policy
-// filter.
+// Origin validation, a request body cap, one strict view of every message
+// (view.go) and rate limits at the front door (limits.go). Tools come from
+// pluggable ToolSources and are listed and callable per principal through a
+// policy filter.
 package face
 
 import (
@@ -43,12 +44,16 @@ const MetadataPrefix = "/.well-known/oauth-protected-resource"
 // Authenticator turns a request into the caller's principal, or an error the
 // face answers with auth.SetHeaders (401, 403 or 429). It must accept only
 // tokens whose audience is the face's canonical resource URL (Face.Resource);
-// with auth.Chain that is the audience list of its OIDC/JWKS issuers.
+// with auth.Chain, pass chain.ForAudience(face resource), as the gateway
+// does, so that tokens for the A2A agents are refused here.
 type Authenticator interface {
 	Authenticate(r *http.Request) (*auth.Principal, error)
 }
 
-var _ Authenticator = (*auth.Chain)(nil)
+var (
+	_ Authenticator = (*auth.Chain)(nil)
+	_ Authenticator = (*auth.Audienced)(nil)
+)
 
 // ToolSource supplies tools with their call handlers. Tools is called when
 // the face starts and again whenever the source reports a change.
