@@ -324,6 +324,12 @@ func (p *Part) UnmarshalJSON(b []byte) error {
 // UnmarshalJSON reads a message, skipping parts of unknown kind. An absent
 // role reads as ROLE_UNSPECIFIED.
 func (m *Message) UnmarshalJSON(b []byte) error {
+	d := fastDec{b: b}
+	var v Message
+	if d.message(&v) && d.end() {
+		*m = v
+		return nil
+	}
 	var w messageIn
 	if err := unmarshalStrict(b, &w); err != nil {
 		return err
@@ -351,8 +357,17 @@ func (s *TaskStatus) UnmarshalJSON(b []byte) error {
 }
 
 // UnmarshalJSON reads a task in one pass over its status, artifacts and
-// history.
+// history: by the fast decoder when the bytes are in the canonical form
+// (codec_fastdecode.go, which declines everything else), else strictly by
+// encoding/json. Messages, stream events and send responses are read the
+// same way.
 func (t *Task) UnmarshalJSON(b []byte) error {
+	d := fastDec{b: b}
+	var v Task
+	if d.task(&v) && d.end() {
+		*t = v
+		return nil
+	}
 	var w taskIn
 	if err := unmarshalStrict(b, &w); err != nil {
 		return err
@@ -362,6 +377,12 @@ func (t *Task) UnmarshalJSON(b []byte) error {
 
 // UnmarshalJSON reads an event; two members at once is an error.
 func (r *StreamResponse) UnmarshalJSON(b []byte) error {
+	d := fastDec{b: b}
+	var v StreamResponse
+	if d.streamResponse(&v) && d.end() {
+		*r = v
+		return nil
+	}
 	var w streamIn
 	if err := unmarshalStrict(b, &w); err != nil {
 		return err
@@ -371,6 +392,12 @@ func (r *StreamResponse) UnmarshalJSON(b []byte) error {
 
 // UnmarshalJSON reads a response; two members at once is an error.
 func (r *SendMessageResponse) UnmarshalJSON(b []byte) error {
+	d := fastDec{b: b}
+	var v SendMessageResponse
+	if d.sendMessageResponse(&v) && d.end() {
+		*r = v
+		return nil
+	}
 	var w sendMessageResponseIn
 	if err := unmarshalStrict(b, &w); err != nil {
 		return err
