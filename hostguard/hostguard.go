@@ -11,7 +11,7 @@
 //     (localhost, 127.0.0.1, [::1]), any extra configured host, or an IP
 //     literal. An IP literal cannot be rebound (rebinding needs a name the
 //     attacker controls), so probes and scrapers that address a pod by its
-//     IP pass.
+//     IP pass; neither can a request without a Host (no browser sends one).
 //   - Origin, when present, must be an allowed origin, or the request's own
 //     origin (scheme://Host of a Host that passed). "null" never is.
 //
@@ -159,7 +159,9 @@ func (g *Guard) Check(r *http.Request) error {
 
 func (g *Guard) hostAllowed(h string) bool {
 	if h == "" {
-		return false
+		// No Host at all (HTTP/1.0, or a handler called in process): no
+		// browser sends such a request, so no page can rebind one.
+		return true
 	}
 	if g.hosts[h] {
 		return true

@@ -35,7 +35,7 @@ func TestCheck(t *testing.T) {
 		{name: "rebound name", host: "evil.example:8443", want: hostguard.ErrHost},
 		{name: "suffix of an allowed name", host: "evilbridge.example.com", want: hostguard.ErrHost},
 		{name: "subdomain of an allowed name", host: "x.bridge.example.com", want: hostguard.ErrHost},
-		{name: "no host", host: "", want: hostguard.ErrHost},
+		{name: "no host (HTTP/1.0, in process): no browser sends it", host: ""},
 		{name: "allowed origin", host: "bridge.example.com", origin: "https://app.example.com"},
 		{name: "own origin", host: "bridge.example.com", origin: "https://bridge.example.com"},
 		{name: "request's own origin", host: "bridge.internal:8443", origin: "http://bridge.internal:8443"},

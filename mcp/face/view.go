@@ -159,7 +159,13 @@ func schemaFor(method string) *strictjson.Schema {
 		// mcp-go's own UnmarshalJSON methods (CallToolParams,
 		// CompleteParams, …) decode aliases of their types with
 		// encoding/json: their fields are walked, not skipped.
-		opts := strictjson.Options{WalkUnmarshalers: true}
+		// Meta, NotificationParams and RequestId read maps or a scalar by
+		// exact key; InputRequest and InputResponse pick a variant by
+		// method: these stay opaque (duplicates and UTF-8 still checked).
+		opts := strictjson.Options{WalkUnmarshalers: true, Opaque: []reflect.Type{
+			reflect.TypeFor[mcp.Meta](), reflect.TypeFor[mcp.NotificationParams](), reflect.TypeFor[mcp.RequestId](),
+			reflect.TypeFor[mcp.InputRequest](), reflect.TypeFor[mcp.InputResponse](),
+		}}
 		var all []*strictjson.Schema
 		for _, t := range mcpGoReaders {
 			all = append(all, strictjson.For(t, opts))

@@ -131,6 +131,15 @@ func TestViewAgreesWithMCPGo(t *testing.T) {
 			t.Errorf("%s accepted as %+v", refused, m)
 		}
 	}
+	for _, ok := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","_meta":{"progressToken":"p1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p1","progress":1}}`,
+		`{"jsonrpc":"2.0","id":"bridge-sampling-1","result":{"role":"assistant","content":{"type":"text","text":"x"}}}`,
+	} {
+		if _, err := parseMessage([]byte(ok)); err != nil {
+			t.Errorf("%s refused: %v", ok, err)
+		}
+	}
 	m, err := parseMessage([]byte(`{"jsonrpc":"2.0","method":"notifications/c\u0061ncelled","params":{"requestId":7}}`))
 	if err != nil || m.Method != string(mcp.MethodNotificationCancelled) || !bytes.Equal(m.Params.RequestID, []byte("7")) {
 		t.Fatalf("escaped cancel read as %+v, %v", m, err)
