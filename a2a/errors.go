@@ -106,7 +106,28 @@ var (
 	ErrPermissionDenied = &Error{Code: -31403, Reason: "PERMISSION_DENIED", Message: "permission denied"}
 	ErrRateLimited      = &Error{Code: -31429, Reason: "RATE_LIMITED", Message: "rate limit exceeded"}
 	ErrUnavailable      = &Error{Code: -31503, Reason: "UNAVAILABLE", Message: "service unavailable"}
+
+	// ErrAgentUnavailable is the answer when the agent or MCP server the
+	// bridge relays to cannot be reached (down, not up yet, or taken out
+	// because its card failed verification): JSON-RPC -32603 with the
+	// ErrorInfo reason AGENT_UNAVAILABLE, HTTP 503 on HTTP+JSON, UNAVAILABLE
+	// on gRPC. Build it with AgentUnavailable.
+	ErrAgentUnavailable = &Error{Code: -32603, Reason: "AGENT_UNAVAILABLE", Message: "the agent is unavailable"}
 )
+
+// AgentUnavailableRetryAfter is the Retry-After (seconds) of
+// AgentUnavailable errors.
+const AgentUnavailableRetryAfter = "5"
+
+// AgentUnavailable is ErrAgentUnavailable for the named agent: why says
+// in a sentence what is wrong ("its server cannot be reached") and must
+// reveal no address, URL or dial error (those belong in the log). The
+// ErrorInfo metadata carries the agent's name; Retry-After is set.
+func AgentUnavailable(agent, why string) *Error {
+	e := ErrAgentUnavailable.Withf("agent %s is unavailable: %s; retry later", agent, why).WithMeta("agent", agent)
+	e.Header = http.Header{"Retry-After": {AgentUnavailableRetryAfter}}
+	return e
+}
 
 // ErrorTable selects the HTTP status mapping of A2A errors.
 type ErrorTable int
@@ -123,6 +144,9 @@ const (
 func (e *Error) HTTPStatus(t ErrorTable) int {
 	if e.Status != 0 {
 		return e.Status
+	}
+	if e.Reason == ErrAgentUnavailable.Reason {
+		return http.StatusServiceUnavailable
 	}
 	switch e.Code {
 	case -32700, -32600, -32602:
@@ -162,6 +186,9 @@ func (e *Error) HTTPStatus(t ErrorTable) int {
 
 // GRPCStatus is the name of the google.rpc.Code of the error.
 func (e *Error) GRPCStatus() string {
+	if e.Reason == ErrAgentUnavailable.Reason {
+		return "UNAVAILABLE"
+	}
 	switch e.Code {
 	case -32700, -32600, -32602, -32005:
 		return "INVALID_ARGUMENT"
@@ -248,7 +275,7 @@ var allKinds = []*Error{
 	ErrTaskNotFound, ErrTaskNotCancelable, ErrPushNotificationNotSupported, ErrUnsupportedOperation,
 	ErrContentTypeNotSupported, ErrInvalidAgentResponse, ErrExtendedAgentCardNotConfigured,
 	ErrExtensionSupportRequired, ErrVersionNotSupported,
-	ErrUnauthenticated, ErrPermissionDenied, ErrRateLimited, ErrUnavailable,
+	ErrUnauthenticated, ErrPermissionDenied, ErrRateLimited, ErrUnavailable, ErrAgentUnavailable,
 }
 
 func kindByReason(reason string) *Error {

@@ -233,7 +233,7 @@ func (s *Source) promptHandler(e *entry, original string) server.PromptHandlerFu
 		res, err := pu.GetPrompt(uctx, original, req.Params.Arguments)
 		if err != nil {
 			s.log.Warn("frontmcp: upstream prompts/get failed", "server", e.name, "prompt", original, "error", err.Error())
-			return nil, fmt.Errorf("the %s server failed: %s", e.name, clean(err.Error(), 500))
+			return nil, serverFailure(e.name, err)
 		}
 		res.Meta = nil
 		return res, nil
@@ -252,7 +252,7 @@ func (s *Source) readHandler(e *entry) server.ResourceHandlerFunc {
 		res, err := ru.ReadResource(uctx, req.Params.URI)
 		if err != nil {
 			s.log.Warn("frontmcp: upstream resources/read failed", "server", e.name, "error", err.Error())
-			return nil, fmt.Errorf("the %s server failed: %s", e.name, clean(err.Error(), 500))
+			return nil, serverFailure(e.name, err)
 		}
 		return res.Contents, nil
 	}
@@ -398,4 +398,18 @@ func (s *Source) extrasChanged() {
 	if s.refreshExtras(ctx) {
 		s.notify()
 	}
+}
+
+// serverFailure is the protocol error of a prompts/get or resources/read
+// that failed on the server's side of the hop: what the caller may know,
+// never the bridge's side (see callFailure).
+func serverFailure(server string, err error) error {
+	var se *upstream.ServerError
+	switch {
+	case upstream.Unreachable(err):
+		return fmt.Errorf("the %s server is unavailable: it cannot be reached; retry later", server)
+	case errors.As(err, &se):
+		return fmt.Errorf("the %s server answered: %s", server, clean(se.Message, 500))
+	}
+	return fmt.Errorf("the %s server failed", server)
 }

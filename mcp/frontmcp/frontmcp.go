@@ -358,7 +358,7 @@ func (s *Source) handler(e *entry, original, public string, hop policy.Hop) serv
 				return nil, ctx.Err()
 			}
 			s.log.Warn("frontmcp: upstream call failed", "server", e.name, "tool", original, "error", err.Error())
-			return errResult("%s: the %s server failed: %s", public, e.name, clean(err.Error(), 500)), nil
+			return callFailure(public, e.name, err), nil
 		}
 		var res mcp.CallToolResult
 		if err := json.Unmarshal(raw, &res); err != nil {
@@ -380,6 +380,23 @@ func (s *Source) handler(e *entry, original, public string, hop policy.Hop) serv
 		}
 		return &res, nil
 	}
+}
+
+// callFailure is the result of a call that failed on the server's side of
+// the hop: what the caller may know (unavailable, went away, the server's
+// own error message), never the bridge's side (URLs, addresses, dial
+// errors), which the log has.
+func callFailure(public, server string, err error) *mcp.CallToolResult {
+	var se *upstream.ServerError
+	switch {
+	case errors.Is(err, upstream.ErrDied):
+		return errResult("%s: the %s server went away during the call; it is being reconnected, retry", public, server)
+	case upstream.Unreachable(err):
+		return errResult("%s: the %s server is unavailable: it cannot be reached; retry later", public, server)
+	case errors.As(err, &se):
+		return errResult("%s: the %s server answered: %s", public, server, clean(se.Message, 500))
+	}
+	return errResult("%s: the %s server failed", public, server)
 }
 
 // detach returns a context for the upstream call that ends when ctx ends

@@ -103,6 +103,12 @@ func (a *Agent) Execute(ctx context.Context, req *a2a.Request, u *a2a.Updater) e
 			return u.Fail(ctx, "the tool call that asked for input is no longer waiting (it timed out, or the bridge restarted); send a new message to call the tool again")
 		}
 	}
+	if av, ok := a.up.(Availability); ok {
+		if err := av.Available(); err != nil {
+			a.log.Warn("toolagent: message refused: the MCP server is unavailable", "task", req.TaskID, "err", err)
+			return a2a.AgentUnavailable(a.name(), "its MCP server cannot be reached")
+		}
+	}
 	ts := a.toolSet()
 	t, args, problem := ts.selectTool(req.Message, req.Metadata)
 	if problem != "" {
@@ -407,8 +413,18 @@ func (a *Agent) finish(ctx context.Context, r *run, u *a2a.Updater) error {
 		return u.Fail(ctx, fmt.Sprintf("tool %s did not finish within %s; the call was cancelled", name, r.timeout))
 	case errors.Is(r.err, upstream.ErrDied):
 		return u.Fail(ctx, fmt.Sprintf("the MCP server went away during the call of tool %s; it is being restarted, try again", name))
+	case upstream.Unreachable(r.err):
+		a.log.Warn("toolagent: tool call failed: the MCP server is unreachable", "task", r.taskID, "tool", name, "err", r.err)
+		return u.Fail(ctx, fmt.Sprintf("tool %s is unavailable: its MCP server cannot be reached; retry later", name))
 	case r.err != nil:
-		return u.Fail(ctx, fmt.Sprintf("tool %s failed: %s", name, r.err.Error()))
+		var se *upstream.ServerError
+		if errors.As(r.err, &se) {
+			return u.Fail(ctx, fmt.Sprintf("tool %s failed: the server answered: %s", name, clean(se.Message, 500)))
+		}
+		// The detail (addresses, the bridge's side of the hop) is logged,
+		// not shown.
+		a.log.Warn("toolagent: tool call failed", "task", r.taskID, "tool", name, "err", r.err)
+		return u.Fail(ctx, fmt.Sprintf("tool %s failed", name))
 	}
 	parts, isError, errText, err := toParts(r.raw)
 	if err != nil {

@@ -34,6 +34,17 @@ type Upstream interface {
 
 var _ Upstream = (*upstream.Conn)(nil)
 
+// Availability is implemented by upstreams that know whether their server
+// can be reached now (*upstream.Conn). A message to an agent whose server
+// is down is then answered a2a.ErrAgentUnavailable at once, before any task
+// is created, instead of a task that fails.
+type Availability interface {
+	// Available returns nil while calls would be served.
+	Available() error
+}
+
+var _ Availability = (*upstream.Conn)(nil)
+
 // SchemaExtensionURI is the card extension carrying each tool's raw input
 // schema: params maps tool name → inputSchema (AgentSkill has no schema
 // field, and clients need the schema to build arguments).
@@ -82,6 +93,7 @@ type Agent struct {
 
 	mu        sync.Mutex
 	tools     *toolSet
+	listed    bool // a tool list was read (the server was reached)
 	listeners []func()
 
 	runsMu sync.Mutex
@@ -111,27 +123,43 @@ func New(cfg Config, up Upstream) (*Agent, error) {
 		cfg.Logger = slog.Default()
 	}
 	a := &Agent{cfg: cfg, up: up, log: cfg.Logger, runs: map[string]*run{}}
+	a.tools = newToolSet(nil, a.log)
+	// Registered first: a server that connects while the list is read
+	// below is not missed.
+	up.OnToolsChanged(a.setTools)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	tools, err := up.Tools(ctx)
-	if err != nil {
+	switch {
+	case err == nil:
+		a.mu.Lock()
+		if !a.listed {
+			a.tools, a.listed = newToolSet(tools, a.log), true
+		}
+		a.mu.Unlock()
+	case upstream.Unreachable(err):
+		// The server is down or not up yet: the agent starts with no
+		// skills and gets them when the server's list arrives.
+		a.log.Warn("toolagent: the MCP server is not reachable yet; the agent has no skills until it is", "err", err)
+	default:
 		return nil, fmt.Errorf("toolagent: read tools: %w", err)
 	}
-	a.tools = newToolSet(tools, a.log)
-	up.OnToolsChanged(a.setTools)
 	return a, nil
 }
 
 func (a *Agent) setTools(tools []upstream.Tool) {
 	ts := newToolSet(tools, a.log)
 	a.mu.Lock()
-	a.tools = ts
+	a.tools, a.listed = ts, true
 	ls := append([]func(){}, a.listeners...)
 	a.mu.Unlock()
 	for _, f := range ls {
 		f()
 	}
 }
+
+// Skills is the number of tools the agent serves as skills now.
+func (a *Agent) Skills() int { return a.toolSet().len() }
 
 // OnCardChanged registers f, called after the tool list changed: rebuild the
 // card with Card, sign it and SetCard it on the server (its ETag follows).
@@ -152,4 +180,12 @@ func (a *Agent) timeout(tool string) time.Duration {
 		return d
 	}
 	return a.cfg.Timeout
+}
+
+// name is the agent's name in errors shown to callers.
+func (a *Agent) name() string {
+	if a.cfg.Name != "" {
+		return a.cfg.Name
+	}
+	return "agent"
 }

@@ -82,6 +82,8 @@ func compileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
 }
 
 // names lists the tools for error messages.
+func (ts *toolSet) len() int { return len(ts.list) }
+
 func (ts *toolSet) names() string {
 	if len(ts.list) == 0 {
 		return "(this server has no tools)"

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -24,7 +25,7 @@ import (
 type Conn struct {
 	cfg  Config
 	log  *slog.Logger
-	dial func(ctx context.Context) (transport.Interface, *process, error)
+	dial func(ctx context.Context, s *session) (transport.Interface, *process, error)
 
 	life   context.Context
 	cancel context.CancelFunc
@@ -36,7 +37,9 @@ type Conn struct {
 	tools     []Tool
 	toolsSum  [32]byte
 	listeners []func([]Tool)
-	lastErr   error
+	lastErr   error     // why the server is not connected (nil while it is)
+	since     time.Time // when the connection was made or lost
+	connected bool      // a connection was made at least once
 
 	resListeners []func(uri string)
 	listChangedF []func()
@@ -57,9 +60,18 @@ type session struct {
 	started time.Time
 	dead    chan struct{}
 	once    sync.Once
+	reason  string // why it died, set once by kill
 }
 
-func (s *session) kill() { s.once.Do(func() { close(s.dead) }) }
+// kill marks the session dead (idempotent; the first reason is kept).
+func (s *session) kill() { s.killWith("connection lost") }
+
+func (s *session) killWith(reason string) {
+	s.once.Do(func() {
+		s.reason = reason
+		close(s.dead)
+	})
+}
 
 func (s *session) isDead() bool {
 	select {
@@ -86,8 +98,49 @@ type callKey struct{}
 
 // Dial starts the server (or connects to it), negotiates the era and reads
 // the tool list. It fails if the first connection fails; later failures are
-// retried in the background with backoff.
+// retried in the background with backoff. Open is the form for a server
+// that may not be up yet.
 func Dial(ctx context.Context, cfg Config) (*Conn, error) {
+	c, err := newChecked(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.start(ctx); err != nil {
+		c.cancel()
+		return nil, err
+	}
+	return c, nil
+}
+
+// Open is Dial for a server that may be down: it tries to connect once
+// (bounded by ctx and ConnectTimeout) and, when that fails, returns the
+// Conn down, reconnecting in the background with backoff and jitter until
+// the server answers or the Conn is closed. Meanwhile Status reports why it
+// is down, and calls fail with ErrUnavailable. Only a configuration error
+// is returned.
+func Open(ctx context.Context, cfg Config) (*Conn, error) {
+	c, err := newChecked(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.start(ctx); err != nil {
+		if c.life.Err() != nil {
+			return nil, err
+		}
+		c.log.Warn("MCP server not reachable; retrying in the background", "err", err)
+		c.markDown(err)
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			c.reconnect(c.cfg.MinBackoff)
+		}()
+		c.startPoll()
+	}
+	return c, nil
+}
+
+// newChecked validates cfg and returns a Conn that is not connected yet.
+func newChecked(cfg Config) (*Conn, error) {
 	n := 0
 	for _, set := range []bool{cfg.Stdio != nil, cfg.HTTP != nil, cfg.SSE != nil} {
 		if set {
@@ -100,26 +153,28 @@ func Dial(ctx context.Context, cfg Config) (*Conn, error) {
 	if v := cfg.ProtocolVersion; v != "" && v != Era20250618 && v != Era20251125 && v != Era20260728 {
 		return nil, fmt.Errorf("upstream %q: protocol version %q is not one of %s, %s, %s", cfg.Name, v, Era20250618, Era20251125, Era20260728)
 	}
-	c := newConn(cfg)
 	switch {
 	case cfg.Stdio != nil:
 		if cfg.Stdio.Command == "" {
 			return nil, fmt.Errorf("upstream %q: stdio command is required", cfg.Name)
 		}
-		c.dial = c.dialStdio
 	case cfg.HTTP != nil:
 		if err := checkHTTP(cfg.HTTP); err != nil {
 			return nil, fmt.Errorf("upstream %q: %w", cfg.Name, err)
 		}
-		c.dial = c.dialStreamable
 	default:
 		if err := checkHTTP(cfg.SSE); err != nil {
 			return nil, fmt.Errorf("upstream %q: %w", cfg.Name, err)
 		}
-		c.dial = c.dialSSE
 	}
-	if err := c.start(ctx); err != nil {
-		return nil, err
+	c := newConn(cfg)
+	switch {
+	case cfg.Stdio != nil:
+		c.dial = c.dialStdio
+	case cfg.HTTP != nil:
+		c.dial = c.dialStreamable
+	default:
+		c.dial = c.dialSSE
 	}
 	return c, nil
 }
@@ -128,11 +183,12 @@ func Dial(ctx context.Context, cfg Config) (*Conn, error) {
 // benchmarks, and servers the bridge hosts itself).
 func InProcess(ctx context.Context, s *server.MCPServer, cfg Config) (*Conn, error) {
 	c := newConn(cfg)
-	c.dial = func(ctx context.Context) (transport.Interface, *process, error) {
+	c.dial = func(ctx context.Context, _ *session) (transport.Interface, *process, error) {
 		t := transport.NewInProcessTransportWithOptions(s, transport.WithElicitationHandler(elicitAdapter{c}), transport.WithSamplingHandler(samplingAdapter{c}))
 		return t, nil, nil
 	}
 	if err := c.start(ctx); err != nil {
+		c.cancel()
 		return nil, err
 	}
 	return c, nil
@@ -147,6 +203,12 @@ func newConn(cfg Config) *Conn {
 	}
 	if cfg.MaxBackoff < cfg.MinBackoff {
 		cfg.MaxBackoff = cfg.MinBackoff
+	}
+	if cfg.ConnectTimeout <= 0 {
+		cfg.ConnectTimeout = 30 * time.Second
+	}
+	if cfg.ConnectWait == 0 {
+		cfg.ConnectWait = 5 * time.Second
 	}
 	if cfg.ClientName == "" {
 		cfg.ClientName = "a2a-mcp-bridge"
@@ -163,38 +225,45 @@ func newConn(cfg Config) *Conn {
 		cfg: cfg, log: log.With("upstream", cfg.Name),
 		life: life, cancel: cancel,
 		ready: make(chan struct{}),
+		since: time.Now(),
 		calls: map[string]*call{},
 		subs:  map[string]func(){},
 	}
 }
 
+// start makes the first connection and reads the tool list.
 func (c *Conn) start(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.ConnectTimeout)
+	defer cancel()
 	s, err := c.connect(ctx)
 	if err != nil {
-		c.cancel()
 		return err
 	}
 	if _, _, err := c.refresh(ctx, s); err != nil {
 		c.closeSession(s)
-		c.cancel()
 		return err
 	}
 	c.install(s)
+	c.startPoll()
+	return nil
+}
+
+func (c *Conn) startPoll() {
 	if c.cfg.ToolsTTL > 0 {
 		c.wg.Add(1)
 		go c.poll()
 	}
-	return nil
 }
 
 // connect opens one session: transport, Start (so that notification and
 // request handlers are wired), Initialize.
 func (c *Conn) connect(ctx context.Context) (*session, error) {
-	t, proc, err := c.dial(ctx)
+	s := &session{dead: make(chan struct{}), started: time.Now()}
+	t, proc, err := c.dial(ctx, s)
 	if err != nil {
 		return nil, fmt.Errorf("upstream %q: connect: %w", c.cfg.Name, err)
 	}
-	s := &session{proc: proc, dead: make(chan struct{}), started: time.Now()}
+	s.proc = proc
 	s.rt = newRawTransport(t, c, s)
 	opts := []client.ClientOption{client.WithElicitationHandler(elicitAdapter{c}), client.WithSamplingHandler(samplingAdapter{c})}
 	if c.cfg.ProtocolVersion != "" {
@@ -203,6 +272,7 @@ func (c *Conn) connect(ctx context.Context) (*session, error) {
 	s.c = client.NewClient(s.rt.wrapped(), opts...)
 	s.c.OnNotification(func(n mcp.JSONRPCNotification) { c.onNotification(s, n) })
 	fail := func(err error) (*session, error) {
+		s.kill()
 		_ = s.c.Close()
 		if proc != nil {
 			proc.stop()
@@ -247,7 +317,7 @@ func (c *Conn) connect(ctx context.Context) (*session, error) {
 		go func() {
 			select {
 			case <-proc.exited:
-				s.kill()
+				s.killWith(proc.exitReason())
 			case <-s.dead:
 			}
 		}()
@@ -260,10 +330,31 @@ func (c *Conn) connect(ctx context.Context) (*session, error) {
 func (c *Conn) install(s *session) {
 	c.mu.Lock()
 	c.sess = s
+	c.lastErr = nil
+	c.since = time.Now()
+	c.connected = true
 	close(c.ready)
 	c.mu.Unlock()
 	c.wg.Add(1)
 	go c.supervise(s)
+	c.stateChanged()
+}
+
+// markDown records that the server is not connected, and why.
+func (c *Conn) markDown(err error) {
+	c.mu.Lock()
+	if c.lastErr == nil {
+		c.since = time.Now()
+	}
+	c.lastErr = err
+	c.mu.Unlock()
+	c.stateChanged()
+}
+
+func (c *Conn) stateChanged() {
+	if f := c.cfg.OnStateChange; f != nil {
+		f()
+	}
 }
 
 // supervise waits for s to die and reconnects with backoff.
@@ -280,19 +371,26 @@ func (c *Conn) supervise(s *session) {
 		c.ready = make(chan struct{})
 	}
 	c.mu.Unlock()
-	reason := "connection lost"
+	reason := s.reason
 	if s.proc != nil {
 		reason = s.proc.exitReason()
 	}
 	c.log.Warn("MCP server went away; reconnecting", "reason", reason)
 	c.closeSession(s)
+	c.markDown(errors.New(reason))
 	wait := c.cfg.MinBackoff
 	if time.Since(s.started) > c.cfg.MaxBackoff {
-		wait = 0
+		wait = 0 // a connection that lived long: reconnect at once
 	}
+	c.reconnect(wait)
+}
+
+// reconnect connects again, waiting wait (with jitter) before the first
+// attempt and doubling the wait after each failure up to MaxBackoff.
+func (c *Conn) reconnect(wait time.Duration) {
 	for {
 		if wait > 0 {
-			t := time.NewTimer(wait)
+			t := time.NewTimer(jitter(wait))
 			select {
 			case <-c.life.Done():
 				t.Stop()
@@ -300,7 +398,7 @@ func (c *Conn) supervise(s *session) {
 			case <-t.C:
 			}
 		}
-		ctx, cancel := context.WithTimeout(c.life, 30*time.Second)
+		ctx, cancel := context.WithTimeout(c.life, c.cfg.ConnectTimeout)
 		ns, err := c.connect(ctx)
 		if err == nil {
 			_, _, err = c.refresh(ctx, ns)
@@ -310,7 +408,10 @@ func (c *Conn) supervise(s *session) {
 		}
 		cancel()
 		if err == nil {
-			if c.cfg.OnRestart != nil {
+			c.mu.Lock()
+			restart := c.connected
+			c.mu.Unlock()
+			if restart && c.cfg.OnRestart != nil {
 				c.cfg.OnRestart(c.cfg.Name)
 			}
 			c.install(ns)
@@ -320,12 +421,20 @@ func (c *Conn) supervise(s *session) {
 		if c.life.Err() != nil {
 			return
 		}
-		c.mu.Lock()
-		c.lastErr = err
-		c.mu.Unlock()
-		c.log.Warn("reconnect failed", "err", err, "retryIn", wait.String())
+		c.markDown(err)
 		wait = min(max(2*wait, c.cfg.MinBackoff), c.cfg.MaxBackoff)
+		c.log.Warn("reconnect failed", "err", err, "retryIn", wait.String())
 	}
+}
+
+// jitter spreads a backoff wait over [d/2, d], so that the bridges and
+// connections that lost one server do not all come back at the same
+// instant.
+func jitter(d time.Duration) time.Duration {
+	if d <= 1 {
+		return d
+	}
+	return d/2 + rand.N(d/2+1)
 }
 
 func (c *Conn) closeSession(s *session) {
@@ -336,11 +445,23 @@ func (c *Conn) closeSession(s *session) {
 	}
 }
 
-// current returns the live session, waiting for a reconnect if needed.
+// drop ends the current session s (the server lost it, or it failed a
+// health check); the supervisor reconnects.
+func (c *Conn) drop(s *session, reason string) {
+	if !s.isDead() {
+		c.log.Debug("dropping the connection", "reason", reason)
+	}
+	s.killWith(reason)
+}
+
+// current returns the live session. While the connection is being
+// re-established it waits, for at most ConnectWait after the connection was
+// lost (and never past ctx); then it fails with ErrUnavailable, so that a
+// server that stays down answers calls at once.
 func (c *Conn) current(ctx context.Context) (*session, error) {
 	for {
 		c.mu.Lock()
-		s, ready := c.sess, c.ready
+		s, ready, last, since := c.sess, c.ready, c.lastErr, c.since
 		c.mu.Unlock()
 		if c.life.Err() != nil {
 			return nil, ErrClosed
@@ -348,20 +469,128 @@ func (c *Conn) current(ctx context.Context) (*session, error) {
 		if s != nil && !s.isDead() {
 			return s, nil
 		}
+		wait := c.cfg.ConnectWait - time.Since(since)
+		if s != nil || last == nil {
+			wait = c.cfg.ConnectWait // lost just now: the supervisor has not noticed yet
+		}
+		if wait <= 0 {
+			return nil, c.unavailable(last)
+		}
+		t := time.NewTimer(wait)
 		select {
 		case <-ready:
-		case <-ctx.Done():
+			t.Stop()
+		case <-t.C:
 			c.mu.Lock()
-			last := c.lastErr
+			last = c.lastErr
 			c.mu.Unlock()
+			return nil, c.unavailable(last)
+		case <-ctx.Done():
+			t.Stop()
 			if last != nil {
 				return nil, fmt.Errorf("upstream %q: not connected (%v): %w", c.cfg.Name, last, ctx.Err())
 			}
 			return nil, fmt.Errorf("upstream %q: not connected: %w", c.cfg.Name, ctx.Err())
 		case <-c.life.Done():
+			t.Stop()
 			return nil, ErrClosed
 		}
 	}
+}
+
+func (c *Conn) unavailable(last error) error {
+	if last == nil {
+		return fmt.Errorf("upstream %q: %w", c.cfg.Name, ErrUnavailable)
+	}
+	return fmt.Errorf("upstream %q: %w: %v", c.cfg.Name, ErrUnavailable, last)
+}
+
+// Status is the connection's state, for health checks and status pages.
+type Status struct {
+	// Connected reports whether a connection is up now.
+	Connected bool
+	// Since is when the connection was made (connected) or lost, or when
+	// the Conn was created if it never connected.
+	Since time.Time
+	// Err is why the server is not connected (nil while connected). Its
+	// text may name the server's URL: log it, do not show it to callers.
+	Err error
+	// Tools is the number of tools in the last list read (kept while
+	// disconnected).
+	Tools int
+	// ProtocolVersion is the era negotiated on the current connection.
+	ProtocolVersion string
+}
+
+// Status reports the connection's state.
+func (c *Conn) Status() Status {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st := Status{Since: c.since, Err: c.lastErr, Tools: len(c.tools)}
+	if c.sess != nil && !c.sess.isDead() {
+		st.Connected, st.ProtocolVersion, st.Err = true, c.sess.era, nil
+	} else if st.Err == nil {
+		st.Err = errors.New("not connected yet")
+	}
+	return st
+}
+
+// Available returns nil while a call would be served: the server is
+// connected, or its connection was lost less than ConnectWait ago (the call
+// would wait for the reconnect). Otherwise it returns the error such a call
+// fails with (wrapping ErrUnavailable or ErrClosed), at once.
+func (c *Conn) Available() error {
+	if c.life.Err() != nil {
+		return ErrClosed
+	}
+	c.mu.Lock()
+	s, last, since := c.sess, c.lastErr, c.since
+	c.mu.Unlock()
+	if s != nil && !s.isDead() || last == nil || time.Since(since) < c.cfg.ConnectWait {
+		return nil
+	}
+	return c.unavailable(last)
+}
+
+// Check is the active health check, run on the current connection: a ping
+// on the handshake eras, a re-read of the tool list on 2026-07-28 (which
+// has no ping; a changed list reaches the OnToolsChanged listeners). A
+// transport failure or a timeout drops the connection, which is then
+// re-established with backoff; an answer that is a JSON-RPC error still
+// proves the server alive. While not connected it returns ErrUnavailable
+// (wrapped) at once.
+func (c *Conn) Check(ctx context.Context) error {
+	c.mu.Lock()
+	s, last := c.sess, c.lastErr
+	c.mu.Unlock()
+	if c.life.Err() != nil {
+		return ErrClosed
+	}
+	if s == nil || s.isDead() {
+		return c.unavailable(last)
+	}
+	var err error
+	if mcp.IsModernProtocol(s.era) {
+		_, _, err = c.refresh(ctx, s)
+	} else {
+		err = s.c.Ping(ctx)
+	}
+	if err == nil {
+		return nil
+	}
+	if c.life.Err() != nil {
+		return ErrClosed
+	}
+	var te *transport.Error
+	if errors.As(err, &te) || s.isDead() || ctx.Err() != nil {
+		reason := "health check failed: " + err.Error()
+		if ctx.Err() != nil {
+			reason = "health check timed out"
+		}
+		c.drop(s, reason)
+		return fmt.Errorf("upstream %q: check: %w", c.cfg.Name, err)
+	}
+	return nil
 }
 
 // Name is the configured name of the server.
@@ -455,8 +684,10 @@ func (c *Conn) refresh(ctx context.Context, s *session) ([]Tool, bool, error) {
 	c.tools, c.toolsSum = tools, sum
 	ls := append([]func([]Tool){}, c.listeners...)
 	c.mu.Unlock()
-	if changed && !first {
-		c.log.Info("tool list changed", "tools", len(tools))
+	if changed && (!first || len(ls) > 0) {
+		// The first list reaches listeners too when they were registered
+		// before it (a server that was down when the Conn was opened).
+		c.log.Info("tool list changed", "tools", len(tools), "first", first)
 		for _, f := range ls {
 			f(tools)
 		}
@@ -485,6 +716,10 @@ func (c *Conn) poll() {
 // captureKey carries a *[]byte that the raw transport fills with the last
 // result of the request.
 type captureKey struct{}
+
+// rpcErrKey carries a **ServerError that the raw transport fills when the
+// server answers the request with a JSON-RPC error.
+type rpcErrKey struct{}
 
 // listToolsRaw sends tools/list through the client (so that the era's
 // request metadata is applied) and keeps each page's result raw, following
@@ -607,7 +842,9 @@ func (c *Conn) CallToolWith(ctx context.Context, name string, args json.RawMessa
 		}
 	}
 	var raw []byte
+	var rpcErr *ServerError
 	cctx := context.WithValue(context.WithValue(ctx, captureKey{}, &raw), callKey{}, cl)
+	cctx = context.WithValue(cctx, rpcErrKey{}, &rpcErr)
 	req := mcp.CallToolRequest{}
 	req.Params.Name = name
 	req.Params.Arguments = argv
@@ -627,6 +864,9 @@ func (c *Conn) CallToolWith(ctx context.Context, name string, args json.RawMessa
 		if s.isDead() || errors.Is(err, transport.ErrTransportClosed) {
 			s.kill()
 			return nil, fmt.Errorf("upstream %q: call %s: %w", c.cfg.Name, name, ErrDied)
+		}
+		if rpcErr != nil {
+			return nil, fmt.Errorf("upstream %q: call %s: %w", c.cfg.Name, name, rpcErr)
 		}
 		return nil, fmt.Errorf("upstream %q: call %s: %w", c.cfg.Name, name, err)
 	}

@@ -57,6 +57,13 @@ func (c *Conn) do(ctx context.Context, what string, f func(s *session) error) er
 			s.kill()
 			return fmt.Errorf("upstream %q: %s: %w", c.cfg.Name, what, ErrDied)
 		}
+		var te *transport.Error
+		var se *ServerError
+		if !errors.As(err, &te) && !errors.As(err, &se) {
+			// Not the transport: the server's answer (or a check of ours),
+			// safe to show; mcp-go keeps its message, not its code.
+			err = &ServerError{Message: err.Error()}
+		}
 		return fmt.Errorf("upstream %q: %s: %w", c.cfg.Name, what, err)
 	}
 	return nil

@@ -185,7 +185,7 @@ func (p *process) pid() int { return p.cmd.Process.Pid }
 // dialStdio starts the child and hands its pipes to mcp-go's stdio transport
 // (NewIO: the transport never spawns anything, so it cannot add the bridge's
 // environment).
-func (c *Conn) dialStdio(ctx context.Context) (transport.Interface, *process, error) {
+func (c *Conn) dialStdio(ctx context.Context, _ *session) (transport.Interface, *process, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}

@@ -1,10 +1,13 @@
 package upstream
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"syscall"
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/auth"
@@ -52,6 +55,9 @@ func (t *rawTransport) SendRequest(ctx context.Context, req transport.JSONRPCReq
 	if slot, ok := ctx.Value(captureKey{}).(*[]byte); ok && err == nil && resp != nil && resp.Error == nil {
 		*slot = append((*slot)[:0], resp.Result...)
 	}
+	if slot, ok := ctx.Value(rpcErrKey{}).(**ServerError); ok && err == nil && resp != nil && resp.Error != nil {
+		*slot = &ServerError{Code: resp.Error.Code, Message: resp.Error.Message}
+	}
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:
@@ -60,9 +66,21 @@ func (t *rawTransport) SendRequest(ctx context.Context, req transport.JSONRPCReq
 			}
 		case errors.Is(err, transport.ErrTransportClosed):
 			t.s.kill()
+		case errors.Is(err, transport.ErrSessionTerminated):
+			t.s.killWith("the server no longer knows the session (404)")
+		case t.http != nil && peerGone(err):
+			t.s.killWith("connection lost: " + err.Error())
 		}
 	}
 	return resp, err
+}
+
+// peerGone reports whether err says the server went away (refused, reset
+// or closed the connection mid-response), as opposed to a slow server or a
+// refused request.
+func peerGone(err error) bool {
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
 }
 
 // cancelHTTP tells an HTTP server to stop a request where closing the
@@ -138,9 +156,62 @@ func (t credTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return t.base.RoundTrip(r2)
 }
 
-func (c *Conn) dialStreamable(ctx context.Context) (transport.Interface, *process, error) {
+// sessionWatch notices, on the wire, that an HTTP server has lost the
+// session: a 404 to a request that carries Mcp-Session-Id (the spec's
+// answer for a terminated or unknown session), or a 400 to one whose body
+// says "session" (what servers that keep sessions in memory answer after a
+// restart: "No valid session ID provided"), or a connection refused or
+// reset. It kills the session; the Conn reconnects and re-initializes.
+type sessionWatch struct {
+	base http.RoundTripper
+	s    *session
+}
+
+// maxPeek is how much of a 400 body sessionWatch reads to find "session".
+const maxPeek = 4 << 10
+
+// RoundTrip implements http.RoundTripper.
+func (w sessionWatch) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := w.base.RoundTrip(r)
+	if err != nil {
+		if r.Context().Err() == nil && peerGone(err) {
+			w.s.killWith("connection lost: " + err.Error())
+		}
+		return resp, err
+	}
+	if r.Header.Get(transport.HeaderKeySessionID) == "" {
+		return resp, nil
+	}
+	switch resp.StatusCode {
+	case http.StatusNotFound:
+		w.s.killWith("the server no longer knows the session (404)")
+	case http.StatusBadRequest:
+		peek, _ := io.ReadAll(io.LimitReader(resp.Body, maxPeek))
+		resp.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(peek), resp.Body), resp.Body}
+		if bytes.Contains(bytes.ToLower(peek), []byte("session")) {
+			w.s.killWith("the server no longer knows the session (400)")
+		}
+	}
+	return resp, nil
+}
+
+// watchedClient is credentialClient(h) with a sessionWatch for s.
+func watchedClient(h *HTTPConfig, s *session) *http.Client {
+	hc := credentialClient(h)
+	base := hc.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	hc.Transport = sessionWatch{base: base, s: s}
+	return hc
+}
+
+func (c *Conn) dialStreamable(ctx context.Context, s *session) (transport.Interface, *process, error) {
 	h := c.cfg.HTTP
-	opts := []transport.StreamableHTTPCOption{transport.WithHTTPBasicClient(credentialClient(h)), transport.WithHTTPLogger(c.log)}
+	opts := []transport.StreamableHTTPCOption{transport.WithHTTPBasicClient(watchedClient(h, s)), transport.WithHTTPLogger(c.log)}
 	if len(h.Headers) > 0 {
 		opts = append(opts, transport.WithHTTPHeaders(h.Headers))
 	}
@@ -151,9 +222,9 @@ func (c *Conn) dialStreamable(ctx context.Context) (transport.Interface, *proces
 	return t, nil, nil
 }
 
-func (c *Conn) dialSSE(ctx context.Context) (transport.Interface, *process, error) {
+func (c *Conn) dialSSE(ctx context.Context, s *session) (transport.Interface, *process, error) {
 	h := c.cfg.SSE
-	opts := []transport.ClientOption{transport.WithHTTPClient(credentialClient(h)), transport.WithSSELogger(c.log)}
+	opts := []transport.ClientOption{transport.WithHTTPClient(watchedClient(h, s)), transport.WithSSELogger(c.log)}
 	if len(h.Headers) > 0 {
 		opts = append(opts, transport.WithHeaders(h.Headers))
 	}

@@ -5,7 +5,13 @@
 // changes, calls tools with progress, elicitation, log and sampling relays
 // and cancellation wired to what the transport and era need, reads prompts,
 // resources and resource templates, completes arguments, subscribes to
-// resource updates, and restarts a stdio child that dies.
+// resource updates, and heals itself: a stdio child that exits, a
+// connection that breaks, or an HTTP server that no longer knows the
+// session (a 404, or a 400 that says so, as servers that lost their
+// sessions in a restart answer) is reconnected with backoff and jitter,
+// re-initialized and its tool list re-read; listeners hear of a changed
+// list. Open starts a Conn whose server is not up yet; Check is the active
+// health check; Status tells why a server is down.
 //
 // It is built on mcp-go's client and works around its traps: the client is
 // always Started (handlers wired), a child's environment is built from an
@@ -18,11 +24,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -54,8 +62,22 @@ type Config struct {
 	ToolsTTL time.Duration
 	// MinBackoff and MaxBackoff bound the wait before reconnecting after a
 	// child died or a connection broke (defaults 250ms and 30s; doubled on
-	// each failure, reset when a connection lived longer than MaxBackoff).
+	// each failure, reset when a connection lived longer than MaxBackoff;
+	// each wait is drawn from [wait/2, wait], so that connections that lost
+	// one server do not all come back at the same instant).
 	MinBackoff, MaxBackoff time.Duration
+	// ConnectTimeout bounds one connection attempt: start the child or
+	// reach the URL, negotiate, read the tool list (default 30s).
+	ConnectTimeout time.Duration
+	// ConnectWait is how long, after the connection was lost, a call waits
+	// for it to be re-established before failing with ErrUnavailable
+	// (default 5s; negative: never wait). A server that stays down answers
+	// calls at once.
+	ConnectWait time.Duration
+	// OnStateChange, if set, is called after every change of Status: a
+	// connection made, lost, or a reconnect that failed. It runs on the
+	// goroutine that connects and must return quickly.
+	OnStateChange func()
 	// ClientName and ClientVersion identify the bridge to the server
 	// (default "a2a-mcp-bridge", "1.0").
 	ClientName, ClientVersion string
@@ -181,6 +203,39 @@ type ElicitResult struct {
 // answers or ctx ends.
 type ElicitFunc func(ctx context.Context, e Elicitation) (ElicitResult, error)
 
+// ServerError is a JSON-RPC error the server answered a call with (an
+// unknown tool, invalid arguments, a failure it reports this way). Message
+// is the server's own text: untrusted, but it names nothing of the bridge.
+type ServerError struct {
+	// Code is the JSON-RPC error code (0 where mcp-go's client did not
+	// keep it: prompts, resources, completions).
+	Code    int
+	Message string
+}
+
+func (e *ServerError) Error() string {
+	if e.Code == 0 {
+		return "the server answered: " + e.Message
+	}
+	return fmt.Sprintf("the server answered error %d: %s", e.Code, e.Message)
+}
+
+// Unreachable reports whether err means the server could not be reached or
+// went away (ErrDied, ErrUnavailable, or a transport failure), as opposed
+// to an answer of the server's or a cancelled call. Its text then names
+// the bridge's side of the hop (URLs, addresses, dial errors): log it and
+// show callers that the server is unavailable.
+func Unreachable(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	if errors.Is(err, ErrDied) || errors.Is(err, ErrUnavailable) || errors.Is(err, ErrClosed) {
+		return true
+	}
+	var te *transport.Error
+	return errors.As(err, &te)
+}
+
 // Errors a Conn returns; match them with errors.Is.
 var (
 	// ErrDied means the server (or the connection to it) went away during
@@ -188,4 +243,8 @@ var (
 	ErrDied = errors.New("upstream: the MCP server went away during the call")
 	// ErrClosed means the Conn was closed.
 	ErrClosed = errors.New("upstream: connection closed")
+	// ErrUnavailable means the server is not connected (down, or not up
+	// yet) and was not back within ConnectWait. The Conn keeps
+	// reconnecting; a later call may succeed.
+	ErrUnavailable = errors.New("upstream: the MCP server is not connected")
 )
