@@ -210,6 +210,13 @@ func (e *Error) GRPCStatus() string {
 	return "INTERNAL"
 }
 
+// IsA2AError reports whether err is (or wraps) an *Error: an answer in the
+// protocol's own terms, as opposed to a transport failure.
+func IsA2AError(err error) bool {
+	var e *Error
+	return errors.As(err, &e)
+}
+
 // AsError turns any error into an *Error: A2A errors pass through, anything
 // else becomes an internal error whose message reveals nothing.
 func AsError(err error) *Error {

@@ -47,7 +47,7 @@ func (p *Proxy) Execute(ctx context.Context, req *a2a.Request, u *a2a.Updater) e
 		ctx, cancel = context.WithTimeout(ctx, p.sendLimit)
 		defer cancel()
 	}
-	r := &relay{p: p, req: req, u: u}
+	r := &relay{p: p, st: p.state.Load(), req: req, u: u}
 	if req.Task != nil {
 		ref, err := p.seal.fromTask(req.Owner, req.Task)
 		if err != nil {
@@ -76,7 +76,7 @@ func (p *Proxy) Execute(ctx context.Context, req *a2a.Request, u *a2a.Updater) e
 	// A blocking caller sees only the outcome: one blocking call upstream
 	// costs a fraction of a relayed stream. A caller that streams, or asked
 	// for the task at once, or gave a webhook, gets the events as they come.
-	if p.streaming && !relayBlocking(req) {
+	if r.st.streaming && !relayBlocking(req) {
 		return r.stream(ctx, sreq)
 	}
 	return r.blocking(ctx, sreq)
@@ -103,7 +103,7 @@ func (p *Proxy) Cancel(ctx context.Context, req *a2a.Request, u *a2a.Updater) er
 	text := "canceled by the client"
 	if ok {
 		cctx, cancel := context.WithTimeout(callContext(ctx, req), p.timeout)
-		_, err := p.client.CancelTask(cctx, &a2a.CancelTaskRequest{ID: ref.TaskID})
+		_, err := p.state.Load().client.CancelTask(cctx, &a2a.CancelTaskRequest{ID: ref.TaskID})
 		cancel()
 		if err != nil {
 			p.log.Warn("proxy: upstream cancel failed", "task", req.TaskID, "err", err)
@@ -122,6 +122,7 @@ func (p *Proxy) Cancel(ctx context.Context, req *a2a.Request, u *a2a.Updater) er
 // with the bridge's ids.
 type relay struct {
 	p   *Proxy
+	st  *cardState // the card in use when the execution started
 	req *a2a.Request
 	u   *a2a.Updater
 
@@ -134,7 +135,7 @@ type relay struct {
 
 // stream relays a streaming send.
 func (r *relay) stream(ctx context.Context, sreq *a2a.SendMessageRequest) error {
-	s, err := r.p.client.SendStreamingMessage(ctx, sreq)
+	s, err := r.st.client.SendStreamingMessage(ctx, sreq)
 	return r.relayStream(ctx, s, err)
 }
 
@@ -161,7 +162,7 @@ func (r *relay) relayStream(ctx context.Context, s *a2a.Stream, err error) error
 }
 
 func (r *relay) blocking(ctx context.Context, sreq *a2a.SendMessageRequest) error {
-	resp, err := r.p.client.SendMessage(ctx, sreq)
+	resp, err := r.st.client.SendMessage(ctx, sreq)
 	if err != nil {
 		return r.broken(ctx, err)
 	}
@@ -175,7 +176,7 @@ func (r *relay) blocking(ctx context.Context, sreq *a2a.SendMessageRequest) erro
 	// Some agents answer a blocking send before the task stopped. A
 	// streaming upstream is followed to the end; otherwise the answer is
 	// not usable.
-	if !r.p.streaming || !r.known {
+	if !r.st.streaming || !r.known {
 		return a2a.ErrInvalidAgentResponse.With("the upstream answered a blocking send with a task that has not stopped")
 	}
 	return r.follow(ctx)
@@ -184,7 +185,7 @@ func (r *relay) blocking(ctx context.Context, sreq *a2a.SendMessageRequest) erro
 // follow relays the rest of an upstream task that a blocking send left
 // running, from a SubscribeToTask stream.
 func (r *relay) follow(ctx context.Context) error {
-	s, err := r.p.client.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: r.ref.TaskID})
+	s, err := r.st.client.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: r.ref.TaskID})
 	return r.relayStream(ctx, s, err)
 }
 
@@ -208,11 +209,11 @@ func (r *relay) broken(ctx context.Context, err error) error {
 		return ctx.Err()
 	}
 	if !r.known {
-		return err
+		return r.p.unavailable(err)
 	}
 	gctx, cancel := context.WithTimeout(ctx, r.p.timeout)
 	defer cancel()
-	t, gerr := r.p.client.GetTask(gctx, &a2a.GetTaskRequest{ID: r.ref.TaskID, HistoryLength: a2a.Ptr[int32](0)})
+	t, gerr := r.st.client.GetTask(gctx, &a2a.GetTaskRequest{ID: r.ref.TaskID, HistoryLength: a2a.Ptr[int32](0)})
 	if gerr == nil && (t.Status.State.Terminal() || t.Status.State.Interrupted()) {
 		if herr := r.handle(ctx, &a2a.StreamResponse{Task: t}, true); herr != nil {
 			return r.emitted(herr)
@@ -221,7 +222,7 @@ func (r *relay) broken(ctx context.Context, err error) error {
 			return nil
 		}
 	}
-	return err
+	return r.p.unavailable(err)
 }
 
 // learn records the upstream ids on the first event of a new task and

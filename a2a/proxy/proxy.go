@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -10,8 +11,10 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
@@ -81,17 +84,44 @@ type Config struct {
 	// MaxResponseBytes caps each upstream response and stream event
 	// (default: the a2a client's 10 MiB).
 	MaxResponseBytes int64
+	// CardTTLMin and CardTTLMax clamp the card's Cache-Control max-age: how
+	// long it is used before CardExpires says to Refresh it (defaults 30s
+	// and 1h; no max-age means 5m, clamped).
+	CardTTLMin, CardTTLMax time.Duration
+	// Name is the agent's name in the errors callers see ("agent NAME is
+	// unavailable…"). Default "upstream".
+	Name string
 	// Logger receives the proxy's logs (default slog.Default()).
 	Logger *slog.Logger
+}
+
+// ErrCredentialHost matches (errors.Is) a call refused because the card
+// names a host the credential may not go to (see Config.CredentialHosts).
+var ErrCredentialHost = errors.New("proxy: refusing to send the upstream credential to host")
+
+// ErrCardRefused matches (errors.Is) a Refresh whose new card failed
+// verification: the gateway takes the agent out until a card verifies.
+var ErrCardRefused = errors.New("proxy: the upstream card failed verification")
+
+// cardState is the upstream card in use and what was built from it. It is
+// replaced as a whole when a refreshed card differs.
+type cardState struct {
+	client    *a2a.Client
+	card      *a2a.AgentCard
+	raw       []byte
+	etag      string
+	verified  card.Result
+	streaming bool
+	expires   time.Time
 }
 
 // Proxy is an a2a.Executor whose backend is one upstream A2A agent. Build
 // it with New; it is safe for concurrent use.
 type Proxy struct {
-	client    *a2a.Client
-	upstream  *a2a.AgentCard
-	verified  card.Result
-	streaming bool
+	cfg       Config
+	cardURL   string
+	state     atomic.Pointer[cardState]
+	refreshMu sync.Mutex // one card fetch at a time
 	cred      Credentials
 	hosts     map[string]bool
 	timeout   time.Duration
@@ -141,7 +171,18 @@ func New(ctx context.Context, cfg Config) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.CardTTLMin <= 0 {
+		cfg.CardTTLMin = 30 * time.Second
+	}
+	if cfg.CardTTLMax <= 0 {
+		cfg.CardTTLMax = time.Hour
+	}
+	cfg.CardTTLMax = max(cfg.CardTTLMax, cfg.CardTTLMin)
+	if cfg.Name == "" {
+		cfg.Name = "upstream"
+	}
 	p := &Proxy{
+		cfg: cfg, cardURL: u.String(),
 		cred: cfg.Credentials, hosts: map[string]bool{strings.ToLower(u.Host): true},
 		timeout: cfg.Timeout, sendLimit: cfg.SendTimeout, seal: s, log: cfg.Logger,
 		running: map[string]upstreamRef{},
@@ -149,73 +190,160 @@ func New(ctx context.Context, cfg Config) (*Proxy, error) {
 	for _, h := range cfg.CredentialHosts {
 		p.hosts[strings.ToLower(h)] = true
 	}
-
 	fctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
-	raw, err := p.fetchCard(fctx, cfg.HTTPClient, u.String(), cfg.MaxResponseBytes)
+	f, err := p.fetchCard(fctx, "")
 	if err != nil {
 		return nil, err
 	}
-	if v := cfg.Verify; v != nil {
-		res, err := card.Verify(fctx, raw, v.Keys, v.Options)
+	st, err := p.load(fctx, f)
+	if err != nil {
+		return nil, err
+	}
+	p.state.Store(st)
+	return p, nil
+}
+
+// fetched is one card fetch's outcome.
+type fetched struct {
+	raw         []byte
+	etag        string
+	ttl         time.Duration
+	notModified bool
+}
+
+// load verifies (when configured) and decodes a fetched card and builds
+// the client of its interfaces.
+func (p *Proxy) load(ctx context.Context, f fetched) (*cardState, error) {
+	st := &cardState{raw: f.raw, etag: f.etag, expires: time.Now().Add(f.ttl)}
+	decode := f.raw
+	if v := p.cfg.Verify; v != nil {
+		res, err := card.Verify(ctx, f.raw, v.Keys, v.Options)
 		if err != nil {
-			return nil, fmt.Errorf("proxy: verify upstream card: %w", err)
+			return nil, fmt.Errorf("%w: %w", ErrCardRefused, err)
 		}
-		p.verified = res
+		st.verified = res
 		if res.Status == card.StatusVerified {
-			raw = res.Covered // only what the signature vouches for
+			decode = res.Covered // only what the signature vouches for
 		}
 	}
 	var c a2a.AgentCard
-	if err := json.Unmarshal(raw, &c); err != nil {
+	if err := json.Unmarshal(decode, &c); err != nil {
 		return nil, fmt.Errorf("proxy: decode upstream card: %w", err)
 	}
-	opts := []a2a.ClientOption{a2a.WithHTTPClient(cfg.HTTPClient), a2a.WithHeader(p.header)}
-	if cfg.Binding != "" {
-		opts = append(opts, a2a.WithBinding(cfg.Binding))
+	opts := []a2a.ClientOption{a2a.WithHTTPClient(p.cfg.HTTPClient), a2a.WithHeader(p.header)}
+	if p.cfg.Binding != "" {
+		opts = append(opts, a2a.WithBinding(p.cfg.Binding))
 	}
-	if cfg.MaxResponseBytes > 0 {
-		opts = append(opts, a2a.WithMaxResponseBytes(cfg.MaxResponseBytes))
+	if p.cfg.MaxResponseBytes > 0 {
+		opts = append(opts, a2a.WithMaxResponseBytes(p.cfg.MaxResponseBytes))
 	}
 	cl, err := a2a.NewClientFromCard(&c, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("proxy: upstream card: %w", err)
 	}
-	p.client, p.upstream = cl, &c
-	p.streaming = c.Capabilities.Streaming != nil && *c.Capabilities.Streaming
-	return p, nil
+	st.client, st.card = cl, &c
+	st.streaming = c.Capabilities.Streaming != nil && *c.Capabilities.Streaming
+	return st, nil
 }
 
-// fetchCard reads the card bytes (verification needs them as received).
-func (p *Proxy) fetchCard(ctx context.Context, hc *http.Client, cardURL string, limit int64) ([]byte, error) {
+// Refresh fetches the upstream card again (If-None-Match with the ETag of
+// the card in use) and, when it changed, verifies it and switches to it:
+// executions that start afterwards use the new card's interfaces; running
+// ones finish on the old. It reports whether the card changed. A card
+// that fails verification is not used (the error wraps ErrCardRefused) and
+// its ETag is not kept, so the next Refresh fetches whatever is served
+// then; a fetch error keeps the card in use. Either way the caller decides
+// whether to keep serving.
+func (p *Proxy) Refresh(ctx context.Context) (changed bool, err error) {
+	p.refreshMu.Lock()
+	defer p.refreshMu.Unlock()
+	cur := p.state.Load()
+	fctx, cancel := context.WithTimeout(ctx, p.timeout)
+	defer cancel()
+	f, err := p.fetchCard(fctx, cur.etag)
+	if err != nil {
+		return false, err
+	}
+	if f.notModified || bytes.Equal(f.raw, cur.raw) {
+		next := *cur
+		next.expires = time.Now().Add(f.ttl)
+		if !f.notModified {
+			next.etag = f.etag
+		}
+		p.state.Store(&next)
+		return false, nil
+	}
+	st, err := p.load(fctx, f)
+	if err != nil {
+		return false, err
+	}
+	p.state.Store(st)
+	return true, nil
+}
+
+// CardExpires is when the card in use should be refreshed: its fetch time
+// plus its Cache-Control max-age, clamped to [CardTTLMin, CardTTLMax].
+func (p *Proxy) CardExpires() time.Time { return p.state.Load().expires }
+
+// fetchCard reads the card bytes (verification needs them as received),
+// conditionally when etag is set.
+func (p *Proxy) fetchCard(ctx context.Context, etag string) (fetched, error) {
+	limit := p.cfg.MaxResponseBytes
 	if limit <= 0 {
 		limit = card.DefaultMaxCardBytes
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cardURL, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.cardURL, nil)
 	if err != nil {
-		return nil, fmt.Errorf("proxy: fetch upstream card: %w", err)
+		return fetched{}, fmt.Errorf("proxy: fetch upstream card: %w", err)
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("A2A-Version", a2a.ProtocolVersion)
-	if err := p.header(ctx, req); err != nil {
-		return nil, fmt.Errorf("proxy: fetch upstream card: %w", err)
+	if etag != "" {
+		req.Header.Set("If-None-Match", etag)
 	}
-	resp, err := hc.Do(req)
+	if err := p.header(ctx, req); err != nil {
+		return fetched{}, fmt.Errorf("proxy: fetch upstream card: %w", err)
+	}
+	resp, err := p.cfg.HTTPClient.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("proxy: fetch upstream card: %w", err)
+		return fetched{}, fmt.Errorf("proxy: fetch upstream card: %w", err)
 	}
 	defer resp.Body.Close()
+	ttl := cacheTTL(resp.Header.Get("Cache-Control"), p.cfg.CardTTLMin, p.cfg.CardTTLMax)
+	if resp.StatusCode == http.StatusNotModified && etag != "" {
+		return fetched{etag: etag, ttl: ttl, notModified: true}, nil
+	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("proxy: fetch upstream card: want HTTP 200, got %d", resp.StatusCode)
+		return fetched{}, fmt.Errorf("proxy: fetch upstream card: want HTTP 200, got %d", resp.StatusCode)
 	}
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
-		return nil, fmt.Errorf("proxy: fetch upstream card: read body: %w", err)
+		return fetched{}, fmt.Errorf("proxy: fetch upstream card: read body: %w", err)
 	}
 	if int64(len(raw)) > limit {
-		return nil, fmt.Errorf("proxy: fetch upstream card: the card exceeds %d bytes", limit)
+		return fetched{}, fmt.Errorf("proxy: fetch upstream card: the card exceeds %d bytes", limit)
 	}
-	return raw, nil
+	return fetched{raw: raw, etag: resp.Header.Get("ETag"), ttl: ttl}, nil
+}
+
+// cacheTTL is max-age from Cache-Control clamped to [lo, hi]; no-store or
+// no-cache mean lo; no max-age means 5m, clamped.
+func cacheTTL(cc string, lo, hi time.Duration) time.Duration {
+	ttl := 5 * time.Minute
+	for _, d := range strings.Split(cc, ",") {
+		d = strings.ToLower(strings.TrimSpace(d))
+		switch {
+		case d == "no-store" || d == "no-cache":
+			return lo
+		case strings.HasPrefix(d, "max-age="):
+			n, err := strconv.Atoi(strings.Trim(strings.TrimPrefix(d, "max-age="), `"`))
+			if err == nil && n >= 0 {
+				ttl = time.Duration(n) * time.Second
+			}
+		}
+	}
+	return min(max(ttl, lo), hi)
 }
 
 // callerKey carries the bridge's caller to the outbound header hook.
@@ -230,7 +358,7 @@ func (p *Proxy) header(ctx context.Context, req *http.Request) error {
 		return nil
 	}
 	if !p.hosts[strings.ToLower(req.URL.Host)] {
-		return fmt.Errorf("proxy: refusing to send the upstream credential to host %q: not the card's host nor in CredentialHosts", req.URL.Host)
+		return fmt.Errorf("%w %q: not the card's host nor in CredentialHosts", ErrCredentialHost, req.URL.Host)
 	}
 	caller, _ := ctx.Value(callerKey{}).(*auth.Principal)
 	if err := p.cred.Apply(ctx, req, caller); err != nil {
@@ -239,12 +367,28 @@ func (p *Proxy) header(ctx context.Context, req *http.Request) error {
 	return nil
 }
 
-// UpstreamCard returns the upstream's card as fetched. Do not modify it.
-func (p *Proxy) UpstreamCard() *a2a.AgentCard { return p.upstream }
+// UpstreamCard returns the upstream's card in use, as fetched. Do not
+// modify it.
+func (p *Proxy) UpstreamCard() *a2a.AgentCard { return p.state.Load().card }
 
-// Verification returns the result of the card verification (the zero
-// Result when Config.Verify was nil).
-func (p *Proxy) Verification() card.Result { return p.verified }
+// Verification returns the result of the verification of the card in use
+// (the zero Result when Config.Verify was nil).
+func (p *Proxy) Verification() card.Result { return p.state.Load().verified }
+
+// unavailable is the caller's error for a failure on the bridge's side of
+// the hop (the upstream could not be reached, the connection broke): the
+// detail is logged, the caller learns that the agent is unavailable. A2A
+// errors the upstream answered pass through.
+func (p *Proxy) unavailable(err error) error {
+	if err == nil || a2a.IsA2AError(err) || errors.Is(err, context.Canceled) {
+		return err
+	}
+	p.log.Warn("proxy: upstream call failed", "err", netguard.RedactURL(err))
+	if errors.Is(err, ErrCredentialHost) {
+		return a2a.AgentUnavailable(p.cfg.Name, "its card names a host its credential may not be sent to (credential_hosts)")
+	}
+	return a2a.AgentUnavailable(p.cfg.Name, "it cannot be reached")
+}
 
 // Card returns the card the bridge serves for the upstream at baseURL: the
 // upstream's name, description, version, provider, skills, modes and
@@ -255,7 +399,7 @@ func (p *Proxy) Verification() card.Result { return p.verified }
 // (the gateway signs it).
 func (p *Proxy) Card(baseURL string, pushNotifications bool) *a2a.AgentCard {
 	baseURL = strings.TrimSuffix(baseURL, "/")
-	c := cloneCard(p.upstream)
+	c := cloneCard(p.state.Load().card)
 	c.SupportedInterfaces = []a2a.AgentInterface{
 		{URL: baseURL, ProtocolBinding: a2a.BindingJSONRPC, ProtocolVersion: a2a.ProtocolVersion},
 		{URL: baseURL + "/rest", ProtocolBinding: a2a.BindingHTTPJSON, ProtocolVersion: a2a.ProtocolVersion},

@@ -652,8 +652,8 @@ func TestCredentialNotSentToForeignInterfaceHost(t *testing.T) {
 	}
 	defer mgr.Wait()
 	_, err = mgr.SendMessage(ctxT(t), "alice", &a2a.SendMessageRequest{Message: userMsg("hi")})
-	if err == nil || !strings.Contains(err.Error(), "internal") && !strings.Contains(err.Error(), "credential") {
-		t.Fatalf("send err = %v, want a refusal", err)
+	if e := a2a.AsError(err); e.Reason != "AGENT_UNAVAILABLE" || !strings.Contains(e.Message, "credential") || strings.Contains(e.Message, "localhost") {
+		t.Fatalf("send err = %v, want AGENT_UNAVAILABLE naming the credential and no host", err)
 	}
 	mu.Lock()
 	defer mu.Unlock()
