@@ -38,6 +38,10 @@ type Config struct {
 	HTTPClient *http.Client
 	// MaxDescription caps tool descriptions (default DefaultMaxDescription).
 	MaxDescription int
+	// CardTTLMin and CardTTLMax clamp a card's Cache-Control max-age: how
+	// long it is used before it is fetched again (If-None-Match) and
+	// re-verified (defaults MinCardTTL and MaxCardTTL).
+	CardTTLMin, CardTTLMax time.Duration
 	// StateKey is the 32-byte HMAC key of the continuation state handed to
 	// hosts of MCP 2026-07-28 (multi round-trip elicitation). Default: a
 	// random key (state then does not survive a restart or cross replicas).
@@ -72,7 +76,9 @@ type toolRef struct {
 type agent struct {
 	cfg      AgentConfig
 	toolName string
-	cardHost string
+	hosts    map[string]bool // hosts the credentials may go to (lower-case)
+
+	fetchMu sync.Mutex // one card fetch at a time
 
 	mu        sync.RWMutex
 	card      *a2a.AgentCard
@@ -82,6 +88,10 @@ type agent struct {
 	etag      string
 	expires   time.Time
 	lastError string
+	lastErr   error
+	checked   time.Time
+	reachable bool              // the last card fetch got an answer
+	refused   bool              // the last card received failed verification
 	skills    map[string]string // skill id -> tool name
 }
 
@@ -102,6 +112,13 @@ func New(cfg Config) (*AgentTools, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.CardTTLMin <= 0 {
+		cfg.CardTTLMin = MinCardTTL
+	}
+	if cfg.CardTTLMax <= 0 {
+		cfg.CardTTLMax = MaxCardTTL
+	}
+	cfg.CardTTLMax = max(cfg.CardTTLMax, cfg.CardTTLMin)
 	key := cfg.StateKey
 	if len(key) == 0 {
 		key = make([]byte, 32)
@@ -111,20 +128,30 @@ func New(cfg Config) (*AgentTools, error) {
 	}
 	t := &AgentTools{cfg: cfg, log: cfg.Logger, key: key, owners: newOwners(cfg.Now), byTool: map[string]toolRef{}, names: newNamer()}
 	for _, ac := range cfg.Agents {
-		if ac.Timeout == 0 {
-			ac.Timeout = DefaultTimeout
-		}
-		if ac.Credentials == nil {
-			ac.Credentials = auth.None{}
-		}
-		ac.CardURL = CardURLOf(ac.CardURL)
-		u, _ := url.Parse(ac.CardURL)
-		a := &agent{cfg: ac, cardHost: strings.ToLower(u.Host), skills: map[string]string{}}
-		a.toolName = t.names.name("agent\x00"+ac.Alias, ac.Alias)
+		a := t.newAgent(ac)
 		t.agents = append(t.agents, a)
 		t.byTool[a.toolName] = toolRef{agent: a}
 	}
 	return t, nil
+}
+
+// newAgent is the run-time state of ac, its tool name assigned (t.mu held
+// or t not shared yet).
+func (t *AgentTools) newAgent(ac AgentConfig) *agent {
+	if ac.Timeout == 0 {
+		ac.Timeout = DefaultTimeout
+	}
+	if ac.Credentials == nil {
+		ac.Credentials = auth.None{}
+	}
+	ac.CardURL = CardURLOf(ac.CardURL)
+	u, _ := url.Parse(ac.CardURL)
+	a := &agent{cfg: ac, hosts: map[string]bool{strings.ToLower(u.Host): true}, skills: map[string]string{}}
+	for _, h := range ac.CredentialHosts {
+		a.hosts[strings.ToLower(h)] = true
+	}
+	a.toolName = t.names.name("agent\x00"+ac.Alias, ac.Alias)
+	return a
 }
 
 // CardURLOf returns the card URL for a configured agent URL: a URL whose
@@ -165,7 +192,7 @@ func (t *AgentTools) Refresh(ctx context.Context) error {
 	var errs []error
 	changed := false
 	now := t.cfg.Now()
-	for _, a := range t.agents {
+	for _, a := range t.snapshot() {
 		a.mu.RLock()
 		due := a.card == nil || !now.Before(a.expires)
 		a.mu.RUnlock()
@@ -188,9 +215,9 @@ func (t *AgentTools) Refresh(ctx context.Context) error {
 func (t *AgentTools) Run(ctx context.Context) {
 	for {
 		_ = t.Refresh(ctx)
-		wait := MaxCardTTL
+		wait := t.cfg.CardTTLMax
 		now := t.cfg.Now()
-		for _, a := range t.agents {
+		for _, a := range t.snapshot() {
 			a.mu.RLock()
 			d := a.expires.Sub(now)
 			a.mu.RUnlock()
@@ -207,8 +234,44 @@ func (t *AgentTools) Run(ctx context.Context) {
 	}
 }
 
+// Check is the active health check of the agent with this alias: its card
+// fetched now (If-None-Match), verified if it changed, and swapped in; it
+// returns why the agent is not usable (fetch failed, card refused), nil
+// when it is. Listeners hear of a changed tool set.
+func (t *AgentTools) Check(ctx context.Context, alias string) error {
+	a := t.agentByAlias(alias)
+	if a == nil {
+		return fmt.Errorf("agenttools: unknown agent %q", alias)
+	}
+	changed, err := t.refreshAgent(ctx, a)
+	if changed {
+		t.changed()
+	}
+	return err
+}
+
+func (t *AgentTools) agentByAlias(alias string) *agent {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	for _, a := range t.agents {
+		if a.cfg.Alias == alias {
+			return a
+		}
+	}
+	return nil
+}
+
+// snapshot is the agent list now (it changes with SetAgents).
+func (t *AgentTools) snapshot() []*agent {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.agents
+}
+
 // refreshAgent fetches one card (conditionally), verifies it and swaps it in.
 func (t *AgentTools) refreshAgent(ctx context.Context, a *agent) (changed bool, err error) {
+	a.fetchMu.Lock()
+	defer a.fetchMu.Unlock()
 	a.mu.RLock()
 	etag, had := a.etag, a.card != nil
 	a.mu.RUnlock()
@@ -225,10 +288,11 @@ func (t *AgentTools) refreshAgent(ctx context.Context, a *agent) (changed bool, 
 		return t.fetchFailed(a, fmt.Errorf("agenttools: agent %q: fetch card: %w", a.cfg.Alias, err))
 	}
 	defer resp.Body.Close()
-	ttl := cacheTTL(resp.Header.Get("Cache-Control"))
+	ttl := t.cacheTTL(resp.Header.Get("Cache-Control"))
 	if resp.StatusCode == http.StatusNotModified && had {
 		a.mu.Lock()
 		a.expires = t.cfg.Now().Add(ttl)
+		a.checked, a.reachable, a.lastErr, a.lastError = t.cfg.Now(), true, nil, ""
 		a.mu.Unlock()
 		return false, nil
 	}
@@ -279,7 +343,8 @@ func (t *AgentTools) refreshAgent(ctx context.Context, a *agent) (changed bool, 
 	a.card, a.raw, a.status, a.client, a.skills = &c, body, res.Status, cl, skills
 	a.etag = resp.Header.Get("ETag")
 	a.expires = t.cfg.Now().Add(ttl)
-	a.lastError = ""
+	a.lastError, a.lastErr = "", nil
+	a.checked, a.reachable, a.refused = t.cfg.Now(), true, false
 	a.mu.Unlock()
 	if changed {
 		t.log.Info("agenttools: agent card loaded", "agent", a.cfg.Alias, "card", cleanText(c.Name, 100), "signature", res.Status.String())
@@ -291,20 +356,22 @@ func (t *AgentTools) refreshAgent(ctx context.Context, a *agent) (changed bool, 
 func (t *AgentTools) fetchFailed(a *agent, err error) (bool, error) {
 	t.log.Warn("agenttools: agent card fetch failed; keeping the last good card if any", "agent", a.cfg.Alias, "error", err.Error())
 	a.mu.Lock()
-	a.expires = t.cfg.Now().Add(MinCardTTL)
-	a.lastError = err.Error()
+	a.expires = t.cfg.Now().Add(t.cfg.CardTTLMin)
+	a.lastError, a.lastErr = err.Error(), err
+	a.checked, a.reachable = t.cfg.Now(), false
 	a.mu.Unlock()
 	return false, err
 }
 
 // refuse removes the agent's tools: its card failed verification or is unusable.
 func (t *AgentTools) refuse(a *agent, ttl time.Duration, err error) (bool, error) {
-	t.log.Error("agenttools: agent card refused; its tools are withdrawn", "agent", a.cfg.Alias, "error", err.Error())
+	t.log.Error("agenttools: agent card refused; the agent is out until a card verifies", "agent", a.cfg.Alias, "error", err.Error())
 	a.mu.Lock()
 	changed := a.card != nil
 	a.card, a.raw, a.client, a.etag = nil, nil, nil, ""
-	a.expires = t.cfg.Now().Add(min(ttl, MinCardTTL*2))
-	a.lastError = err.Error()
+	a.expires = t.cfg.Now().Add(min(ttl, t.cfg.CardTTLMin*2))
+	a.lastError, a.lastErr = err.Error(), err
+	a.checked, a.reachable, a.refused = t.cfg.Now(), true, true
 	a.mu.Unlock()
 	return changed, err
 }
@@ -315,25 +382,30 @@ func (t *AgentTools) refuse(a *agent, ttl time.Duration, err error) (bool, error
 // The MCP caller's token is never forwarded (Credentials.Apply strips it).
 func (t *AgentTools) headerHook(a *agent, signed bool) func(ctx context.Context, req *http.Request) error {
 	return func(ctx context.Context, req *http.Request) error {
-		if signed || strings.EqualFold(req.URL.Host, a.cardHost) {
+		if signed || a.hosts[strings.ToLower(req.URL.Host)] {
 			return a.cfg.Credentials.Apply(ctx, req, auth.FromContext(ctx))
 		}
 		return auth.None{}.Apply(ctx, req, nil)
 	}
 }
 
-// cacheTTL reads max-age from Cache-Control, clamped to [MinCardTTL,
-// MaxCardTTL]; no-store/no-cache mean MinCardTTL; absent means DefaultCardTTL.
-func cacheTTL(cc string) time.Duration {
-	if cc == "" {
-		return DefaultCardTTL
-	}
+// cacheTTL reads max-age from Cache-Control, clamped to [CardTTLMin,
+// CardTTLMax]; no-store/no-cache mean CardTTLMin; absent means
+// DefaultCardTTL (clamped).
+func (t *AgentTools) cacheTTL(cc string) time.Duration {
+	return CacheTTL(cc, t.cfg.CardTTLMin, t.cfg.CardTTLMax)
+}
+
+// CacheTTL is how long a card fetched with Cache-Control cc is used: its
+// max-age clamped to [lo, hi]; no-store or no-cache mean lo; no max-age
+// means DefaultCardTTL, clamped.
+func CacheTTL(cc string, lo, hi time.Duration) time.Duration {
 	ttl := DefaultCardTTL
 	for _, d := range strings.Split(cc, ",") {
 		d = strings.ToLower(strings.TrimSpace(d))
 		switch {
 		case d == "no-store" || d == "no-cache":
-			return MinCardTTL
+			return lo
 		case strings.HasPrefix(d, "max-age="):
 			n, err := strconv.Atoi(strings.Trim(strings.TrimPrefix(d, "max-age="), `"`))
 			if err == nil && n >= 0 {
@@ -341,26 +413,45 @@ func cacheTTL(cc string) time.Duration {
 			}
 		}
 	}
-	return min(max(ttl, MinCardTTL), MaxCardTTL)
+	return min(max(ttl, lo), hi)
 }
 
 // Status describes one agent for health pages and tests.
 type Status struct {
-	Alias     string
-	Tool      string
-	Loaded    bool
+	Alias string
+	Tool  string
+	// Loaded: a verified (or accepted unsigned) card is in use.
+	Loaded bool
+	// Reachable: the last card fetch was answered.
+	Reachable bool
+	// Refused: the last card received failed verification; the agent's
+	// calls fail until one verifies.
+	Refused bool
+	// Signature is the loaded card's signature status.
 	Signature string
+	// Skills is the number of skills of the loaded card.
+	Skills int
+	// Checked is when the card was last fetched (zero before).
+	Checked time.Time
+	// LastError is the text of Err.
 	LastError string
+	// Err is why the agent is not usable (fetch failed or card refused),
+	// nil when it is. It may name the card's URL: log it, show
+	// health.Describe of it.
+	Err error
 }
 
 // Statuses reports every agent's card state.
 func (t *AgentTools) Statuses() []Status {
-	out := make([]Status, 0, len(t.agents))
-	for _, a := range t.agents {
+	agents := t.snapshot()
+	out := make([]Status, 0, len(agents))
+	for _, a := range agents {
 		a.mu.RLock()
-		s := Status{Alias: a.cfg.Alias, Tool: a.toolName, Loaded: a.card != nil, LastError: a.lastError}
+		s := Status{Alias: a.cfg.Alias, Tool: a.toolName, Loaded: a.card != nil, LastError: a.lastError, Err: a.lastErr,
+			Reachable: a.reachable, Refused: a.refused, Checked: a.checked}
 		if a.card != nil {
 			s.Signature = a.status.String()
+			s.Skills = len(a.card.Skills)
 		}
 		a.mu.RUnlock()
 		out = append(out, s)
@@ -377,15 +468,24 @@ var inputSchema = json.RawMessage(`{"type":"object","properties":{` +
 	`"taskId":{"type":"string","description":"Task to continue, e.g. to answer the agent's question (from a previous result)."}` +
 	`},"required":["message"],"additionalProperties":false}`)
 
-// Tools implements face.ToolSource: the tools of every agent whose card is loaded.
+// Tools implements face.ToolSource: every agent's tool, named from its
+// alias, whether its card is loaded or not (a call then says the agent is
+// unavailable, and why), and the per-skill tools of the agents whose card
+// is loaded. A description is built from the card only while it is loaded:
+// an agent that is down or refused is described from the configuration.
 func (t *AgentTools) Tools() []server.ServerTool {
 	var out []server.ServerTool
-	for _, a := range t.agents {
+	for _, a := range t.snapshot() {
 		a.mu.RLock()
 		c := a.card
 		skills := a.skills
 		a.mu.RUnlock()
 		if c == nil {
+			desc := a.cfg.Description
+			if desc == "" {
+				desc = fmt.Sprintf("Sends a message to the A2A agent %q. Its card is not loaded (the agent is not reachable, or its card did not verify), so calls fail until it is.", a.cfg.Alias)
+			}
+			out = append(out, server.ServerTool{Tool: t.tool(a.toolName, desc, a.cfg.Alias), Handler: t.handler(a, "")})
 			continue
 		}
 		desc := a.cfg.Description
@@ -430,7 +530,7 @@ func (t *AgentTools) CancelUpstream(ctx context.Context, p *auth.Principal, up f
 	if p == nil || up.TaskID == "" || !t.owners.owns(p.Key(), up.Agent, "task", up.TaskID) {
 		return fmt.Errorf("agenttools: cancel: unknown task of agent %q", up.Agent)
 	}
-	for _, a := range t.agents {
+	for _, a := range t.snapshot() {
 		if a.cfg.Alias != up.Agent {
 			continue
 		}
@@ -462,7 +562,7 @@ func (t *AgentTools) Hop(tool string) (policy.Hop, bool) {
 // ResourceHop implements face.ResourceHopDescriber: a card resource belongs
 // to its agent, so whoever may not call the agent may not read its card.
 func (t *AgentTools) ResourceHop(uri string) (policy.Hop, bool) {
-	for _, a := range t.agents {
+	for _, a := range t.snapshot() {
 		if CardURI(a.cfg.Alias) == uri {
 			return policy.Hop{Direction: policy.DirExpose, Agent: a.cfg.Alias}, true
 		}
@@ -476,7 +576,7 @@ func CardURI(alias string) string { return "a2a://agents/" + url.PathEscape(alia
 // Resources implements face.ResourceSource: each loaded card as a resource.
 func (t *AgentTools) Resources() []server.ServerResource {
 	var out []server.ServerResource
-	for _, a := range t.agents {
+	for _, a := range t.snapshot() {
 		a.mu.RLock()
 		c := a.card
 		a.mu.RUnlock()

@@ -321,11 +321,19 @@ func TestTamperedCardSignatureKeepsToolsOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Tools) != 0 {
-		t.Fatalf("tampered card exposed tools: %v", res.Tools)
+	// The agent's tool stays listed under its alias, described from the
+	// configuration only: nothing of the tampered card reaches the model,
+	// and a call says why it fails.
+	if len(res.Tools) != 1 || res.Tools[0].Name != "echo" || strings.Contains(res.Tools[0].Description, "Ignore previous") ||
+		strings.Contains(res.Tools[0].Annotations.Title, "Echo demo") {
+		t.Fatalf("tampered card's tools: %+v", res.Tools)
+	}
+	out := call(t, c, context.Background(), "echo", map[string]any{"message": "hi"}, nil)
+	if !out.IsError || strings.TrimSpace(texts(out)) != "agent echo is unavailable: its card failed verification; retry later" {
+		t.Fatalf("call: %q", texts(out))
 	}
 	st := b.tools.Statuses()
-	if st[0].Loaded || !strings.Contains(st[0].LastError, "verification failed") {
+	if st[0].Loaded || !st[0].Refused || !strings.Contains(st[0].LastError, "verification failed") {
 		t.Fatalf("status: %+v", st)
 	}
 }
@@ -552,8 +560,10 @@ func TestCardRefreshThatFailsVerificationWithdrawsTools(t *testing.T) {
 	if err := tools.Refresh(context.Background()); err == nil {
 		t.Fatal("a tampered card refreshed without error")
 	}
-	if n := len(f.MCPServer().ListTools()); n != 0 {
-		t.Fatalf("tools after a tampered refresh: %d", n)
+	// Only the alias tool is left, described without the card.
+	after := f.MCPServer().ListTools()
+	if len(after) != 1 || after["echo"] == nil || strings.Contains(after["echo"].Tool.Description, "Echo") {
+		t.Fatalf("tools after a tampered refresh: %+v", after)
 	}
 }
 

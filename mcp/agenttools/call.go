@@ -66,11 +66,14 @@ func (t *AgentTools) call(ctx context.Context, a *agent, skill string, req mcp.C
 		return errResult("agent %s: no authenticated caller", alias)
 	}
 	a.mu.RLock()
-	cl, c, lastErr := a.client, a.card, a.lastError
+	cl, c, lastErr, refused := a.client, a.card, a.lastError, a.refused
 	a.mu.RUnlock()
 	if cl == nil {
 		t.log.Warn("agenttools: call to an agent without a usable card", "agent", alias, "error", lastErr)
-		return errResult("agent %s is unavailable: its card could not be loaded or verified", alias)
+		if refused {
+			return errResult("agent %s is unavailable: its card failed verification; retry later", alias)
+		}
+		return errResult("agent %s is unreachable: its card could not be fetched; retry later", alias)
 	}
 	streaming := c.Capabilities.Streaming != nil && *c.Capabilities.Streaming
 
@@ -302,7 +305,7 @@ func (t *AgentTools) failure(reqCtx, callCtx context.Context, cl *a2a.Client, a 
 		return errResult("agent %s returned an error: %s", alias, cleanText(ae.Message, 500))
 	}
 	t.log.Warn("agenttools: agent call failed", "agent", alias, "error", err.Error())
-	return errResult("agent %s could not be reached (transport failure)", alias)
+	return errResult("agent %s is unreachable (transport failure); retry later", alias)
 }
 
 func (t *AgentTools) own(owner, alias string, r *run) {

@@ -45,6 +45,10 @@ type AgentConfig struct {
 	// Credentials give the bridge its identity towards the agent. The MCP
 	// caller's token is never forwarded. Default: none.
 	Credentials auth.Credentials
+	// CredentialHosts are hosts (host or host:port) besides the card URL's
+	// that may receive the credentials (a card verified with a pinned key
+	// may name any host). Calls to other hosts go without them.
+	CredentialHosts []string
 	// RequireSignature refuses unsigned cards. With Keys it refuses cards
 	// not signed by a pinned key.
 	RequireSignature bool

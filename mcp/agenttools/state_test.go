@@ -155,7 +155,7 @@ func TestCacheTTL(t *testing.T) {
 		{"max-age=abc", DefaultCardTTL},
 	}
 	for _, tt := range tests {
-		if got := cacheTTL(tt.cc); got != tt.want {
+		if got := CacheTTL(tt.cc, MinCardTTL, MaxCardTTL); got != tt.want {
 			t.Errorf("cacheTTL(%q) = %s, want %s", tt.cc, got, tt.want)
 		}
 	}
