@@ -60,15 +60,18 @@ type session struct {
 	started time.Time
 	dead    chan struct{}
 	once    sync.Once
-	reason  string // why it died, set once by kill
+	cause   error // why it died, set once by kill
 }
 
-// kill marks the session dead (idempotent; the first reason is kept).
-func (s *session) kill() { s.killWith("connection lost") }
+// errConnLost is the cause of a session killed without a more precise one.
+var errConnLost = errors.New("connection lost")
 
-func (s *session) killWith(reason string) {
+// kill marks the session dead (idempotent; the first cause is kept).
+func (s *session) kill() { s.killWith(errConnLost) }
+
+func (s *session) killWith(cause error) {
 	s.once.Do(func() {
-		s.reason = reason
+		s.cause = cause
 		close(s.dead)
 	})
 }
@@ -317,7 +320,7 @@ func (c *Conn) connect(ctx context.Context) (*session, error) {
 		go func() {
 			select {
 			case <-proc.exited:
-				s.killWith(proc.exitReason())
+				s.killWith(errors.New(proc.exitReason()))
 			case <-s.dead:
 			}
 		}()
@@ -371,13 +374,13 @@ func (c *Conn) supervise(s *session) {
 		c.ready = make(chan struct{})
 	}
 	c.mu.Unlock()
-	reason := s.reason
+	cause := s.cause
 	if s.proc != nil {
-		reason = s.proc.exitReason()
+		cause = errors.New(s.proc.exitReason())
 	}
-	c.log.Warn("MCP server went away; reconnecting", "reason", reason)
+	c.log.Warn("MCP server went away; reconnecting", "reason", cause.Error())
 	c.closeSession(s)
-	c.markDown(errors.New(reason))
+	c.markDown(cause)
 	wait := c.cfg.MinBackoff
 	if time.Since(s.started) > c.cfg.MaxBackoff {
 		wait = 0 // a connection that lived long: reconnect at once
@@ -447,11 +450,11 @@ func (c *Conn) closeSession(s *session) {
 
 // drop ends the current session s (the server lost it, or it failed a
 // health check); the supervisor reconnects.
-func (c *Conn) drop(s *session, reason string) {
+func (c *Conn) drop(s *session, cause error) {
 	if !s.isDead() {
-		c.log.Debug("dropping the connection", "reason", reason)
+		c.log.Debug("dropping the connection", "reason", cause.Error())
 	}
-	s.killWith(reason)
+	s.killWith(cause)
 }
 
 // current returns the live session. While the connection is being
@@ -527,9 +530,13 @@ func (c *Conn) Status() Status {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	st := Status{Since: c.since, Err: c.lastErr, Tools: len(c.tools)}
-	if c.sess != nil && !c.sess.isDead() {
+	switch {
+	case c.sess != nil && !c.sess.isDead():
 		st.Connected, st.ProtocolVersion, st.Err = true, c.sess.era, nil
-	} else if st.Err == nil {
+	case c.sess != nil:
+		// Lost just now; the supervisor has not taken it down yet.
+		st.Err = c.sess.cause
+	case st.Err == nil:
 		st.Err = errors.New("not connected yet")
 	}
 	return st
@@ -583,11 +590,11 @@ func (c *Conn) Check(ctx context.Context) error {
 	}
 	var te *transport.Error
 	if errors.As(err, &te) || s.isDead() || ctx.Err() != nil {
-		reason := "health check failed: " + err.Error()
+		cause := fmt.Errorf("health check failed: %w", err)
 		if ctx.Err() != nil {
-			reason = "health check timed out"
+			cause = fmt.Errorf("health check timed out: %w", context.DeadlineExceeded)
 		}
-		c.drop(s, reason)
+		c.drop(s, cause)
 		return fmt.Errorf("upstream %q: check: %w", c.cfg.Name, err)
 	}
 	return nil

@@ -216,6 +216,10 @@ func TestServerDownAtOpenIsRetriedUntilUp(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the server's tool list never reached the listener")
 	}
+	// The list reaches listeners just before the connection serves calls.
+	for !c.Status().Connected && ctx.Err() == nil {
+		time.Sleep(5 * time.Millisecond)
+	}
 	if st := c.Status(); !st.Connected || st.Err != nil || st.Tools == 0 {
 		t.Fatalf("status once up: %+v", st)
 	}
@@ -239,5 +243,51 @@ func TestServerDownAtOpenIsRetriedUntilUp(t *testing.T) {
 	}
 	if c.Status().Connected {
 		t.Fatal("still connected after the server stopped")
+	}
+}
+
+// TestHTTPServerGoneMidCallDiesOnce: the connection of a call whose answer
+// streams (progress first) breaks before the answer. The call fails with
+// ErrDied, the Conn reconnects, and the next call works.
+func TestHTTPServerGoneMidCallDiesOnce(t *testing.T) {
+	for _, era := range []string{upstream.Era20251125, upstream.Era20260728} {
+		t.Run(era, func(t *testing.T) {
+			srv := upstreamtest.NewServer(upstreamtest.Options{})
+			ts := httptest.NewServer(server.NewStreamableHTTPServer(srv.MCP))
+			defer ts.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			c, err := upstream.Dial(ctx, upstream.Config{
+				Name: "http", ProtocolVersion: era, Logger: quiet, MinBackoff: 10 * time.Millisecond,
+				HTTP: &upstream.HTTPConfig{URL: ts.URL + "/mcp", Client: ts.Client()},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			errc := make(chan error, 1)
+			go func() {
+				_, err := c.CallTool(ctx, "block", nil, func(float64, float64, string) {}, nil)
+				errc <- err
+			}()
+			select {
+			case <-srv.Started():
+			case <-ctx.Done():
+				t.Fatal("block never started")
+			}
+			ts.CloseClientConnections()
+			select {
+			case err := <-errc:
+				if !errors.Is(err, upstream.ErrDied) {
+					t.Fatalf("call in flight: err = %v, want ErrDied", err)
+				}
+			case <-ctx.Done():
+				t.Fatal("the call in flight never ended")
+			}
+			raw, err := c.CallTool(ctx, "echo", json.RawMessage(`{"text":"next"}`), nil, nil)
+			if err != nil || text(t, raw) != "next" {
+				t.Fatalf("next call: %s, %v", raw, err)
+			}
+		})
 	}
 }

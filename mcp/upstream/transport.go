@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"syscall"
 	"time"
 
@@ -67,12 +68,23 @@ func (t *rawTransport) SendRequest(ctx context.Context, req transport.JSONRPCReq
 		case errors.Is(err, transport.ErrTransportClosed):
 			t.s.kill()
 		case errors.Is(err, transport.ErrSessionTerminated):
-			t.s.killWith("the server no longer knows the session (404)")
+			t.s.killWith(errSession404)
 		case t.http != nil && peerGone(err):
-			t.s.killWith("connection lost: " + err.Error())
+			t.s.killWith(fmt.Errorf("connection lost: %w", err))
+		case t.http != nil && streamEnded(err):
+			t.s.killWith(errStreamEnded)
 		}
 	}
 	return resp, err
+}
+
+// streamEnded reports whether err is mcp-go's report of a response stream
+// (SSE) that ended, or could not be resumed, before the response: the
+// server went away during the request. mcp-go has no sentinel for it, so
+// its messages are matched (pinned by TestHTTPServerGoneMidCallDiesOnce).
+func streamEnded(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "unexpected nil response") || strings.Contains(msg, "failed to resume the SSE stream")
 }
 
 // peerGone reports whether err says the server went away (refused, reset
@@ -167,6 +179,13 @@ type sessionWatch struct {
 	s    *session
 }
 
+// Causes of a session's death that the server's answers tell.
+var (
+	errSession404  = errors.New("the server no longer knows the session (404)")
+	errSession400  = errors.New("the server no longer knows the session (400)")
+	errStreamEnded = errors.New("the server ended the response stream without an answer")
+)
+
 // maxPeek is how much of a 400 body sessionWatch reads to find "session".
 const maxPeek = 4 << 10
 
@@ -175,7 +194,7 @@ func (w sessionWatch) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := w.base.RoundTrip(r)
 	if err != nil {
 		if r.Context().Err() == nil && peerGone(err) {
-			w.s.killWith("connection lost: " + err.Error())
+			w.s.killWith(fmt.Errorf("connection lost: %w", err))
 		}
 		return resp, err
 	}
@@ -184,7 +203,7 @@ func (w sessionWatch) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	switch resp.StatusCode {
 	case http.StatusNotFound:
-		w.s.killWith("the server no longer knows the session (404)")
+		w.s.killWith(errSession404)
 	case http.StatusBadRequest:
 		peek, _ := io.ReadAll(io.LimitReader(resp.Body, maxPeek))
 		resp.Body = struct {
@@ -192,7 +211,7 @@ func (w sessionWatch) RoundTrip(r *http.Request) (*http.Response, error) {
 			io.Closer
 		}{io.MultiReader(bytes.NewReader(peek), resp.Body), resp.Body}
 		if bytes.Contains(bytes.ToLower(peek), []byte("session")) {
-			w.s.killWith("the server no longer knows the session (400)")
+			w.s.killWith(errSession400)
 		}
 	}
 	return resp, nil
