@@ -313,7 +313,10 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 // WriteError answers err in the form of the binding the request used: a
 // google.rpc.Status body under /rest, a JSON-RPC error elsewhere.
 func (s *Server) WriteError(w http.ResponseWriter, r *http.Request, err error) {
-	if isRESTPath(r.URL.Path) {
+	if isRESTPath(r.URL.Path) || r.Method != http.MethodPost {
+		// Only a POST can be JSON-RPC: anything else (the card, the
+		// HTTP+JSON binding) gets a google.rpc.Status body with the
+		// error's HTTP status.
 		s.writeRESTError(w, err)
 		return
 	}
@@ -321,8 +324,9 @@ func (s *Server) WriteError(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 // WriteError answers err, outside any agent's server (a front-door
-// refusal before the request reaches one), in the form of the binding the
-// request's path names, with the v1.0.1 error table.
+// refusal before the request reaches one, an agent whose card is not
+// loaded or that is taken out), in the form of the binding the request's
+// path names, with the v1.0.1 error table.
 func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	frontDoor.WriteError(w, r, err)
 }

@@ -87,6 +87,12 @@ type TokenExchangeConfig struct {
 	MaxCached int `yaml:"max_cached"`
 }
 
+// Configured reports whether a credential is configured (any of the three
+// kinds): without one the bridge sends no credential at all.
+func (c CredentialsConfig) Configured() bool {
+	return c.Static != nil || c.ClientCredentials != nil || c.TokenExchange != nil
+}
+
 // Validate lists every problem in c; prefix names it in messages.
 func (c *CredentialsConfig) Validate(prefix string) []error {
 	var errs []error

@@ -79,6 +79,9 @@ type Config struct {
 	// Reload configures reloading this file while serving (SIGHUP always
 	// reloads it).
 	Reload Reload `yaml:"reload"`
+	// Health configures the upstreams' active checks, reconnection and card
+	// refresh, and what /readyz requires.
+	Health Health `yaml:"health"`
 
 	// file is the name passed to Parse; pos maps field paths to positions.
 	file string
@@ -189,6 +192,13 @@ type ExposedAgent struct {
 	URL string `yaml:"url"`
 	// Credentials are sent to the agent. Default: none.
 	Credentials auth.CredentialsConfig `yaml:"credentials"`
+	// CredentialHosts lists the hosts (host or host:port, exact) besides the
+	// card URL's own that may receive the credentials when the card names
+	// its interfaces there (a service name, another port). Default: none;
+	// a card verified with a pinned key may also name any host. Only
+	// meaningful with credentials: without them every host the card names
+	// is called.
+	CredentialHosts []string `yaml:"credential_hosts"`
 	// Card sets how the agent's card is verified.
 	Card CardVerification `yaml:"card"`
 	// PerSkillTools offers one MCP tool per skill in the card instead of one
@@ -287,6 +297,13 @@ type FrontedAgent struct {
 	// Credentials are sent to the agent instead of the caller's. Default:
 	// none (the caller's credentials are never forwarded).
 	Credentials auth.CredentialsConfig `yaml:"credentials"`
+	// CredentialHosts lists the hosts (host or host:port, exact) besides the
+	// card URL's own that may receive the credentials, for a card that
+	// names its interfaces on another host or port (localhost for
+	// 127.0.0.1, a service name). A call to any other host is refused
+	// rather than sent without them. Default: none. Only meaningful with
+	// credentials: without them every host the card names is called.
+	CredentialHosts []string `yaml:"credential_hosts"`
 	// Card sets how the agent's card is verified.
 	Card CardVerification `yaml:"card"`
 	// Audience lists the token audiences ("aud") this agent accepts, instead
@@ -425,6 +442,52 @@ type Server struct {
 	// adds origins for the MCP endpoint only. Default: none. "*" is refused.
 	AllowedOrigins []string `yaml:"allowed_origins"`
 }
+
+// Health configures how the bridge watches its upstreams (published and
+// fronted MCP servers, fronted and exposed A2A agents) and what /readyz
+// requires. Every upstream is checked actively (an MCP ping, or a re-read of
+// the tool list on 2026-07-28; an A2A card fetch with If-None-Match); one
+// that is down or whose card fails verification is reported in /readyz,
+// bridge_upstream_up{upstream,kind} and the log within check_interval, and
+// retried until it is back. An upstream down at start never stops the
+// bridge from starting.
+type Health struct {
+	// Readiness is what /readyz requires: "upstreams" (the bridge and every
+	// upstream up: a sidecar, whose pod is useless without its upstream) or
+	// "bridge" (the bridge itself, i.e. its store: a shared gateway that
+	// must keep serving the upstreams that are up). Default upstreams.
+	// /readyz lists every upstream's state either way.
+	Readiness string `yaml:"readiness" default:"upstreams"`
+	// CheckInterval is how often each upstream is checked. Default 15s.
+	CheckInterval Duration `yaml:"check_interval" default:"15s"`
+	// CheckTimeout bounds one check; a check that times out counts as a
+	// failure (an MCP connection is then re-established). Default 5s.
+	CheckTimeout Duration `yaml:"check_timeout" default:"5s"`
+	// ReconnectMin is the first wait before reconnecting to an MCP server
+	// that went away (at once when its connection had lived longer than
+	// reconnect_max); the wait doubles after each failed attempt, and each
+	// one is drawn from [wait/2, wait] so that bridges do not all come back
+	// at the same instant. Default 250ms.
+	ReconnectMin Duration `yaml:"reconnect_min" default:"250ms"`
+	// ReconnectMax caps the wait between reconnection attempts. Default 30s.
+	ReconnectMax Duration `yaml:"reconnect_max" default:"30s"`
+	// CardRefreshMin is the least time a fronted or exposed agent's card is
+	// used before it is fetched again (If-None-Match) and re-verified
+	// against the pinned keys: its Cache-Control max-age is clamped to
+	// [card_refresh_min, card_refresh_max] (no-cache means the minimum; no
+	// header, 5m). The health check fetches it too, so a changed card is
+	// seen within check_interval. Default 30s.
+	CardRefreshMin Duration `yaml:"card_refresh_min" default:"30s"`
+	// CardRefreshMax is the longest a card is used before it is fetched and
+	// verified again, whatever its max-age says. Default 1h.
+	CardRefreshMax Duration `yaml:"card_refresh_max" default:"1h"`
+}
+
+// Readiness values.
+const (
+	ReadinessUpstreams = "upstreams"
+	ReadinessBridge    = "bridge"
+)
 
 // Retention bounds how long finished tasks are kept.
 type Retention struct {

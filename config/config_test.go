@@ -74,6 +74,15 @@ func TestCheckConfigMessages(t *testing.T) {
 			`testdata/bad_security.yaml:20:21: server.allowed_origins[0]: "*" would let any web page call the bridge from a browser: list the origins, such as https://app.example.com`,
 			`testdata/bad_security.yaml:20:51: server.allowed_origins[2]: "app.example.com" is not an origin: write scheme://host[:port]`,
 		}},
+		{"bad_health.yaml", []string{
+			`testdata/bad_health.yaml:7:44: front.a2a[0].credential_hosts[1]: "https://agent.example.com" is not a host: write host or host:port, exact (no scheme, path or wildcard), such as billing.svc:8443`,
+			`testdata/bad_health.yaml:7:73: front.a2a[0].credential_hosts[2]: "agent:99999" has an invalid port: write host or host:port, such as billing.svc:8443`,
+			`testdata/bad_health.yaml:7:88: front.a2a[0].credential_hosts[3]: "*.svc" is not a host: write host or host:port, exact (no scheme, path or wildcard), such as billing.svc:8443`,
+			`testdata/bad_health.yaml:9:3: health.readiness: "everything" is not a readiness: use "upstreams" (every upstream must be up: a sidecar) or "bridge" (the bridge itself: a shared gateway)`,
+			`testdata/bad_health.yaml:11:3: health.check_timeout: 5s is longer than check_interval (2s): checks would overlap`,
+			`testdata/bad_health.yaml:13:3: health.reconnect_max: 100ms is less than reconnect_min (1s)`,
+			`testdata/bad_health.yaml:14:3: health.card_refresh_min: must be positive, such as 30s`,
+		}},
 		{"syntax.yaml", []string{
 			`testdata/syntax.yaml:2:12: mapping value is not allowed in this context`,
 		}},

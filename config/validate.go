@@ -41,6 +41,7 @@ func (c *Config) Validate() Problems {
 	v.retention()
 	v.tasks()
 	v.reload()
+	v.health()
 	return v.ps
 }
 
@@ -412,6 +413,7 @@ func (v *validator) expose() {
 			v.addErr("", "", err)
 		}
 		v.card(base+".card", a.Card)
+		v.credentialHosts(base, a.CredentialHosts)
 		if a.Timeout <= 0 {
 			v.add(base+".timeout", "must be positive, such as 5m")
 		}
@@ -454,6 +456,7 @@ func (v *validator) front(names map[string]string) {
 			v.addErr("", "", err)
 		}
 		v.card(base+".card", a.Card)
+		v.credentialHosts(base, a.CredentialHosts)
 	}
 	mcpNames, prefixes := map[string]int{}, map[string]int{}
 	for i := range f.MCP {
@@ -686,6 +689,58 @@ func (v *validator) retention() {
 	}
 	if r.SweepInterval <= 0 {
 		v.add("retention.sweep_interval", "must be positive, such as 10m")
+	}
+}
+
+// credentialHosts checks an agent's credential_hosts: host or host:port,
+// exact names.
+func (v *validator) credentialHosts(base string, hosts []string) {
+	for i, h := range hosts {
+		p := fmt.Sprintf("%s.credential_hosts[%d]", base, i)
+		host := h
+		if strings.Contains(h, "://") {
+			host = ""
+		} else if hh, port, err := net.SplitHostPort(h); err == nil {
+			if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+				v.add(p, "%q has an invalid port: write host or host:port, such as billing.svc:8443", clip(h))
+				continue
+			}
+			host = hh
+		}
+		if host == "" || strings.ContainsAny(host, "/*@ ") {
+			v.add(p, "%q is not a host: write host or host:port, exact (no scheme, path or wildcard), such as billing.svc:8443", clip(h))
+		}
+	}
+}
+
+func (v *validator) health() {
+	h := v.c.Health
+	if h.Readiness != ReadinessUpstreams && h.Readiness != ReadinessBridge {
+		v.add("health.readiness", "%q is not a readiness: use \"upstreams\" (every upstream must be up: a sidecar) or \"bridge\" (the bridge itself: a shared gateway)", clip(h.Readiness))
+	}
+	for _, d := range []struct {
+		name, example string
+		v             Duration
+	}{
+		{"check_interval", "15s", h.CheckInterval},
+		{"check_timeout", "5s", h.CheckTimeout},
+		{"reconnect_min", "250ms", h.ReconnectMin},
+		{"reconnect_max", "30s", h.ReconnectMax},
+		{"card_refresh_min", "30s", h.CardRefreshMin},
+		{"card_refresh_max", "1h", h.CardRefreshMax},
+	} {
+		if d.v <= 0 {
+			v.add("health."+d.name, "must be positive, such as %s", d.example)
+		}
+	}
+	if h.ReconnectMin > 0 && h.ReconnectMax > 0 && h.ReconnectMax < h.ReconnectMin {
+		v.add("health.reconnect_max", "%s is less than reconnect_min (%s)", h.ReconnectMax.D(), h.ReconnectMin.D())
+	}
+	if h.CardRefreshMin > 0 && h.CardRefreshMax > 0 && h.CardRefreshMax < h.CardRefreshMin {
+		v.add("health.card_refresh_max", "%s is less than card_refresh_min (%s)", h.CardRefreshMax.D(), h.CardRefreshMin.D())
+	}
+	if h.CheckTimeout > 0 && h.CheckInterval > 0 && h.CheckTimeout > h.CheckInterval {
+		v.add("health.check_timeout", "%s is longer than check_interval (%s): checks would overlap", h.CheckTimeout.D(), h.CheckInterval.D())
 	}
 }
 

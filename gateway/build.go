@@ -23,6 +23,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/config"
+	"github.com/a2a-mcp-bridge/bridge/gateway/health"
 	"github.com/a2a-mcp-bridge/bridge/hostguard"
 	"github.com/a2a-mcp-bridge/bridge/mcp/agenttools"
 	"github.com/a2a-mcp-bridge/bridge/mcp/face"
@@ -91,6 +92,9 @@ type Bridge struct {
 	tools  *agenttools.AgentTools
 	face   *face.Face
 
+	health   *health.Registry
+	monitors *monitors
+
 	policy   livePolicy
 	limits   liveLimits
 	reloadMu sync.Mutex
@@ -151,6 +155,7 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (_ *Bridge, er
 	if b.metrics, err = NewMetrics(b.reg); err != nil {
 		return nil, fmt.Errorf("gateway: metrics: %w", err)
 	}
+	b.initHealth()
 
 	ngcfg, err := cfg.Netguard.Config()
 	if err != nil {
@@ -218,6 +223,7 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (_ *Bridge, er
 		return nil, err
 	}
 	b.handler = b.metrics.observe(b.log, cfg.Expose.MCP.Path, door)
+	b.recordUpstreams()
 	return b, nil
 }
 
@@ -331,7 +337,7 @@ func (b *Bridge) buildA2A(ctx context.Context, mux *http.ServeMux, opts Options,
 	}
 	dial := opts.DialUpstream
 	if dial == nil {
-		dial = upstream.Dial
+		dial = upstream.Open
 	}
 	for i := range cfg.Publish {
 		p := &cfg.Publish[i]
@@ -406,11 +412,21 @@ func (b *Bridge) publish(ctx context.Context, mux *http.ServeMux, p *config.Publ
 		return err
 	}
 	ucfg.OnRestart = b.metrics.restarted("publish/" + p.Name)
+	pa := &publishedAgent{name: p.Name, base: b.publicURL + "/a2a/" + p.Name}
+	ref := &connRef{}
+	skills := func() int {
+		if pa.exec == nil {
+			return 0
+		}
+		return pa.exec.Skills()
+	}
+	b.connHooks(&ucfg, health.KindPublish, p.Name, ref, skills)
+	b.health.Add(health.KindPublish, p.Name)
 	conn, err := dial(ctx, ucfg)
 	if err != nil {
 		return fmt.Errorf("gateway: publish[%s]: %w", p.Name, err)
 	}
-	pa := &publishedAgent{name: p.Name, base: b.publicURL + "/a2a/" + p.Name, conn: conn}
+	pa.conn = conn
 	b.agents = append(b.agents, pa)
 	up := &filteredUpstream{Upstream: conn, allow: p.AllowTools, deny: p.DenyTools}
 	name := p.Name
@@ -453,6 +469,9 @@ func (b *Bridge) publish(ctx context.Context, mux *http.ServeMux, p *config.Publ
 		b.log.Info("agent card changed with the tool list; re-signed", "agent", name, "version", c.Version)
 	})
 	Mount(mux, "/a2a/"+p.Name, b.hops.ForAudience(p.Audience).ProtectA2A(pa.srv))
+	ref.store(conn)
+	b.reportConn(health.KindPublish, p.Name, conn, skills)
+	b.monitors.add(b.connMonitor(health.KindPublish, p.Name, conn, skills))
 	return nil
 }
 
@@ -518,7 +537,7 @@ func errorTable(s string) a2a.ErrorTable {
 
 // upstreamConfig converts one publish entry.
 func upstreamConfig(p *config.PublishedServer, client *http.Client, log *slog.Logger) (upstream.Config, error) {
-	u := upstream.Config{Name: p.Name, Logger: log.With("upstream", p.Name)}
+	u := upstream.Config{Name: p.Name, Logger: log} // the Conn adds upstream=NAME
 	var creds auth.Credentials
 	if p.HTTP != nil || p.SSE != nil {
 		c, err := auth.NewCredentials(p.Credentials, client)
@@ -614,7 +633,7 @@ func (b *Bridge) buildExpose(ctx context.Context, mux *http.ServeMux, mcpOnly bo
 	for i, a := range cfg.Expose.Agents {
 		ac := agenttools.AgentConfig{
 			Alias: a.Alias, CardURL: cardURL(a.URL), RequireSignature: a.Card.RequireSignature,
-			Timeout: a.Timeout.D(), SkillTools: a.PerSkillTools,
+			Timeout: a.Timeout.D(), SkillTools: a.PerSkillTools, CredentialHosts: a.CredentialHosts,
 		}
 		// Token endpoints are named in the file: the trusted client.
 		creds, err := auth.NewCredentials(a.Credentials, b.trusted)
@@ -655,13 +674,22 @@ func (b *Bridge) buildExpose(ctx context.Context, mux *http.ServeMux, mcpOnly bo
 	if err != nil {
 		return fmt.Errorf("gateway: netguard for exposed agents: %w", err)
 	}
-	tools, err := agenttools.New(agenttools.Config{Agents: agents, HTTPClient: tracedClient(callGuard.Client()), Logger: b.log})
+	tools, err := agenttools.New(agenttools.Config{Agents: agents, HTTPClient: tracedClient(callGuard.Client()), Logger: b.log,
+		CardTTLMin: cfg.Health.CardRefreshMin.D(), CardTTLMax: cfg.Health.CardRefreshMax.D()})
 	if err != nil {
 		return fmt.Errorf("gateway: expose: %w", err)
 	}
 	b.tools = tools
+	for _, a := range cfg.Expose.Agents {
+		b.health.Add(health.KindExpose, a.Alias)
+	}
 	if err := tools.Refresh(ctx); err != nil {
-		b.log.Warn("some exposed agents are not available yet; retrying in the background", "err", err)
+		b.log.Warn("some exposed agents are not available yet; retrying in the background", "err", netguard.RedactURL(err))
+	}
+	b.reportExposed()
+	tools.OnChange(b.reportExposed)
+	for _, a := range cfg.Expose.Agents {
+		b.monitors.add(b.exposeMonitor(a.Alias))
 	}
 	fcfg := face.Config{
 		Name: "a2a-mcp-bridge", Version: Version, PublicURL: b.publicURL, Path: cfg.Expose.MCP.Path,
@@ -736,11 +764,19 @@ func (b *Bridge) mountOps(mux *http.ServeMux) {
 
 // Readiness is the /readyz body.
 type Readiness struct {
-	Ready    bool     `json:"ready"`
+	// Ready is true when the store answers and, under health.readiness
+	// "upstreams", every upstream is up.
+	Ready bool `json:"ready"`
+	// NotReady says what keeps the bridge from being ready, one line each
+	// ("front.mcp files: down: connection refused").
 	NotReady []string `json:"not_ready,omitempty"`
+	// Upstreams is every upstream's health, ready or not.
+	Upstreams []health.Status `json:"upstreams"`
 }
 
-// Ready checks the store (one cheap call) and every upstream.
+// Ready checks the store (one cheap call) and reads the upstreams' health;
+// under health.readiness "bridge" the upstreams are listed but not
+// required.
 func (b *Bridge) Ready(ctx context.Context) Readiness {
 	var not []string
 	if b.draining.Load() {
@@ -755,20 +791,15 @@ func (b *Bridge) Ready(ctx context.Context) Readiness {
 			not = append(not, "store: unreachable")
 		}
 	}
-	for _, a := range b.agents {
-		if a.conn.ProtocolVersion() == "" {
-			not = append(not, "publish "+a.name+": MCP server not connected")
-		}
-	}
-	if b.tools != nil {
-		for _, s := range b.tools.Statuses() {
-			if !s.Loaded {
-				not = append(not, "expose "+s.Alias+": agent card not loaded")
+	ups := b.health.List()
+	if b.readinessRequiresUpstreams() {
+		for _, st := range ups {
+			if !st.Up() {
+				not = append(not, notReadyLine(st))
 			}
 		}
 	}
-	not = append(not, b.front.notReady()...)
-	return Readiness{Ready: len(not) == 0, NotReady: not}
+	return Readiness{Ready: len(not) == 0, NotReady: not, Upstreams: ups}
 }
 
 func (b *Bridge) serveReady(w http.ResponseWriter, r *http.Request) {
@@ -794,7 +825,9 @@ func (b *Bridge) Keys() *card.KeySet { return b.signing.Load().keys }
 func (b *Bridge) PublicURL() string { return b.publicURL }
 
 // Run runs the background jobs until ctx ends: push delivery, exposed card
-// refresh, the recovery of tasks whose process died and task retention.
+// refresh, the recovery of tasks whose process died, task retention, and
+// the upstreams' health checks (which also retry the fronted agents whose
+// card is not loaded yet).
 func (b *Bridge) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	if b.dispatcher != nil {
@@ -813,6 +846,7 @@ func (b *Bridge) Run(ctx context.Context) {
 		wg.Go(func() { b.maintain(ctx) })
 	}
 	wg.Go(func() { b.watchUpstreams(ctx, upstreamWatch) })
+	wg.Go(func() { b.monitors.run(ctx) })
 	wg.Wait()
 }
 

@@ -9,17 +9,16 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
 	"github.com/a2a-mcp-bridge/bridge/a2a/proxy"
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/config"
+	"github.com/a2a-mcp-bridge/bridge/gateway/health"
 	"github.com/a2a-mcp-bridge/bridge/mcp/face"
 	"github.com/a2a-mcp-bridge/bridge/mcp/frontmcp"
 	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
@@ -32,12 +31,6 @@ import (
 // mappings survive restarts as long as the signing key does.
 const stateKeyLabel = "a2a-mcp-bridge front.a2a state key v1 "
 
-// Backoff of the card fetch of a fronted agent that was not reachable.
-const (
-	frontRetryMin = time.Second
-	frontRetryMax = 30 * time.Second
-)
-
 // fronted is the running front section: fronted A2A agents and the MCP
 // servers aggregated behind the MCP face.
 type fronted struct {
@@ -46,13 +39,11 @@ type fronted struct {
 	// sources are the MCP face's extra tool sources (nil without front.mcp).
 	sources []face.ToolSource
 	mcp     *frontmcp.Source
-
-	stop context.CancelFunc
-	wg   sync.WaitGroup
 }
 
 // frontedAgent is one front.a2a entry: mounted at once, served once its
-// card has been fetched (and verified when the file requires it).
+// card has been fetched (and verified when the file requires it), and
+// taken out while a refreshed card fails verification.
 type frontedAgent struct {
 	name string
 	base string
@@ -60,12 +51,30 @@ type frontedAgent struct {
 	aud  []string // front.a2a[].audience (nil: the issuers' own)
 
 	handler atomic.Pointer[http.Handler] // nil until the card is loaded
-	lastErr atomic.Pointer[string]
+	px      atomic.Pointer[proxy.Proxy]  // nil until the card is loaded
+	out     atomic.Pointer[string]       // why it is taken out, nil while served
 
 	mu  sync.Mutex
 	mgr *a2a.Manager
-	px  *proxy.Proxy // for re-signing its card on reload
 	srv *a2a.Server
+}
+
+// proxy is the agent's proxy, nil until its card is loaded.
+func (fa *frontedAgent) proxy() *proxy.Proxy { return fa.px.Load() }
+
+// takeOut stops serving the agent (its card failed verification): every
+// request is answered AGENT_UNAVAILABLE until bringBack.
+func (fa *frontedAgent) takeOut(reason string) {
+	if fa.out.Swap(&reason) == nil {
+		fa.cfg.Logger.Error("fronted agent taken out: its card failed verification", "reason", reason)
+	}
+}
+
+// bringBack serves the agent again after takeOut.
+func (fa *frontedAgent) bringBack() {
+	if fa.out.Swap(nil) != nil {
+		fa.cfg.Logger.Info("fronted agent back: its card verifies again")
+	}
 }
 
 // frontedServer is one front.mcp entry, connected.
@@ -90,8 +99,6 @@ func (b *Bridge) buildFront(ctx context.Context, mux *http.ServeMux, opts Option
 	if opts.MCPOnly || len(cfg.Front.A2A) == 0 {
 		return nil
 	}
-	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	b.front.stop = stop
 	agents := netguard.Trusted(agentCalls)
 	for i := range cfg.Front.A2A {
 		fa, err := b.frontAgent(i, agents)
@@ -100,10 +107,13 @@ func (b *Bridge) buildFront(ctx context.Context, mux *http.ServeMux, opts Option
 		}
 		b.front.agents = append(b.front.agents, fa)
 		Mount(mux, "/a2a/"+fa.name, fa)
-		if err := b.connectFront(ctx, fa); err != nil {
-			b.log.Warn("fronted agent not reachable yet; retrying in the background", "agent", fa.name, "err", err)
-			b.front.wg.Go(func() { b.retryFront(runCtx, fa) })
+		b.health.Add(health.KindFrontA2A, fa.name)
+		err = b.connectFront(ctx, fa)
+		if err != nil {
+			b.log.Warn("fronted agent not reachable yet; retrying in the background", "agent", fa.name, "err", netguard.RedactURL(err))
 		}
+		b.reportFront(fa, err)
+		b.monitors.add(b.frontMonitor(fa))
 	}
 	if len(b.agents) == 0 && len(b.front.agents) == 1 {
 		// One agent: its card is also the bridge's well-known card.
@@ -124,15 +134,21 @@ func (b *Bridge) buildFront(ctx context.Context, mux *http.ServeMux, opts Option
 func (b *Bridge) frontAgent(i int, streams *http.Client) (*frontedAgent, error) {
 	a := &b.cfg.Front.A2A[i]
 	where := fmt.Sprintf("gateway: front.a2a[%d]", i)
-	// Token endpoints are named in the file: the trusted client.
-	creds, err := auth.NewCredentials(a.Credentials, b.trusted)
-	if err != nil {
-		return nil, fmt.Errorf("%s.credentials: %w", where, err)
-	}
 	pc := proxy.Config{
-		CardURL: cardURL(a.URL), HTTPClient: streams, Credentials: creds,
-		Logger: b.log.With("agent", a.Name),
+		CardURL: cardURL(a.URL), HTTPClient: streams, CredentialHosts: a.CredentialHosts,
+		CardTTLMin: b.cfg.Health.CardRefreshMin.D(), CardTTLMax: b.cfg.Health.CardRefreshMax.D(),
+		Name: a.Name, Logger: b.log.With("agent", a.Name),
 	}
+	if a.Credentials.Configured() {
+		// Token endpoints are named in the file: the trusted client. Only
+		// a configured credential restricts the hosts the card may name.
+		creds, err := auth.NewCredentials(a.Credentials, b.trusted)
+		if err != nil {
+			return nil, fmt.Errorf("%s.credentials: %w", where, err)
+		}
+		pc.Credentials = creds
+	}
+	var err error
 	if pc.Verify, err = b.frontVerification(a.Card); err != nil {
 		return nil, fmt.Errorf("%s.card: %w", where, err)
 	}
@@ -201,8 +217,6 @@ func (b *Bridge) frontStateKey(agent string) ([]byte, error) {
 func (b *Bridge) connectFront(ctx context.Context, fa *frontedAgent) error {
 	px, err := proxy.New(ctx, fa.cfg)
 	if err != nil {
-		msg := netguard.RedactURL(err).Error()
-		fa.lastErr.Store(&msg)
 		return netguard.RedactURL(err)
 	}
 	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: b.store, Executor: px, OnEvent: b.taskEvents(fa.name), Logger: b.log.With("agent", fa.name), LeaseTTL: b.cfg.Tasks.LeaseTTL.D()})
@@ -218,11 +232,11 @@ func (b *Bridge) connectFront(ctx context.Context, fa *frontedAgent) error {
 		return fmt.Errorf("gateway: front.a2a %s: %w", fa.name, err)
 	}
 	fa.mu.Lock()
-	fa.mgr, fa.px, fa.srv = mgr, px, srv
+	fa.mgr, fa.srv = mgr, srv
 	fa.mu.Unlock()
 	h := b.hops.ForAudience(fa.aud).ProtectA2A(srv)
+	fa.px.Store(px)
 	fa.handler.Store(&h)
-	fa.lastErr.Store(nil)
 	if res := px.Verification(); res.Status != 0 {
 		b.log.Info("fronted agent card loaded", "agent", fa.name, "verification", res.Status.String(), "kid", res.KeyID)
 	} else {
@@ -231,37 +245,32 @@ func (b *Bridge) connectFront(ctx context.Context, fa *frontedAgent) error {
 	return nil
 }
 
-// retryFront retries connectFront with backoff until it succeeds or ctx ends.
-func (b *Bridge) retryFront(ctx context.Context, fa *frontedAgent) {
-	wait := frontRetryMin
-	for {
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-t.C:
-		}
-		err := b.connectFront(ctx, fa)
-		if err == nil {
-			return
-		}
-		if ctx.Err() != nil {
-			return
-		}
-		b.log.Warn("fronted agent still not reachable", "agent", fa.name, "err", err, "retry_in", wait.String())
-		wait = min(2*wait, frontRetryMax)
+// resignFront signs the card built from px's changed upstream card and
+// serves it.
+func (b *Bridge) resignFront(fa *frontedAgent, px *proxy.Proxy) error {
+	signed, err := b.sign(px.Card(fa.base, b.cfg.Push.Enabled))
+	if err != nil {
+		return err
 	}
+	fa.mu.Lock()
+	srv := fa.srv
+	fa.mu.Unlock()
+	return srv.SetCard(signed)
 }
 
-// ServeHTTP serves the agent once its card is loaded, 503 before.
+// ServeHTTP serves the agent once its card is loaded, and answers
+// AGENT_UNAVAILABLE in the request's binding (HTTP 503 on the card and
+// HTTP+JSON, -32603 on JSON-RPC) before, and while it is taken out.
 func (fa *frontedAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if h := fa.handler.Load(); h != nil {
+	h := fa.handler.Load()
+	switch why := fa.out.Load(); {
+	case why != nil:
+		a2a.WriteError(w, r, a2a.AgentUnavailable(fa.name, "its card failed verification"))
+	case h == nil:
+		a2a.WriteError(w, r, a2a.AgentUnavailable(fa.name, "its card is not loaded yet"))
+	default:
 		(*h).ServeHTTP(w, r)
-		return
 	}
-	w.Header().Set("Retry-After", strconv.Itoa(int(frontRetryMin/time.Second)))
-	http.Error(w, "gateway: agent "+fa.name+" is not available yet: its card is not loaded", http.StatusServiceUnavailable)
 }
 
 // buildFrontMCP dials every front.mcp server like a published one and
@@ -279,10 +288,22 @@ func (b *Bridge) buildFrontMCP(ctx context.Context, opts Options, streams *http.
 			return fmt.Errorf("gateway: front.mcp[%d]: %w", i, err)
 		}
 		ucfg.OnRestart = b.metrics.restarted("front/" + m.Name)
+		ref := &connRef{}
+		tools := func() int {
+			if c := ref.load(); c != nil {
+				return c.Status().Tools
+			}
+			return 0
+		}
+		b.connHooks(&ucfg, health.KindFrontMCP, m.Name, ref, tools)
+		b.health.Add(health.KindFrontMCP, m.Name)
 		conn, err := dial(ctx, ucfg)
 		if err != nil {
 			return fmt.Errorf("gateway: front.mcp[%d] %s: %w", i, m.Name, err)
 		}
+		ref.store(conn)
+		b.reportConn(health.KindFrontMCP, m.Name, conn, tools)
+		b.monitors.add(b.connMonitor(health.KindFrontMCP, m.Name, conn, tools))
 		b.front.servers = append(b.front.servers, frontedServer{name: m.Name, conn: conn})
 		servers = append(servers, frontmcp.Server{Name: m.Name, Prefix: m.ToolPrefix, Upstream: conn})
 	}
@@ -324,30 +345,9 @@ func (d frontDecider) Decide(ctx context.Context, hop policy.Hop) policy.Decisio
 	return d.next.Decide(ctx, hop)
 }
 
-// notReady lists the fronted agents whose card is not loaded and the
-// fronted MCP servers that are not connected.
-func (f *fronted) notReady() []string {
-	var not []string
-	for _, fa := range f.agents {
-		if fa.handler.Load() == nil {
-			not = append(not, "front.a2a "+fa.name+": agent card not loaded")
-		}
-	}
-	for _, s := range f.servers {
-		if s.conn.ProtocolVersion() == "" {
-			not = append(not, "front.mcp "+s.name+": MCP server not connected")
-		}
-	}
-	return not
-}
-
-// close stops the card retries, waits (until ctx ends) for the fronted
-// agents' running tasks and closes the MCP connections.
+// close waits (until ctx ends) for the fronted agents' running tasks and
+// closes the MCP connections.
 func (f *fronted) close(ctx context.Context) error {
-	if f.stop != nil {
-		f.stop()
-	}
-	f.wg.Wait()
 	for _, fa := range f.agents {
 		fa.mu.Lock()
 		mgr := fa.mgr

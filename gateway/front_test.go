@@ -343,12 +343,14 @@ func TestFrontA2AUnreachableUpstreamIsNotReady(t *testing.T) {
 	ln.Close()
 	e := startFront(t, frontYAML(dead, ""), gateway.Options{})
 	resp, body := get(t, e.url+"/readyz")
-	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "front.a2a agent: agent card not loaded") {
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), `"front.a2a agent: down: card fetch failed: connection refused"`) ||
+		strings.Contains(string(body), ln.Addr().String()) {
 		t.Fatalf("readyz %d: %s", resp.StatusCode, body)
 	}
-	resp, _ = get(t, e.url+"/a2a/agent/.well-known/agent-card.json")
-	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
-		t.Fatalf("card of an unloaded agent: %d", resp.StatusCode)
+	resp, body = get(t, e.url+"/a2a/agent/.well-known/agent-card.json")
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" ||
+		!strings.Contains(string(body), `"reason":"AGENT_UNAVAILABLE"`) || !strings.Contains(string(body), "agent agent is unavailable: its card is not loaded yet") {
+		t.Fatalf("card of an unloaded agent: %d %s", resp.StatusCode, body)
 	}
 }
 

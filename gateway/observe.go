@@ -453,24 +453,9 @@ func (b *Bridge) GoingAway() {
 	}
 }
 
-// recordUpstreams sets bridge_upstream_up for every published MCP server
-// (connected) and exposed agent (card loaded).
-func (b *Bridge) recordUpstreams() {
-	m := b.metrics.series()
-	if m == nil {
-		return
-	}
-	for _, a := range b.agents {
-		m.UpstreamUp("publish/"+a.name, a.conn.ProtocolVersion() != "")
-	}
-	if b.tools != nil {
-		for _, s := range b.tools.Statuses() {
-			m.UpstreamUp("expose/"+s.Alias, s.Loaded)
-		}
-	}
-}
-
-// watchUpstreams refreshes bridge_upstream_up every interval until ctx ends.
+// watchUpstreams sets the upstream metrics from the health registry now and
+// every interval until ctx ends (each change is recorded as it happens; this
+// catches up with the changes made before the metrics existed).
 func (b *Bridge) watchUpstreams(ctx context.Context, every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()

@@ -144,8 +144,10 @@ func TestMetricsSeriesAfterMixedTraffic(t *testing.T) {
 		`bridge_rate_limited_total{face="a2a",rule=`,
 		`bridge_ratelimit_hits_total{rule=`,
 		`bridge_policy_decisions_total{decision="allow",face="a2a",rule="_default"}`,
-		`bridge_upstream_up{upstream="publish/tools"} 1`,
-		`bridge_upstream_up{upstream="expose/echo"} 1`,
+		`bridge_upstream_up{kind="publish",upstream="tools"} 1`,
+		`bridge_upstream_up{kind="expose",upstream="echo"} 1`,
+		`bridge_upstream_state{kind="publish",state="up",upstream="tools"} 1`,
+		`bridge_upstream_state{kind="publish",state="down",upstream="tools"} 0`,
 		`bridge_handler_panics_total 0`,
 	}
 	var body string

@@ -244,17 +244,11 @@ func (b *Bridge) resignCards() {
 		}
 	}
 	for _, fa := range b.front.agents {
-		fa.mu.Lock()
-		px, srv := fa.px, fa.srv
-		fa.mu.Unlock()
-		if px == nil || srv == nil {
+		px := fa.proxy()
+		if px == nil {
 			continue
 		}
-		c, err := b.sign(px.Card(fa.base, b.cfg.Push.Enabled))
-		if err == nil {
-			err = srv.SetCard(c)
-		}
-		if err != nil {
+		if err := b.resignFront(fa, px); err != nil {
 			b.log.Error("reload: re-signing a card failed; the old card is still served", "agent", fa.name, "err", err)
 		}
 	}

@@ -35,6 +35,7 @@ type Metrics struct {
 	streams   *prometheus.GaugeVec
 	tasks     *prometheus.CounterVec
 	upstream  *prometheus.GaugeVec
+	upState   *prometheus.GaugeVec
 	restarts  *prometheus.CounterVec
 	storeErrs *prometheus.CounterVec
 	decisions *prometheus.CounterVec
@@ -82,8 +83,12 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	}, []string{"state"}))
 	m.upstream = register(reg, prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "bridge_upstream_up",
-		Help: "1 when the upstream (MCP server or A2A agent) is ready, 0 when it is not.",
-	}, []string{"upstream"}))
+		Help: "1 when the upstream (MCP server or A2A agent) is up, 0 when it is not; kind is its configuration section (publish, front.mcp, front.a2a, expose).",
+	}, []string{"upstream", "kind"}))
+	m.upState = register(reg, prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "bridge_upstream_state",
+		Help: "1 for the upstream's state now, 0 for the others: starting, up, down (unreachable or lost) or refused (its card failed verification; taken out).",
+	}, []string{"upstream", "kind", "state"}))
 	m.restarts = register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "bridge_upstream_restarts_total",
 		Help: "Upstream restarts or reconnections, by upstream.",
@@ -256,8 +261,9 @@ func stateLabel(s a2a.TaskState) string {
 	return strings.ToLower(strings.TrimPrefix(string(s), "TASK_STATE_"))
 }
 
-// UpstreamUp records whether the named upstream is ready.
-func (m *Metrics) UpstreamUp(name string, up bool) {
+// UpstreamUp records whether the named upstream of kind (its configuration
+// section: one of the bridge's own few names, exported as given) is up.
+func (m *Metrics) UpstreamUp(name, kind string, up bool) {
 	if m == nil {
 		return
 	}
@@ -265,7 +271,34 @@ func (m *Metrics) UpstreamUp(name string, up bool) {
 	if up {
 		v = 1
 	}
-	m.upstream.WithLabelValues(m.upstreams.value(name)).Set(v)
+	m.upstream.WithLabelValues(m.upstreams.value(name), kind).Set(v)
+}
+
+// UpstreamState records the upstream's state: 1 for state, 0 for every
+// other of states.
+func (m *Metrics) UpstreamState(name, kind, state string, states []string) {
+	if m == nil {
+		return
+	}
+	n, k := m.upstreams.value(name), kind
+	for _, s := range states {
+		v := 0.0
+		if s == state {
+			v = 1
+		}
+		m.upState.WithLabelValues(n, k, s).Set(v)
+	}
+}
+
+// UpstreamRemoved drops the series of an upstream removed from the
+// configuration.
+func (m *Metrics) UpstreamRemoved(name, kind string) {
+	if m == nil {
+		return
+	}
+	labels := prometheus.Labels{"upstream": m.upstreams.value(name), "kind": kind}
+	m.upstream.Delete(labels)
+	m.upState.DeletePartialMatch(labels)
 }
 
 // UpstreamRestarted counts one restart or reconnection of the named

@@ -151,9 +151,9 @@ func TestMetricsEventHooks(t *testing.T) {
 		onEvent(ctx, "alice", task, a2a.StreamResponse{StatusUpdate: &a2a.TaskStatusUpdateEvent{TaskID: "t1", Status: a2a.TaskStatus{State: s}}})
 	}
 	onEvent(ctx, "alice", task, a2a.StreamResponse{ArtifactUpdate: &a2a.TaskArtifactUpdateEvent{TaskID: "t1"}})
-	m.UpstreamUp("weather", true)
-	m.UpstreamUp("files", true)
-	m.UpstreamUp("files", false)
+	m.UpstreamUp("weather", "front.a2a", true)
+	m.UpstreamUp("files", "front.mcp", true)
+	m.UpstreamUp("files", "front.mcp", false)
 	m.UpstreamRestarted("files")
 	m.StoreError("append")
 	m.PolicyDecision("mcp", false)
@@ -172,8 +172,8 @@ func TestMetricsEventHooks(t *testing.T) {
 		{`bridge_task_transitions_total{state="working"}`, 2},
 		{`bridge_task_transitions_total{state="completed"}`, 1},
 		{`bridge_task_transitions_total{state="unknown"}`, 1},
-		{`bridge_upstream_up{upstream="weather"}`, 1},
-		{`bridge_upstream_up{upstream="files"}`, 0},
+		{`bridge_upstream_up{kind="front.a2a",upstream="weather"}`, 1},
+		{`bridge_upstream_up{kind="front.mcp",upstream="files"}`, 0},
 		{`bridge_upstream_restarts_total{upstream="files"}`, 1},
 		{`bridge_store_errors_total{op="append"}`, 1},
 		{`bridge_policy_decisions_total{decision="deny",face="mcp"}`, 1},
@@ -246,7 +246,7 @@ func TestNewMetricsTwiceOnOneRegistry(t *testing.T) {
 func TestNilMetricsRecordsNothing(t *testing.T) {
 	var m *Metrics
 	m.StoreError("get")
-	m.UpstreamUp("x", true)
+	m.UpstreamUp("x", "publish", true)
 	m.OnTaskEvent(context.Background(), "", nil, a2a.StreamResponse{})
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {})
 	if got := m.Middleware("a2a", nil, h); got == nil {
