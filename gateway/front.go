@@ -278,7 +278,7 @@ func (fa *frontedAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (b *Bridge) buildFrontMCP(ctx context.Context, opts Options, streams *http.Client) error {
 	dial := opts.DialUpstream
 	if dial == nil {
-		dial = upstream.Dial
+		dial = upstream.Open
 	}
 	var servers []frontmcp.Server
 	for i := range b.cfg.Front.MCP {

@@ -32,7 +32,18 @@ type filteredUpstream struct {
 	known map[string]upstream.Annotations
 }
 
-var _ toolagent.Upstream = (*filteredUpstream)(nil)
+var (
+	_ toolagent.Upstream     = (*filteredUpstream)(nil)
+	_ toolagent.Availability = (*filteredUpstream)(nil)
+)
+
+// Available implements toolagent.Availability for upstreams that know it.
+func (f *filteredUpstream) Available() error {
+	if av, ok := f.Upstream.(toolagent.Availability); ok {
+		return av.Available()
+	}
+	return nil
+}
 
 func (f *filteredUpstream) visible(name string) bool {
 	for _, p := range f.deny {

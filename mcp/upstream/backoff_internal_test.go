@@ -12,10 +12,11 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 )
 
-// TestReconnectBackoffDoublesWithJitter: while a server refuses, the waits
-// between attempts double from MinBackoff to MaxBackoff, each drawn from
-// [wait/2, wait]; a call meanwhile fails with ErrUnavailable once the
-// connection has been down for ConnectWait.
+// TestReconnectBackoffDoublesWithJitter: while a server that was up
+// refuses, the waits between attempts double from MinBackoff to
+// MaxBackoff, each drawn from [wait/2, wait]; a call meanwhile fails with
+// ErrUnavailable once the connection has been down for ConnectWait, and at
+// once after that.
 func TestReconnectBackoffDoublesWithJitter(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c := newConn(Config{Name: "down", MinBackoff: 100 * time.Millisecond, MaxBackoff: time.Second,
@@ -29,6 +30,7 @@ func TestReconnectBackoffDoublesWithJitter(t *testing.T) {
 			return nil, nil, errors.New("connection refused")
 		}
 		start := time.Now()
+		c.connected = true // it was up: the connection was lost
 		c.markDown(errors.New("connection refused"))
 		c.wg.Add(1)
 		go func() {

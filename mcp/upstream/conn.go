@@ -460,7 +460,8 @@ func (c *Conn) drop(s *session, cause error) {
 // current returns the live session. While the connection is being
 // re-established it waits, for at most ConnectWait after the connection was
 // lost (and never past ctx); then it fails with ErrUnavailable, so that a
-// server that stays down answers calls at once.
+// server that stays down answers calls at once. A server never reached
+// fails at once.
 func (c *Conn) current(ctx context.Context) (*session, error) {
 	for {
 		c.mu.Lock()
@@ -473,8 +474,14 @@ func (c *Conn) current(ctx context.Context) (*session, error) {
 			return s, nil
 		}
 		wait := c.cfg.ConnectWait - time.Since(since)
-		if s != nil || last == nil {
+		c.mu.Lock()
+		never := !c.connected
+		c.mu.Unlock()
+		switch {
+		case s != nil || last == nil && !never:
 			wait = c.cfg.ConnectWait // lost just now: the supervisor has not noticed yet
+		case never && last != nil:
+			wait = 0 // never reached: nothing to wait for
 		}
 		if wait <= 0 {
 			return nil, c.unavailable(last)
@@ -544,17 +551,23 @@ func (c *Conn) Status() Status {
 
 // Available returns nil while a call would be served: the server is
 // connected, or its connection was lost less than ConnectWait ago (the call
-// would wait for the reconnect). Otherwise it returns the error such a call
-// fails with (wrapping ErrUnavailable or ErrClosed), at once.
+// would wait for the reconnect). Otherwise (never reached, or down for
+// longer) it returns the error such a call fails with (wrapping
+// ErrUnavailable or ErrClosed), at once.
 func (c *Conn) Available() error {
 	if c.life.Err() != nil {
 		return ErrClosed
 	}
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	s, last, since := c.sess, c.lastErr, c.since
-	c.mu.Unlock()
-	if s != nil && !s.isDead() || last == nil || time.Since(since) < c.cfg.ConnectWait {
+	switch {
+	case s != nil && !s.isDead():
 		return nil
+	case !c.connected:
+		return c.unavailable(last) // never reached
+	case last == nil || time.Since(since) < c.cfg.ConnectWait:
+		return nil // lost just now: a call waits for the reconnect
 	}
 	return c.unavailable(last)
 }
