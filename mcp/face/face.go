@@ -207,6 +207,8 @@ type Face struct {
 	sess     *sessions
 	tasks    *taskStore
 	syncMu   sync.Mutex
+	toolDefs []byte // the served tool definitions, as last set
+	handlers atomic.Pointer[map[string]server.ToolHandlerFunc]
 	resURIs  []string
 	prompts  []string
 	subs     *subscriptions
@@ -370,7 +372,7 @@ func (f *Face) Sync() {
 	}
 	f.syncPrompts(prompts)
 	f.syncTemplates(templates)
-	f.mcp.SetTools(tools...)
+	f.syncTools(tools)
 	if len(f.resURIs) > 0 {
 		f.mcp.DeleteResources(f.resURIs...)
 	}
@@ -387,6 +389,43 @@ func (f *Face) Sync() {
 	}
 	if len(res) > 0 {
 		f.mcp.AddResources(res...)
+	}
+}
+
+// syncTools serves tools. The handlers are swapped at once; the tool set
+// is replaced (and hosts get notifications/tools/list_changed) only when
+// the definitions changed, so a source that reports a change of something
+// else (its prompts, a reconnect that found the same tools) sends no
+// spurious list change. f.syncMu is held.
+func (f *Face) syncTools(tools []server.ServerTool) {
+	handlers := make(map[string]server.ToolHandlerFunc, len(tools))
+	defs := make([]mcp.Tool, len(tools))
+	for i, t := range tools {
+		handlers[t.Tool.Name] = t.Handler
+		defs[i] = t.Tool
+	}
+	f.handlers.Store(&handlers)
+	b, err := json.Marshal(defs)
+	if err == nil && f.toolDefs != nil && bytes.Equal(b, f.toolDefs) {
+		return
+	}
+	f.toolDefs = b
+	served := make([]server.ServerTool, len(tools))
+	for i, t := range tools {
+		served[i] = server.ServerTool{Tool: t.Tool, Handler: f.dispatch(t.Tool.Name)}
+	}
+	f.mcp.SetTools(served...)
+}
+
+// dispatch is the handler mcp-go holds for a tool: it calls the tool's
+// handler of the last Sync.
+func (f *Face) dispatch(name string) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		h := (*f.handlers.Load())[name]
+		if h == nil {
+			return mcp.NewToolResultError(fmt.Sprintf("tool %s is not available", name)), nil
+		}
+		return h(ctx, req)
 	}
 }
 
