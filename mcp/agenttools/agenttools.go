@@ -10,6 +10,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -138,13 +140,7 @@ func New(cfg Config) (*AgentTools, error) {
 // newAgent is the run-time state of ac, its tool name assigned (t.mu held
 // or t not shared yet).
 func (t *AgentTools) newAgent(ac AgentConfig) *agent {
-	if ac.Timeout == 0 {
-		ac.Timeout = DefaultTimeout
-	}
-	if ac.Credentials == nil {
-		ac.Credentials = auth.None{}
-	}
-	ac.CardURL = CardURLOf(ac.CardURL)
+	ac = t.newAgentConfig(ac)
 	u, _ := url.Parse(ac.CardURL)
 	a := &agent{cfg: ac, hosts: map[string]bool{strings.ToLower(u.Host): true}, skills: map[string]string{}}
 	for _, h := range ac.CredentialHosts {
@@ -331,10 +327,13 @@ func (t *AgentTools) refreshAgent(ctx context.Context, a *agent) (changed bool, 
 	t.mu.Lock()
 	skills := map[string]string{}
 	if a.cfg.SkillTools {
+		current := slices.Contains(t.agents, a) // not removed by SetAgents meanwhile
 		for _, s := range c.Skills {
 			name := t.names.name("skill\x00"+a.cfg.Alias+"\x00"+s.ID, a.cfg.Alias+"."+s.ID)
 			skills[s.ID] = name
-			t.byTool[name] = toolRef{agent: a, skill: s.ID}
+			if current {
+				t.byTool[name] = toolRef{agent: a, skill: s.ID}
+			}
 		}
 	}
 	t.mu.Unlock()
@@ -601,4 +600,77 @@ func (t *AgentTools) Resources() []server.ServerResource {
 		}})
 	}
 	return out
+}
+
+// SetAgents makes agents the exposed set, while serving: an alias that is
+// new is added (its card fetched by the next Refresh or Check), one no
+// longer listed is removed with its tools, and one whose configuration
+// changed is replaced (its card fetched again); the others keep their
+// cards. Tool names stay stable. Listeners hear of the change. On an
+// invalid list nothing changes. Credentials and Keys are compared by
+// identity: pass the same values for an agent that did not change.
+func (t *AgentTools) SetAgents(agents []AgentConfig) error {
+	if err := Validate(agents); err != nil {
+		return fmt.Errorf("agenttools: %w", err)
+	}
+	t.mu.Lock()
+	old := map[string]*agent{}
+	for _, a := range t.agents {
+		old[a.cfg.Alias] = a
+	}
+	next := make([]*agent, 0, len(agents))
+	for _, ac := range agents {
+		if o := old[ac.Alias]; o != nil && sameAgent(o.cfg, t.newAgentConfig(ac)) {
+			next = append(next, o)
+			continue
+		}
+		next = append(next, t.newAgent(ac))
+	}
+	byTool := map[string]toolRef{}
+	for _, a := range next {
+		byTool[a.toolName] = toolRef{agent: a}
+		a.mu.RLock()
+		for id, name := range a.skills {
+			byTool[name] = toolRef{agent: a, skill: id}
+		}
+		a.mu.RUnlock()
+	}
+	t.agents, t.byTool = next, byTool
+	t.mu.Unlock()
+	t.changed()
+	return nil
+}
+
+// newAgentConfig is ac with the defaults newAgent fills.
+func (t *AgentTools) newAgentConfig(ac AgentConfig) AgentConfig {
+	if ac.Timeout == 0 {
+		ac.Timeout = DefaultTimeout
+	}
+	if ac.Credentials == nil {
+		ac.Credentials = auth.None{}
+	}
+	ac.CardURL = CardURLOf(ac.CardURL)
+	return ac
+}
+
+// sameAgent reports whether two agent configurations are the same, the
+// credentials and keys by identity.
+func sameAgent(a, b AgentConfig) bool {
+	return a.Alias == b.Alias && a.CardURL == b.CardURL && a.RequireSignature == b.RequireSignature &&
+		a.Timeout == b.Timeout && a.SkillTools == b.SkillTools && a.Description == b.Description &&
+		a.Binding == b.Binding && slices.Equal(a.CredentialHosts, b.CredentialHosts) &&
+		same(a.Credentials, b.Credentials) && same(a.Keys, b.Keys)
+}
+
+// same compares two interface values by identity, never panicking on a
+// dynamic type that is not comparable (such values are never the same).
+func same(a, b any) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	ta, tb := reflect.TypeOf(a), reflect.TypeOf(b)
+	if ta != tb || !ta.Comparable() {
+		return false
+	}
+	return a == b
 }

@@ -103,7 +103,7 @@ func (s *Source) refreshExtras(ctx context.Context) bool {
 	defer s.extrasMu.Unlock()
 	x := extras{promptTo: map[string]promptRoute{}, uriTo: map[string]*entry{}}
 	var sig strings.Builder
-	for _, e := range s.servers {
+	for _, e := range s.entries() {
 		if pu, ok := e.up.(PromptUpstream); ok {
 			ps, err := pu.Prompts(ctx)
 			if err != nil {

@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -92,12 +93,12 @@ type Config struct {
 // Source serves the tools of several upstream MCP servers. It is safe for
 // concurrent use.
 type Source struct {
-	log     *slog.Logger
-	check   Checker
-	servers []*entry
-	seq     atomic.Uint64
+	log   *slog.Logger
+	check Checker
+	seq   atomic.Uint64
 
 	mu        sync.Mutex
+	servers   []*entry // the served servers, in configuration order
 	names     *namer
 	pnames    *namer
 	extras    extras
@@ -135,9 +136,24 @@ func New(ctx context.Context, cfg Config) (*Source, error) {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
+	entries, err := newEntries(cfg.Servers)
+	if err != nil {
+		return nil, err
+	}
+	s.servers = entries
+	for _, e := range s.servers {
+		s.watch(e)
+	}
+	s.Refresh(ctx)
+	return s, nil
+}
+
+// newEntries validates servers and returns their entries.
+func newEntries(servers []Server) ([]*entry, error) {
 	var problems []string
+	var out []*entry
 	seenName, seenPrefix := map[string]bool{}, map[string]bool{}
-	for i, sv := range cfg.Servers {
+	for i, sv := range servers {
 		prefix := sv.Prefix
 		if sv.NoPrefix {
 			prefix = ""
@@ -155,23 +171,94 @@ func New(ctx context.Context, cfg Config) (*Source, error) {
 			problems = append(problems, fmt.Sprintf("servers[%d]: upstream is required", i))
 		}
 		seenName[sv.Name], seenPrefix[prefix] = true, true
-		s.servers = append(s.servers, &entry{name: sv.Name, prefix: prefix, up: sv.Upstream})
+		out = append(out, &entry{name: sv.Name, prefix: prefix, up: sv.Upstream})
 	}
 	if len(problems) > 0 {
 		return nil, errors.New("frontmcp: " + strings.Join(problems, "; "))
 	}
-	for _, e := range s.servers {
-		e := e
-		e.up.OnToolsChanged(func(ts []upstream.Tool) { s.update(e, ts) })
-		if lu, ok := e.up.(ListUpstream); ok {
-			lu.OnListChanged(s.extrasChanged)
+	return out, nil
+}
+
+// watch follows e's list changes while e is served.
+func (s *Source) watch(e *entry) {
+	e.up.OnToolsChanged(func(ts []upstream.Tool) {
+		if s.serves(e) {
+			s.update(e, ts)
 		}
-		if su, ok := e.up.(SubscribeUpstream); ok {
-			su.OnResourceUpdated(func(uri string) { s.resourceUpdated(e, uri) })
-		}
+	})
+	if lu, ok := e.up.(ListUpstream); ok {
+		lu.OnListChanged(func() {
+			if s.serves(e) {
+				s.extrasChanged()
+			}
+		})
 	}
-	s.Refresh(ctx)
-	return s, nil
+	if su, ok := e.up.(SubscribeUpstream); ok {
+		su.OnResourceUpdated(func(uri string) { s.resourceUpdated(e, uri) })
+	}
+}
+
+// serves reports whether e is one of the served servers.
+func (s *Source) serves(e *entry) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Contains(s.servers, e)
+}
+
+// entries is the served servers now.
+func (s *Source) entries() []*entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.servers
+}
+
+// SetServers makes servers the served set, while serving: a server whose
+// name is new is added (its lists read now), one no longer named is
+// dropped with its tools, prompts and resources, and one whose Upstream or
+// prefix changed is replaced; the others are kept as they are. Names stay
+// stable: a tool keeps its public name across a replace. Listeners hear of
+// a changed served set. On an invalid list nothing changes. Closing the
+// dropped upstreams is the caller's.
+func (s *Source) SetServers(ctx context.Context, servers []Server) error {
+	next, err := newEntries(servers)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	old := map[string]*entry{}
+	for _, e := range s.servers {
+		old[e.name] = e
+	}
+	var added []*entry
+	for i, e := range next {
+		if o := old[e.name]; o != nil && o.up == e.up && o.prefix == e.prefix {
+			next[i] = o
+			delete(old, e.name)
+			continue
+		}
+		added = append(added, e)
+	}
+	for name := range old {
+		delete(s.lists, name)
+	}
+	for _, e := range added {
+		delete(s.lists, e.name)
+	}
+	s.servers = next
+	s.rebuild()
+	s.mu.Unlock()
+	for _, e := range added {
+		s.watch(e)
+		ts, err := e.up.Tools(ctx)
+		if err != nil {
+			s.log.Warn("frontmcp: reading a server's tool list failed; its tools are not served until it recovers", "server", e.name, "error", err.Error())
+			continue
+		}
+		s.setList(e, ts)
+	}
+	s.refreshExtras(ctx)
+	s.notify()
+	return nil
 }
 
 // Refresh re-reads every server's tool list, prompts, resources and
@@ -180,7 +267,7 @@ func New(ctx context.Context, cfg Config) (*Source, error) {
 // is logged.
 func (s *Source) Refresh(ctx context.Context) {
 	changed := s.refreshExtras(ctx)
-	for _, e := range s.servers {
+	for _, e := range s.entries() {
 		ts, err := e.up.Tools(ctx)
 		if err != nil {
 			s.log.Warn("frontmcp: reading a server's tool list failed; its tools are not served until it recovers", "server", e.name, "error", err.Error())
@@ -207,6 +294,9 @@ func (s *Source) update(e *entry, ts []upstream.Tool) {
 func (s *Source) setList(e *entry, ts []upstream.Tool) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if !slices.Contains(s.servers, e) {
+		return false // dropped meanwhile
+	}
 	old, had := s.lists[e.name]
 	if had && sameTools(old, ts) {
 		return false
