@@ -95,6 +95,16 @@ type Bridge struct {
 	health   *health.Registry
 	monitors *monitors
 
+	// What a reload of the upstream lists needs: the routes of /a2a/, the
+	// lists in force, and how upstreams are reached.
+	routes   *agentRoutes
+	upMu     sync.Mutex // guards agents, front.agents, front.servers, lists
+	lists    upstreamLists
+	dial     func(ctx context.Context, cfg upstream.Config) (*upstream.Conn, error)
+	streams  *http.Client   // trusted, no overall timeout: MCP servers
+	frontHC  *http.Client   // trusted, HTTP/1.1 direct: fronted agents
+	retiring sync.WaitGroup // removed upstreams finishing their work
+
 	policy   livePolicy
 	limits   liveLimits
 	reloadMu sync.Mutex
@@ -203,16 +213,25 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (_ *Bridge, er
 		b.signing.Store(sg)
 	}
 
+	b.dial = opts.DialUpstream
+	if b.dial == nil {
+		b.dial = upstream.Open
+	}
+	b.streams, b.frontHC = trustedStreams, netguard.Trusted(agentCalls)
+	b.lists = listsOf(cfg)
+	b.routes = newAgentRoutes()
 	mux := http.NewServeMux()
 	if !opts.MCPOnly {
-		if err := b.buildA2A(ctx, mux, opts, trustedStreams); err != nil {
+		mux.Handle("/a2a/", b.routes)
+		mux.HandleFunc("GET /.well-known/agent-card.json", b.serveRootCard)
+		if err := b.buildA2A(ctx, opts); err != nil {
 			return nil, err
 		}
 	}
-	if err := b.buildFront(ctx, mux, opts, trustedStreams, agentCalls); err != nil {
+	if err := b.buildFront(ctx, opts); err != nil {
 		return nil, err
 	}
-	if len(cfg.Expose.Agents) > 0 || len(b.front.sources) > 0 {
+	if len(cfg.Expose.Agents) > 0 || len(cfg.Front.MCP) > 0 {
 		if err := b.buildExpose(ctx, mux, opts.MCPOnly); err != nil {
 			return nil, err
 		}
@@ -307,7 +326,7 @@ func celCondition(expr string) (ratelimit.Matcher, error) {
 }
 
 // buildA2A opens the store, loads the keys and mounts every published agent.
-func (b *Bridge) buildA2A(ctx context.Context, mux *http.ServeMux, opts Options, streams *http.Client) error {
+func (b *Bridge) buildA2A(ctx context.Context, opts Options) error {
 	cfg := b.cfg
 	if opts.Store != nil {
 		b.store = opts.Store
@@ -335,19 +354,10 @@ func (b *Bridge) buildA2A(ctx context.Context, mux *http.ServeMux, opts Options,
 		}
 		b.dispatcher = d
 	}
-	dial := opts.DialUpstream
-	if dial == nil {
-		dial = upstream.Open
-	}
 	for i := range cfg.Publish {
-		p := &cfg.Publish[i]
-		if err := b.publish(ctx, mux, p, dial, streams); err != nil {
+		if err := b.publish(ctx, &cfg.Publish[i]); err != nil {
 			return err
 		}
-	}
-	if len(b.agents) == 1 {
-		// One agent: its card is also the bridge's well-known card.
-		mux.HandleFunc("GET /.well-known/agent-card.json", b.agents[0].srv.ServeCard)
 	}
 	return nil
 }
@@ -405,9 +415,10 @@ func (b *Bridge) keySet(k config.Keys, prev *signing) (*card.KeySet, []byte, err
 	return ks, jwks, nil
 }
 
-// publish connects one MCP server and mounts it as an A2A agent.
-func (b *Bridge) publish(ctx context.Context, mux *http.ServeMux, p *config.PublishedServer, dial func(context.Context, upstream.Config) (*upstream.Conn, error), streams *http.Client) error {
-	ucfg, err := upstreamConfig(p, streams, b.log)
+// publish connects one MCP server and mounts it as an A2A agent at
+// /a2a/{name} (a server down now is connected in the background).
+func (b *Bridge) publish(ctx context.Context, p *config.PublishedServer) error {
+	ucfg, err := upstreamConfig(p, b.streams, b.log)
 	if err != nil {
 		return err
 	}
@@ -422,12 +433,15 @@ func (b *Bridge) publish(ctx context.Context, mux *http.ServeMux, p *config.Publ
 	}
 	b.connHooks(&ucfg, health.KindPublish, p.Name, ref, skills)
 	b.health.Add(health.KindPublish, p.Name)
-	conn, err := dial(ctx, ucfg)
+	conn, err := b.dial(ctx, ucfg)
 	if err != nil {
+		b.health.Remove(health.KindPublish, p.Name)
 		return fmt.Errorf("gateway: publish[%s]: %w", p.Name, err)
 	}
 	pa.conn = conn
+	b.upMu.Lock()
 	b.agents = append(b.agents, pa)
+	b.upMu.Unlock()
 	up := &filteredUpstream{Upstream: conn, allow: p.AllowTools, deny: p.DenyTools}
 	name := p.Name
 	pa.exec, err = toolagent.New(toolagent.Config{
@@ -468,7 +482,7 @@ func (b *Bridge) publish(ctx context.Context, mux *http.ServeMux, p *config.Publ
 		}
 		b.log.Info("agent card changed with the tool list; re-signed", "agent", name, "version", c.Version)
 	})
-	Mount(mux, "/a2a/"+p.Name, b.hops.ForAudience(p.Audience).ProtectA2A(pa.srv))
+	b.routes.set(p.Name, b.hops.ForAudience(p.Audience).ProtectA2A(pa.srv))
 	ref.store(conn)
 	b.reportConn(health.KindPublish, p.Name, conn, skills)
 	b.monitors.add(b.connMonitor(health.KindPublish, p.Name, conn, skills))
@@ -628,36 +642,14 @@ func securityOf(c *auth.Chain) (map[string]a2a.SecurityScheme, []a2a.SecurityReq
 func (b *Bridge) buildExpose(ctx context.Context, mux *http.ServeMux, mcpOnly bool) error {
 	cfg := b.cfg
 	var agents []agenttools.AgentConfig
-	// Calls to card-declared interface URLs go through the guarded client;
-	// a stream has no overall timeout (each call has its own).
-	for i, a := range cfg.Expose.Agents {
-		ac := agenttools.AgentConfig{
-			Alias: a.Alias, CardURL: cardURL(a.URL), RequireSignature: a.Card.RequireSignature,
-			Timeout: a.Timeout.D(), SkillTools: a.PerSkillTools, CredentialHosts: a.CredentialHosts,
-		}
-		// Token endpoints are named in the file: the trusted client.
-		creds, err := auth.NewCredentials(a.Credentials, b.trusted)
+	for i := range cfg.Expose.Agents {
+		ac, err := b.exposedAgent(fmt.Sprintf("expose.agents[%d]", i), &cfg.Expose.Agents[i])
 		if err != nil {
-			return fmt.Errorf("gateway: expose.agents[%d].credentials: %w", i, err)
-		}
-		ac.Credentials = creds
-		if a.Card.Keys != "" {
-			if strings.HasPrefix(a.Card.Keys, "https://") {
-				rk, err := card.NewRemoteJWKS(a.Card.Keys, b.guard.Client(), card.FetchOptions{})
-				if err != nil {
-					return fmt.Errorf("gateway: expose.agents[%d].card.keys: %w", i, err)
-				}
-				ac.Keys = rk
-			} else {
-				sk, err := card.LoadJWKSFile(a.Card.Keys)
-				if err != nil {
-					return fmt.Errorf("gateway: expose.agents[%d].card.keys: %w", i, err)
-				}
-				ac.Keys = sk
-			}
+			return err
 		}
 		agents = append(agents, ac)
 	}
+	b.lists.exposeCfg = agents
 	// Agent calls stream for up to their timeout: they get a guard of their
 	// own whose overall limits fit the longest call (New refuses "none").
 	ngcfg, err := cfg.Netguard.Config()
@@ -733,6 +725,37 @@ func (b *Bridge) mcpAudience() []string {
 		return b.cfg.Expose.MCP.Audience
 	}
 	return []string{b.publicURL + b.cfg.Expose.MCP.Path}
+}
+
+// exposedAgent converts one expose.agents entry (where names it in errors).
+func (b *Bridge) exposedAgent(where string, a *config.ExposedAgent) (agenttools.AgentConfig, error) {
+	ac := agenttools.AgentConfig{
+		Alias: a.Alias, CardURL: cardURL(a.URL), RequireSignature: a.Card.RequireSignature,
+		Timeout: a.Timeout.D(), SkillTools: a.PerSkillTools, CredentialHosts: a.CredentialHosts,
+	}
+	// Token endpoints are named in the file: the trusted client.
+	creds, err := auth.NewCredentials(a.Credentials, b.trusted)
+	if err != nil {
+		return ac, fmt.Errorf("gateway: %s.credentials: %w", where, err)
+	}
+	ac.Credentials = creds
+	switch {
+	case strings.HasPrefix(a.Card.Keys, "https://"):
+		// Calls to card-declared interface URLs, and this JWKS, go through
+		// the guarded client.
+		rk, err := card.NewRemoteJWKS(a.Card.Keys, b.guard.Client(), card.FetchOptions{})
+		if err != nil {
+			return ac, fmt.Errorf("gateway: %s.card.keys: %w", where, err)
+		}
+		ac.Keys = rk
+	case a.Card.Keys != "":
+		sk, err := card.LoadJWKSFile(a.Card.Keys)
+		if err != nil {
+			return ac, fmt.Errorf("gateway: %s.card.keys: %w", where, err)
+		}
+		ac.Keys = sk
+	}
+	return ac, nil
 }
 
 // cardURL accepts a card URL or an agent's base URL.
@@ -812,6 +835,20 @@ func (b *Bridge) serveReady(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(rd)
 }
 
+// publishedAgents is the published agents now.
+func (b *Bridge) publishedAgents() []*publishedAgent {
+	b.upMu.Lock()
+	defer b.upMu.Unlock()
+	return b.agents
+}
+
+// frontedAgents is the fronted A2A agents now.
+func (b *Bridge) frontedAgents() []*frontedAgent {
+	b.upMu.Lock()
+	defer b.upMu.Unlock()
+	return b.front.agents
+}
+
 // Handler is the bridge's HTTP handler, every face and endpoint mounted.
 func (b *Bridge) Handler() http.Handler { return b.handler }
 
@@ -887,6 +924,8 @@ func (b *Bridge) Close() error {
 	b.closeOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), closeWait)
 		defer cancel()
+		// Upstreams a reload removed finish first (each within the grace).
+		b.retiring.Wait()
 		// Executions first: a published task's last event needs its
 		// upstream's answer, and every one needs the store.
 		for _, m := range b.managers() {
@@ -898,8 +937,8 @@ func (b *Bridge) Close() error {
 			errs = append(errs, err)
 			mu.Unlock()
 		}
-		wg.Go(func() { add(b.front.close(ctx)) })
-		for _, a := range b.agents {
+		wg.Go(func() { add(b.front.close(ctx, &b.upMu)) })
+		for _, a := range b.publishedAgents() {
 			if a.conn != nil {
 				wg.Go(func() { add(a.conn.Close()) })
 			}

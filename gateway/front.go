@@ -85,57 +85,50 @@ type frontedServer struct {
 
 // buildFront builds the front section: fronted A2A agents at /a2a/{name}
 // (not in MCPOnly mode) and the fronted MCP servers' tool source, which
-// buildExpose adds to the MCP face. streams is the trusted client without
-// an overall timeout.
-// streams is the client of fronted MCP servers; fronted agents get a
-// client built from agentCalls.
-func (b *Bridge) buildFront(ctx context.Context, mux *http.ServeMux, opts Options, streams *http.Client, agentCalls netguard.Config) error {
+// buildExpose adds to the MCP face (built whenever the face is, so that a
+// reload can add servers).
+func (b *Bridge) buildFront(ctx context.Context, opts Options) error {
 	cfg := b.cfg
-	if len(cfg.Front.MCP) > 0 {
-		if err := b.buildFrontMCP(ctx, opts, streams); err != nil {
+	if len(cfg.Front.MCP) > 0 || len(cfg.Expose.Agents) > 0 {
+		if err := b.buildFrontMCP(ctx); err != nil {
 			return err
 		}
 	}
-	if opts.MCPOnly || len(cfg.Front.A2A) == 0 {
+	if opts.MCPOnly {
 		return nil
 	}
-	agents := netguard.Trusted(agentCalls)
 	for i := range cfg.Front.A2A {
-		fa, err := b.frontAgent(i, agents)
+		fa, err := b.frontAgent(fmt.Sprintf("front.a2a[%d]", i), &cfg.Front.A2A[i])
 		if err != nil {
 			return err
 		}
-		b.front.agents = append(b.front.agents, fa)
-		Mount(mux, "/a2a/"+fa.name, fa)
-		b.health.Add(health.KindFrontA2A, fa.name)
-		err = b.connectFront(ctx, fa)
-		if err != nil {
-			b.log.Warn("fronted agent not reachable yet; retrying in the background", "agent", fa.name, "err", netguard.RedactURL(err))
-		}
-		b.reportFront(fa, err)
-		b.monitors.add(b.frontMonitor(fa))
-	}
-	if len(b.agents) == 0 && len(b.front.agents) == 1 {
-		// One agent: its card is also the bridge's well-known card.
-		fa := b.front.agents[0]
-		mux.HandleFunc("GET /.well-known/agent-card.json", func(w http.ResponseWriter, r *http.Request) {
-			r2 := new(http.Request)
-			*r2 = *r
-			u := *r.URL
-			u.Path, u.RawPath = "/.well-known/agent-card.json", ""
-			r2.URL = &u
-			fa.ServeHTTP(w, r2)
-		})
+		b.startFront(ctx, fa)
 	}
 	return nil
 }
 
-// frontAgent turns one front.a2a entry into a proxy configuration.
-func (b *Bridge) frontAgent(i int, streams *http.Client) (*frontedAgent, error) {
-	a := &b.cfg.Front.A2A[i]
-	where := fmt.Sprintf("gateway: front.a2a[%d]", i)
+// startFront mounts a fronted agent, tries to load its card now and
+// leaves the rest (retries, refreshes) to its monitor.
+func (b *Bridge) startFront(ctx context.Context, fa *frontedAgent) {
+	b.upMu.Lock()
+	b.front.agents = append(b.front.agents, fa)
+	b.upMu.Unlock()
+	b.routes.set(fa.name, fa)
+	b.health.Add(health.KindFrontA2A, fa.name)
+	err := b.connectFront(ctx, fa)
+	if err != nil {
+		b.log.Warn("fronted agent not reachable yet; retrying in the background", "agent", fa.name, "err", netguard.RedactURL(err))
+	}
+	b.reportFront(fa, err)
+	b.monitors.add(b.frontMonitor(fa))
+}
+
+// frontAgent turns one front.a2a entry (where names it in errors) into a
+// proxy configuration.
+func (b *Bridge) frontAgent(where string, a *config.FrontedAgent) (*frontedAgent, error) {
+	where = "gateway: " + where
 	pc := proxy.Config{
-		CardURL: cardURL(a.URL), HTTPClient: streams, CredentialHosts: a.CredentialHosts,
+		CardURL: cardURL(a.URL), HTTPClient: b.frontHC, CredentialHosts: a.CredentialHosts,
 		CardTTLMin: b.cfg.Health.CardRefreshMin.D(), CardTTLMax: b.cfg.Health.CardRefreshMax.D(),
 		Name: a.Name, Logger: b.log.With("agent", a.Name),
 	}
@@ -275,37 +268,19 @@ func (fa *frontedAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // buildFrontMCP dials every front.mcp server like a published one and
 // builds the aggregated tool source.
-func (b *Bridge) buildFrontMCP(ctx context.Context, opts Options, streams *http.Client) error {
-	dial := opts.DialUpstream
-	if dial == nil {
-		dial = upstream.Open
-	}
+func (b *Bridge) buildFrontMCP(ctx context.Context) error {
 	var servers []frontmcp.Server
 	for i := range b.cfg.Front.MCP {
 		m := &b.cfg.Front.MCP[i]
-		ucfg, err := upstreamConfig(&config.PublishedServer{Name: m.Name, MCPUpstream: m.MCPUpstream, Credentials: m.Credentials}, streams, b.log)
+		ucfg, err := b.frontMCPConfig(m)
 		if err != nil {
 			return fmt.Errorf("gateway: front.mcp[%d]: %w", i, err)
 		}
-		ucfg.OnRestart = b.metrics.restarted("front/" + m.Name)
-		ref := &connRef{}
-		tools := func() int {
-			if c := ref.load(); c != nil {
-				return c.Status().Tools
-			}
-			return 0
-		}
-		b.connHooks(&ucfg, health.KindFrontMCP, m.Name, ref, tools)
-		b.health.Add(health.KindFrontMCP, m.Name)
-		conn, err := dial(ctx, ucfg)
+		fs, err := b.openFrontMCP(ctx, m, ucfg)
 		if err != nil {
 			return fmt.Errorf("gateway: front.mcp[%d] %s: %w", i, m.Name, err)
 		}
-		ref.store(conn)
-		b.reportConn(health.KindFrontMCP, m.Name, conn, tools)
-		b.monitors.add(b.connMonitor(health.KindFrontMCP, m.Name, conn, tools))
-		b.front.servers = append(b.front.servers, frontedServer{name: m.Name, conn: conn})
-		servers = append(servers, frontmcp.Server{Name: m.Name, Prefix: m.ToolPrefix, Upstream: conn})
+		servers = append(servers, fs)
 	}
 	src, err := frontmcp.New(ctx, frontmcp.Config{Servers: servers, Check: b.hops, Logger: b.log})
 	if err != nil {
@@ -314,6 +289,38 @@ func (b *Bridge) buildFrontMCP(ctx context.Context, opts Options, streams *http.
 	b.front.mcp = src
 	b.front.sources = append(b.front.sources, src)
 	return nil
+}
+
+// frontMCPConfig converts one front.mcp entry.
+func (b *Bridge) frontMCPConfig(m *config.FrontedMCPServer) (upstream.Config, error) {
+	return upstreamConfig(&config.PublishedServer{Name: m.Name, MCPUpstream: m.MCPUpstream, Credentials: m.Credentials}, b.streams, b.log)
+}
+
+// openFrontMCP connects one front.mcp server (a server down now is
+// connected in the background) and registers its health.
+func (b *Bridge) openFrontMCP(ctx context.Context, m *config.FrontedMCPServer, ucfg upstream.Config) (frontmcp.Server, error) {
+	ucfg.OnRestart = b.metrics.restarted("front/" + m.Name)
+	ref := &connRef{}
+	tools := func() int {
+		if c := ref.load(); c != nil {
+			return c.Status().Tools
+		}
+		return 0
+	}
+	b.connHooks(&ucfg, health.KindFrontMCP, m.Name, ref, tools)
+	b.health.Add(health.KindFrontMCP, m.Name)
+	conn, err := b.dial(ctx, ucfg)
+	if err != nil {
+		b.health.Remove(health.KindFrontMCP, m.Name)
+		return frontmcp.Server{}, err
+	}
+	ref.store(conn)
+	b.reportConn(health.KindFrontMCP, m.Name, conn, tools)
+	b.monitors.add(b.connMonitor(health.KindFrontMCP, m.Name, conn, tools))
+	b.upMu.Lock()
+	b.front.servers = append(b.front.servers, frontedServer{name: m.Name, conn: conn})
+	b.upMu.Unlock()
+	return frontmcp.Server{Name: m.Name, Prefix: m.ToolPrefix, Upstream: conn}, nil
 }
 
 // decider wraps the MCP face's policy so that a fronted server's tool is
@@ -346,9 +353,12 @@ func (d frontDecider) Decide(ctx context.Context, hop policy.Hop) policy.Decisio
 }
 
 // close waits (until ctx ends) for the fronted agents' running tasks and
-// closes the MCP connections.
-func (f *fronted) close(ctx context.Context) error {
-	for _, fa := range f.agents {
+// closes the MCP connections; mu guards the lists.
+func (f *fronted) close(ctx context.Context, mu *sync.Mutex) error {
+	mu.Lock()
+	servers, agents := f.servers, f.agents
+	mu.Unlock()
+	for _, fa := range agents {
 		fa.mu.Lock()
 		mgr := fa.mgr
 		fa.mu.Unlock()
@@ -356,15 +366,15 @@ func (f *fronted) close(ctx context.Context) error {
 			_ = mgr.Idle(ctx)
 		}
 	}
-	var mu sync.Mutex
+	var emu sync.Mutex
 	var errs []error
 	var wg sync.WaitGroup
-	for _, s := range f.servers {
+	for _, s := range servers {
 		wg.Go(func() {
 			err := s.conn.Close()
-			mu.Lock()
+			emu.Lock()
 			errs = append(errs, err)
-			mu.Unlock()
+			emu.Unlock()
 		})
 	}
 	wg.Wait()

@@ -49,12 +49,12 @@ func (b *Bridge) localTask(id string) bool {
 // and the fronted agents' whose card has been loaded.
 func (b *Bridge) managers() []*a2a.Manager {
 	var out []*a2a.Manager
-	for _, a := range b.agents {
+	for _, a := range b.publishedAgents() {
 		if a.mgr != nil {
 			out = append(out, a.mgr)
 		}
 	}
-	for _, fa := range b.front.agents {
+	for _, fa := range b.frontedAgents() {
 		fa.mu.Lock()
 		if fa.mgr != nil {
 			out = append(out, fa.mgr)

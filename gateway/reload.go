@@ -219,19 +219,10 @@ func (b *Bridge) Reload(next *config.Config) error {
 	return nil
 }
 
-// reloadUpstreams is the hook where the upstream lists of next (publish,
-// expose.agents, front.a2a, front.mcp) are applied while serving; changed
-// names the sections that differ from the running ones. It returns what it
-// applied and what still needs a restart. Until upstreams can be added,
-// removed and changed while serving, every change needs a restart.
-func (b *Bridge) reloadUpstreams(_ context.Context, _ *config.Config, changed []string) (applied, restart []string, err error) {
-	return nil, changed, nil
-}
-
 // resignCards signs every served card again with the keys and security in
 // force: published agents' and fronted agents' whose card is loaded.
 func (b *Bridge) resignCards() {
-	for _, a := range b.agents {
+	for _, a := range b.publishedAgents() {
 		if a.exec == nil || a.srv == nil {
 			continue
 		}
@@ -243,7 +234,7 @@ func (b *Bridge) resignCards() {
 			b.log.Error("reload: re-signing a card failed; the old card is still served", "agent", a.name, "err", err)
 		}
 	}
-	for _, fa := range b.front.agents {
+	for _, fa := range b.frontedAgents() {
 		px := fa.proxy()
 		if px == nil {
 			continue
