@@ -291,3 +291,64 @@ func TestHTTPServerGoneMidCallDiesOnce(t *testing.T) {
 		})
 	}
 }
+
+// swappable is an http.Handler the test replaces (a server restarted on
+// the same address).
+type swappable struct {
+	mu sync.Mutex
+	h  http.Handler
+}
+
+func (s *swappable) set(h http.Handler) { s.mu.Lock(); s.h = h; s.mu.Unlock() }
+
+func (s *swappable) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	h := s.h
+	s.mu.Unlock()
+	h.ServeHTTP(w, r)
+}
+
+// TestSSEServerRestartedIsReconnected: a legacy HTTP+SSE server restarts
+// (its event stream breaks, its sessions are gone). At most one call fails;
+// the Conn opens a new stream and session, and calls work again.
+func TestSSEServerRestartedIsReconnected(t *testing.T) {
+	h := &swappable{}
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	h.set(server.NewSSEServer(upstreamtest.NewServer(upstreamtest.Options{}).MCP, server.WithBaseURL(ts.URL)))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var restarts atomic.Int32
+	c, err := upstream.Dial(ctx, upstream.Config{
+		Name: "sse", Logger: quiet, MinBackoff: 10 * time.Millisecond,
+		SSE:       &upstream.HTTPConfig{URL: ts.URL + "/sse", Client: ts.Client()},
+		OnRestart: func(string) { restarts.Add(1) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.CallTool(ctx, "echo", json.RawMessage(`{"text":"before"}`), nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	h.set(server.NewSSEServer(upstreamtest.NewServer(upstreamtest.Options{}).MCP, server.WithBaseURL(ts.URL)))
+	ts.CloseClientConnections()
+	failures := 0
+	for {
+		raw, err := c.CallTool(ctx, "echo", json.RawMessage(`{"text":"after"}`), nil, nil)
+		if err == nil && text(t, raw) == "after" {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("calls never worked again: %v", err)
+		}
+		failures++
+		time.Sleep(20 * time.Millisecond)
+	}
+	if failures > 1 {
+		t.Errorf("%d calls failed after the restart, want at most 1", failures)
+	}
+	if restarts.Load() != 1 {
+		t.Errorf("OnRestart fired %d times, want 1", restarts.Load())
+	}
+}

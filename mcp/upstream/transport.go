@@ -170,10 +170,11 @@ func (t credTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // sessionWatch notices, on the wire, that an HTTP server has lost the
 // session: a 404 to a request that carries Mcp-Session-Id (the spec's
-// answer for a terminated or unknown session), or a 400 to one whose body
-// says "session" (what servers that keep sessions in memory answer after a
-// restart: "No valid session ID provided"), or a connection refused or
-// reset. It kills the session; the Conn reconnects and re-initializes.
+// answer for a terminated or unknown session) or the legacy transport's
+// sessionId, or a 400 to one whose body says "session" (what servers that
+// keep sessions in memory answer after a restart: "No valid session ID
+// provided", "Invalid session ID"), or a connection refused or reset. It
+// kills the session; the Conn reconnects and re-initializes.
 type sessionWatch struct {
 	base http.RoundTripper
 	s    *session
@@ -198,7 +199,9 @@ func (w sessionWatch) RoundTrip(r *http.Request) (*http.Response, error) {
 		}
 		return resp, err
 	}
-	if r.Header.Get(transport.HeaderKeySessionID) == "" {
+	// Streamable HTTP carries the session in a header, the legacy HTTP+SSE
+	// transport in the message endpoint's query.
+	if r.Header.Get(transport.HeaderKeySessionID) == "" && r.URL.Query().Get("sessionId") == "" {
 		return resp, nil
 	}
 	switch resp.StatusCode {
@@ -253,5 +256,10 @@ func (c *Conn) dialSSE(ctx context.Context, s *session) (transport.Interface, *p
 	if err != nil {
 		return nil, nil, err
 	}
+	// Every answer comes on that stream: once it breaks, the session is
+	// gone (calls waiting for their answers would wait forever).
+	t.SetConnectionLostHandler(func(err error) {
+		s.killWith(fmt.Errorf("the event stream broke: %w", err))
+	})
 	return t, nil, nil
 }
