@@ -250,6 +250,10 @@ func (b *Bridge) resignCards() {
 func merged(prev, next *config.Config) *config.Config {
 	m := *prev
 	m.Auth, m.Policy, m.Limits, m.Redis, m.Keys = next.Auth, next.Policy, next.Limits, next.Redis, next.Keys
+	// The upstream lists went to reloadUpstreams, which keeps its own
+	// record of what it could apply (and names the rest as needing a
+	// restart on every reload).
+	m.Publish, m.Front, m.Expose.Agents = next.Publish, next.Front, next.Expose.Agents
 	return &m
 }
 
