@@ -61,6 +61,7 @@ var ErrTaskClosed = errors.New("a2a: task is already in a terminal state; event 
 type Updater struct {
 	m   *Manager
 	req *Request
+	ex  *execution
 
 	mu       sync.Mutex
 	rec      *TaskRecord // nil until the task exists
@@ -194,6 +195,16 @@ func (u *Updater) InputRequired(ctx context.Context, text string) error {
 // event for each call. (Status, Artifact and the other helpers build
 // their own.)
 func (u *Updater) Emit(ctx context.Context, ev StreamResponse) error {
+	return u.EmitAll(ctx, ev)
+}
+
+// EmitAll validates, persists and publishes several events in one store
+// write: subscribers see each of them, in order, as if emitted one by one,
+// but the store commits them together (an executor that learns an artifact
+// and the final state from one answer pays one commit). No event may
+// follow one that ends the task. A task event (ev.Task) must come alone.
+// Events are taken over as by Emit; an artifact without an id gets one.
+func (u *Updater) EmitAll(ctx context.Context, evs ...StreamResponse) error {
 	// Persisting must finish even if the executor's ctx was cancelled: a
 	// CANCELED state is usually written right after cancellation.
 	ctx = context.WithoutCancel(ctx)
@@ -202,17 +213,27 @@ func (u *Updater) Emit(ctx context.Context, ev StreamResponse) error {
 	if u.replied {
 		return errors.New("a2a: the executor already replied with a direct message")
 	}
-	switch {
-	case ev.Message != nil:
-		return errors.New("a2a: a message event is only allowed as a direct reply; use Reply or a status message")
-	case ev.Task == nil && ev.StatusUpdate == nil && ev.ArtifactUpdate == nil:
+	if len(evs) == 0 {
 		return errors.New("a2a: empty event")
 	}
+	for i := range evs {
+		ev := &evs[i]
+		switch {
+		case ev.Message != nil:
+			return errors.New("a2a: a message event is only allowed as a direct reply; use Reply or a status message")
+		case ev.Task == nil && ev.StatusUpdate == nil && ev.ArtifactUpdate == nil:
+			return errors.New("a2a: empty event")
+		case ev.Task != nil && len(evs) > 1:
+			return errors.New("a2a: a task event must be emitted alone")
+		case ev.ArtifactUpdate != nil && ev.ArtifactUpdate.Artifact.ArtifactID == "":
+			ev.ArtifactUpdate.Artifact.ArtifactID = uuid.NewString()
+		}
+	}
 	if u.rec == nil {
-		if err := u.createLocked(ctx, ev.Task); err != nil {
+		if err := u.createLocked(ctx, evs[0].Task); err != nil {
 			return err
 		}
-		if ev.Task != nil {
+		if evs[0].Task != nil {
 			if st := u.rec.Task.Status.State; st.Terminal() || st.Interrupted() {
 				u.final = true
 			}
@@ -220,9 +241,18 @@ func (u *Updater) Emit(ctx context.Context, ev StreamResponse) error {
 			return nil
 		}
 	}
-	rec, err := u.m.apply(ctx, u.req.Owner, u.rec, ev)
+	// The write that ends the task gives this execution's run lease back
+	// with it (see execution.leased).
+	holder := ""
+	if u.ex != nil && u.ex.leased.Load() {
+		holder = u.ex.holder
+	}
+	rec, released, err := u.m.apply(ctx, u.req.Owner, u.rec, holder, evs...)
 	if rec != nil {
 		u.rec = rec
+	}
+	if released {
+		u.ex.leased.Store(false)
 	}
 	if err != nil {
 		return err
@@ -262,8 +292,17 @@ func (u *Updater) createLocked(ctx context.Context, snapshot *Task) error {
 			t.History = []Message{*u.req.Message}
 		}
 	}
-	if err := u.m.store.CreateTask(ctx, u.req.Owner, t); err != nil {
-		return fmt.Errorf("a2a: create task: %w", err)
+	// A task created finished needs no run lease; any other is created
+	// with this execution's (see execution.leased).
+	if t.Status.State.Terminal() {
+		if err := u.m.store.CreateTask(ctx, u.req.Owner, t); err != nil {
+			return fmt.Errorf("a2a: create task: %w", err)
+		}
+	} else {
+		if err := CreateLeasedTask(ctx, u.m.store, u.req.Owner, t, u.ex.holder, u.m.leaseTTL); err != nil {
+			return fmt.Errorf("a2a: create task: %w", err)
+		}
+		u.ex.leased.Store(true)
 	}
 	// Records are replaced, never changed in place (see apply), so the
 	// creation snapshot can be the first record itself.
@@ -289,34 +328,62 @@ func (m *Manager) storeInlinePush(ctx context.Context, req *Request) error {
 	return nil
 }
 
-// apply writes ev onto the task with optimistic concurrency, retrying on
-// conflicts, and refuses anything after a terminal state.
-func (m *Manager) apply(ctx context.Context, owner string, rec *TaskRecord, ev StreamResponse) (*TaskRecord, error) {
-	// ev is the executor's, handed over (see Emit): applyEvent fills it in
-	// place and the store may keep it.
+// apply writes evs onto the task, in one store write, with optimistic
+// concurrency, retrying on conflicts, and refuses anything after a terminal
+// state. When holder is set and the events end the task, the write also
+// releases holder's run lease (released reports it did).
+func (m *Manager) apply(ctx context.Context, owner string, rec *TaskRecord, holder string, evs ...StreamResponse) (_ *TaskRecord, released bool, _ error) {
+	// evs are the executor's, handed over (see Emit): applyEvent fills them
+	// in place and the store may keep them.
 	now := m.now()
 	for attempt := 0; ; attempt++ {
 		if rec.Task.Status.State.Terminal() {
-			return rec, ErrTaskClosed
+			return rec, false, ErrTaskClosed
 		}
 		// A shallow copy: applyEvent replaces what it changes and never
 		// writes into a slice it shares with rec, which others may read.
 		next := rec.Task
-		if err := applyEvent(&next, &ev, now); err != nil {
-			return rec, err
+		for i := range evs {
+			if i > 0 && next.Status.State.Terminal() {
+				return rec, false, ErrTaskClosed
+			}
+			if err := applyEvent(&next, &evs[i], now); err != nil {
+				return rec, false, err
+			}
 		}
-		nrec, err := m.store.UpdateTask(ctx, owner, &next, rec.Version, []StreamResponse{ev})
+		var nrec *TaskRecord
+		var err error
+		releasing := holder != "" && next.Status.State.Terminal()
+		if releasing {
+			nrec, released, err = updateReleasing(ctx, m.store, owner, &next, rec.Version, evs, holder)
+		} else {
+			nrec, err = m.store.UpdateTask(ctx, owner, &next, rec.Version, evs)
+		}
 		if err == nil {
-			m.published(ctx, owner, nrec, ev)
-			return nrec, nil
+			for i := range evs {
+				m.published(ctx, owner, nrec, evs[i])
+			}
+			return nrec, released, nil
 		}
 		if !errors.Is(err, ErrConflict) || attempt > 16 {
-			return rec, fmt.Errorf("a2a: store event: %w", err)
+			return rec, false, fmt.Errorf("a2a: store event: %w", err)
 		}
 		if rec, err = m.store.GetTask(ctx, owner, rec.Task.ID); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
+}
+
+// updateReleasing is UpdateTask with holder's run lease released in the
+// same write when the store can (a2a.LeaseReleasingUpdater); released
+// reports it was.
+func updateReleasing(ctx context.Context, s Store, owner string, t *Task, version int64, evs []StreamResponse, holder string) (*TaskRecord, bool, error) {
+	if lr, ok := s.(LeaseReleasingUpdater); ok {
+		rec, err := lr.UpdateTaskReleasing(ctx, owner, t, version, evs, holder)
+		return rec, err == nil, err
+	}
+	rec, err := s.UpdateTask(ctx, owner, t, version, evs)
+	return rec, false, err
 }
 
 // applyEvent folds one event into a task snapshot, filling ids and times.

@@ -119,6 +119,14 @@ func (m *Manager) published(ctx context.Context, owner string, rec *TaskRecord, 
 type execution struct {
 	// holder names this execution in the task's run lease.
 	holder string
+	// leased reports that the execution holds the task's run lease. A
+	// message to an existing task takes it before the executor starts. A
+	// new task's id is known to no one until the task exists, so its lease
+	// is taken with the task, in the same write (CreateLeasedTask), and not
+	// at all when the task is created already finished (a blocking call
+	// answered in one upstream reply): nothing can run on a finished task,
+	// and recovery looks only at running ones.
+	leased atomic.Bool
 	req    *Request
 	up     *Updater
 	cancel context.CancelFunc
@@ -200,6 +208,7 @@ func (m *Manager) start(ctx context.Context, owner string, p *SendMessageRequest
 		if err := m.acquire(ctx, msg.TaskID, ex.holder); err != nil {
 			return nil, err
 		}
+		ex.leased.Store(true)
 		// Re-read under the lease: the previous run may have changed it.
 		rec, err = m.store.GetTask(ctx, owner, msg.TaskID)
 		if err == nil && rec.Task.Status.State.Terminal() {
@@ -228,16 +237,14 @@ func (m *Manager) start(ctx context.Context, owner string, p *SendMessageRequest
 			return nil, err
 		}
 	} else {
+		// The run lease is taken with the task (see execution.leased).
 		msg.TaskID = uuid.NewString()
 		if msg.ContextID == "" {
 			msg.ContextID = uuid.NewString()
 		}
-		if err := m.acquire(ctx, msg.TaskID, ex.holder); err != nil {
-			return nil, err
-		}
 	}
 	req.Message, req.TaskID, req.ContextID = msg, msg.TaskID, msg.ContextID
-	ex.up = &Updater{m: m, req: req, first: make(chan struct{})}
+	ex.up = &Updater{m: m, req: req, ex: ex, first: make(chan struct{})}
 	if ex.startRec != nil {
 		ex.up.rec = ex.startRec
 	}
@@ -301,7 +308,9 @@ func (m *Manager) run(ctx context.Context, ex *execution) {
 			delete(m.running, ex.req.TaskID)
 		}
 		m.mu.Unlock()
-		_ = m.store.ReleaseLease(context.Background(), ex.req.TaskID, ex.holder)
+		if ex.leased.Load() {
+			_ = m.store.ReleaseLease(context.Background(), ex.req.TaskID, ex.holder)
+		}
 		ex.cancel()
 	}()
 	// The guard starts only once the execution has run for a while: most
@@ -390,7 +399,9 @@ func (m *Manager) guard(ctx context.Context, ex *execution, done <-chan struct{}
 			}
 		}
 		check = false
-		if time.Since(renewed) >= renewEvery {
+		// A new task's lease exists from its creation on (see
+		// execution.leased); renewing from the guard's start is early, never late.
+		if ex.leased.Load() && time.Since(renewed) >= renewEvery {
 			ok, err := m.store.RenewLease(context.Background(), ex.req.TaskID, ex.holder, m.leaseTTL)
 			if err == nil && !ok {
 				m.log.Error("a2a: run lease lost; stopping the executor", "task", ex.req.TaskID)
@@ -435,7 +446,7 @@ func (m *Manager) forceCancel(owner, taskID, text string) {
 	}
 	msg := &Message{MessageID: uuid.NewString(), ContextID: rec.Task.ContextID, TaskID: taskID, Role: RoleAgent, Parts: []Part{TextPart(text)}}
 	ev := StreamResponse{StatusUpdate: &TaskStatusUpdateEvent{Status: TaskStatus{State: TaskStateCanceled, Message: msg}}}
-	if _, err := m.apply(ctx, owner, rec, ev); err != nil && !errors.Is(err, ErrTaskClosed) {
+	if _, _, err := m.apply(ctx, owner, rec, "", ev); err != nil && !errors.Is(err, ErrTaskClosed) {
 		m.log.Error("a2a: could not mark task canceled", "task", taskID, "err", err)
 	}
 }

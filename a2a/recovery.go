@@ -174,7 +174,7 @@ func (m *Manager) failOrphan(ctx context.Context, r TaskRef) (bool, error) {
 	}
 	msg := &Message{MessageID: uuid.NewString(), ContextID: rec.Task.ContextID, TaskID: r.ID, Role: RoleAgent, Parts: []Part{TextPart(OrphanMessage)}}
 	ev := StreamResponse{StatusUpdate: &TaskStatusUpdateEvent{Status: TaskStatus{State: TaskStateFailed, Message: msg}}}
-	if _, err := m.apply(ctx, r.Owner, rec, ev); err != nil {
+	if _, _, err := m.apply(ctx, r.Owner, rec, "", ev); err != nil {
 		if errors.Is(err, ErrTaskClosed) {
 			return false, nil
 		}

@@ -12,6 +12,8 @@ var (
 	ErrConflict = errors.New("a2a: task changed concurrently")
 	// ErrExists means a task with that id already exists.
 	ErrExists = errors.New("a2a: task already exists")
+	// ErrLeaseHeld means another holder's run lease on the task is live.
+	ErrLeaseHeld = errors.New("a2a: the task's run lease is held by another execution")
 )
 
 // TaskRecord is a task as stored: its snapshot and its place in the log.
@@ -91,6 +93,50 @@ type LeaseStore interface {
 	RequestCancel(ctx context.Context, taskID string) error
 	// CancelRequested reports the task's cancel flag.
 	CancelRequested(ctx context.Context, taskID string) (bool, error)
+}
+
+// LeasedTaskCreator is a store that can take a new task's run lease and
+// create the task in one atomic write: the task manager's first write of a
+// task that is still running then costs one commit instead of two. Stores
+// without it get AcquireLease followed by CreateTask.
+type LeasedTaskCreator interface {
+	// CreateLeasedTask takes the run lease of t.ID for holder, as
+	// AcquireLease does, and creates t, as CreateTask does: both or neither.
+	// It returns ErrExists if the task exists and ErrLeaseHeld if another
+	// holder's lease on it is live.
+	CreateLeasedTask(ctx context.Context, owner string, t *Task, holder string, ttl time.Duration) error
+}
+
+// CreateLeasedTask creates t with holder's run lease on it, both or
+// neither: in one write when s is a LeasedTaskCreator, else AcquireLease
+// then CreateTask (the lease given back if the creation fails).
+func CreateLeasedTask(ctx context.Context, s Store, owner string, t *Task, holder string, ttl time.Duration) error {
+	if lc, ok := s.(LeasedTaskCreator); ok {
+		return lc.CreateLeasedTask(ctx, owner, t, holder, ttl)
+	}
+	ok, err := s.AcquireLease(ctx, t.ID, holder, ttl)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return ErrLeaseHeld
+	}
+	if err := s.CreateTask(ctx, owner, t); err != nil {
+		_ = s.ReleaseLease(context.WithoutCancel(ctx), t.ID, holder)
+		return err
+	}
+	return nil
+}
+
+// LeaseReleasingUpdater is a store that can give a run lease back in the
+// same atomic write as an update: the task manager's write of the state
+// that ends a task then also ends its run lease, one commit instead of two.
+// Stores without it get UpdateTask, and the lease is released afterwards.
+type LeaseReleasingUpdater interface {
+	// UpdateTaskReleasing is UpdateTask that also releases holder's run
+	// lease on the task, as ReleaseLease does, when (and only when) the
+	// update is stored.
+	UpdateTaskReleasing(ctx context.Context, owner string, t *Task, version int64, events []StreamResponse, holder string) (*TaskRecord, error)
 }
 
 // PushConfigStore keeps push notification configs, scoped to the task owner.

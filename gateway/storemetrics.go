@@ -54,6 +54,34 @@ func (s *countingStore) CreateTask(ctx context.Context, owner string, t *a2a.Tas
 	return err
 }
 
+// CreateLeasedTask implements a2a.LeasedTaskCreator (in one write when the
+// store underneath can).
+func (s *countingStore) CreateLeasedTask(ctx context.Context, owner string, t *a2a.Task, holder string, ttl time.Duration) error {
+	err := a2a.CreateLeasedTask(ctx, s.Store, owner, t, holder, ttl)
+	if !errors.Is(err, a2a.ErrLeaseHeld) {
+		s.count("CreateLeasedTask", err)
+	}
+	return err
+}
+
+// UpdateTaskReleasing implements a2a.LeaseReleasingUpdater (in one write
+// when the store underneath can; else the update, then the release).
+func (s *countingStore) UpdateTaskReleasing(ctx context.Context, owner string, t *a2a.Task, version int64, events []a2a.StreamResponse, holder string) (*a2a.TaskRecord, error) {
+	lr, ok := s.Store.(a2a.LeaseReleasingUpdater)
+	if !ok {
+		r, err := s.UpdateTask(ctx, owner, t, version, events)
+		if err == nil {
+			// Counted if it fails; a lease left on a task the update ended
+			// holds nothing up and runs out.
+			_ = s.ReleaseLease(ctx, t.ID, holder)
+		}
+		return r, err
+	}
+	r, err := lr.UpdateTaskReleasing(ctx, owner, t, version, events, holder)
+	s.count("UpdateTaskReleasing", err)
+	return r, err
+}
+
 // GetTask implements a2a.TaskStore.
 func (s *countingStore) GetTask(ctx context.Context, owner, id string) (*a2a.TaskRecord, error) {
 	r, err := s.Store.GetTask(ctx, owner, id)

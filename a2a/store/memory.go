@@ -48,7 +48,11 @@ type memLease struct {
 	until  time.Time
 }
 
-var _ a2a.Store = (*Memory)(nil)
+var (
+	_ a2a.Store                 = (*Memory)(nil)
+	_ a2a.LeasedTaskCreator     = (*Memory)(nil)
+	_ a2a.LeaseReleasingUpdater = (*Memory)(nil)
+)
 
 // NewMemory returns an empty in-memory store.
 func NewMemory() *Memory {
@@ -84,6 +88,23 @@ func (m *Memory) CreateTask(_ context.Context, owner string, t *a2a.Task) error 
 	return nil
 }
 
+// CreateLeasedTask implements a2a.LeasedTaskCreator.
+func (m *Memory) CreateLeasedTask(_ context.Context, owner string, t *a2a.Task, holder string, ttl time.Duration) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.tasks[t.ID]; ok {
+		return a2a.ErrExists
+	}
+	now := m.now()
+	if l, ok := m.leases[t.ID]; ok && l.holder != holder && now.Before(l.until) {
+		return a2a.ErrLeaseHeld
+	}
+	m.leases[t.ID] = memLease{holder: holder, until: now.Add(ttl)}
+	m.tasks[t.ID] = &memTask{owner: owner, rec: a2a.TaskRecord{Task: *t, Version: 1}}
+	m.notifyLocked(t.ID)
+	return nil
+}
+
 // GetTask implements a2a.TaskStore.
 func (m *Memory) GetTask(_ context.Context, owner, id string) (*a2a.TaskRecord, error) {
 	m.mu.Lock()
@@ -101,6 +122,23 @@ func (m *Memory) GetTask(_ context.Context, owner, id string) (*a2a.TaskRecord, 
 func (m *Memory) UpdateTask(_ context.Context, owner string, nt *a2a.Task, version int64, events []a2a.StreamResponse) (*a2a.TaskRecord, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	return m.updateLocked(owner, nt, version, events)
+}
+
+// UpdateTaskReleasing implements a2a.LeaseReleasingUpdater.
+func (m *Memory) UpdateTaskReleasing(_ context.Context, owner string, nt *a2a.Task, version int64, events []a2a.StreamResponse, holder string) (*a2a.TaskRecord, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	rec, err := m.updateLocked(owner, nt, version, events)
+	if err == nil {
+		if l, ok := m.leases[nt.ID]; ok && l.holder == holder {
+			delete(m.leases, nt.ID)
+		}
+	}
+	return rec, err
+}
+
+func (m *Memory) updateLocked(owner string, nt *a2a.Task, version int64, events []a2a.StreamResponse) (*a2a.TaskRecord, error) {
 	t, err := m.lookup(owner, nt.ID)
 	if err != nil {
 		return nil, err

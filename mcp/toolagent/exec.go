@@ -439,11 +439,11 @@ func (a *Agent) finish(ctx context.Context, r *run, u *a2a.Updater) error {
 	if len(parts) == 0 {
 		return u.Complete(ctx, fmt.Sprintf("tool %s returned no content", name))
 	}
+	// The artifact and the end of the task came in one answer: one write.
 	art := a2a.Artifact{Name: "result", Parts: parts, Metadata: a2a.Metadata{"mcp.tool": name}}
-	if err := u.Artifact(ctx, art, false, true); err != nil {
-		return err
-	}
-	return u.Complete(ctx, "")
+	return u.EmitAll(ctx,
+		a2a.StreamResponse{ArtifactUpdate: &a2a.TaskArtifactUpdateEvent{Artifact: art, LastChunk: true}},
+		a2a.StreamResponse{StatusUpdate: &a2a.TaskStatusUpdateEvent{Status: a2a.TaskStatus{State: a2a.TaskStateCompleted}}})
 }
 
 func ignoreClosed(err error) error {

@@ -37,6 +37,8 @@ func Run(t *testing.T, open func(t *testing.T) a2a.Store) {
 		{"ListTasksFiltersOrderAndPages", testListTasks},
 		{"WatchWakesOnUpdateAndCancel", testWatch},
 		{"Leases", testLeases},
+		{"CreateLeasedTaskTakesBothOrNeither", testCreateLeased},
+		{"UpdateTaskReleasingReleasesWithTheUpdate", testUpdateReleasing},
 		{"CancelFlags", testCancelFlags},
 		{"PushConfigCRUD", testPushConfigs},
 		{"PushCursors", testPushCursors},
@@ -567,6 +569,109 @@ func testWatch(t *testing.T, s a2a.Store) {
 	drain(other)
 	appendEvents(t, s, alice, "t2", "z")
 	waitSignal(t, other, "UpdateTask of t2")
+}
+
+// testCreateLeased pins a2a.LeasedTaskCreator, on the stores that are one:
+// the task and its run lease, both or neither.
+func testCreateLeased(t *testing.T, s a2a.Store) {
+	if _, ok := s.(a2a.LeasedTaskCreator); !ok {
+		t.Skip("the store is not an a2a.LeasedTaskCreator")
+	}
+	ctx := ctxT(t)
+	long := time.Minute
+	if err := a2a.CreateLeasedTask(ctx, s, alice, newTask("l1", "c1", a2a.TaskStateSubmitted, at(0)), "h1", long); err != nil {
+		t.Fatalf("create leased: %v", err)
+	}
+	rec, err := s.GetTask(ctx, alice, "l1")
+	if err != nil || rec.Version != 1 || rec.Task.Status.State != a2a.TaskStateSubmitted {
+		t.Fatalf("created task: %+v, %v", rec, err)
+	}
+	if ok, err := s.AcquireLease(ctx, "l1", "h2", long); err != nil || ok {
+		t.Fatalf("lease of the created task taken by another holder: %v, %v", ok, err)
+	}
+	if refs, err := s.Orphans(ctx, "", 10); err != nil || len(refs) != 0 {
+		t.Fatalf("a task created with its lease is an orphan: %v, %v", refs, err)
+	}
+	// The task exists: ErrExists, and the lease stays h1's.
+	if err := a2a.CreateLeasedTask(ctx, s, alice, newTask("l1", "c1", a2a.TaskStateSubmitted, at(0)), "h3", long); !errors.Is(err, a2a.ErrExists) {
+		t.Fatalf("create leased of an existing task = %v, want ErrExists", err)
+	}
+	if ok, err := s.RenewLease(ctx, "l1", "h1", long); err != nil || !ok {
+		t.Fatalf("the first holder lost the lease to a refused create: %v, %v", ok, err)
+	}
+	// Another holder's live lease: ErrLeaseHeld, and no task.
+	if ok, err := s.AcquireLease(ctx, "l2", "h2", long); err != nil || !ok {
+		t.Fatalf("acquire: %v, %v", ok, err)
+	}
+	if err := a2a.CreateLeasedTask(ctx, s, alice, newTask("l2", "c1", a2a.TaskStateSubmitted, at(0)), "h1", long); !errors.Is(err, a2a.ErrLeaseHeld) {
+		t.Fatalf("create leased under another holder's lease = %v, want ErrLeaseHeld", err)
+	}
+	if _, err := s.GetTask(ctx, alice, "l2"); !errors.Is(err, a2a.ErrTaskNotFound) {
+		t.Fatalf("task created without its lease: %v", err)
+	}
+	// The holder's own lease, taken before: the task is created under it.
+	if err := a2a.CreateLeasedTask(ctx, s, alice, newTask("l2", "c1", a2a.TaskStateSubmitted, at(0)), "h2", long); err != nil {
+		t.Fatalf("create leased under the holder's own lease: %v", err)
+	}
+	// An expired lease of another holder is taken over.
+	if ok, err := s.AcquireLease(ctx, "l3", "h2", 20*time.Millisecond); err != nil || !ok {
+		t.Fatalf("acquire: %v, %v", ok, err)
+	}
+	time.Sleep(60 * time.Millisecond)
+	if err := a2a.CreateLeasedTask(ctx, s, bob, newTask("l3", "c1", a2a.TaskStateWorking, at(0)), "h1", long); err != nil {
+		t.Fatalf("create leased after another holder's lease expired: %v", err)
+	}
+	if _, err := s.GetTask(ctx, bob, "l3"); err != nil {
+		t.Fatalf("task of bob: %v", err)
+	}
+}
+
+// testUpdateReleasing pins a2a.LeaseReleasingUpdater, on the stores that
+// are one: the holder's lease goes with a stored update, stays with a
+// refused one, and another holder's lease is never touched.
+func testUpdateReleasing(t *testing.T, s a2a.Store) {
+	lr, ok := s.(a2a.LeaseReleasingUpdater)
+	if !ok {
+		t.Skip("the store is not an a2a.LeaseReleasingUpdater")
+	}
+	ctx := ctxT(t)
+	long := time.Minute
+	task := newTask("r1", "c1", a2a.TaskStateWorking, at(0))
+	if err := a2a.CreateLeasedTask(ctx, s, alice, task, "h1", long); err != nil {
+		t.Fatal(err)
+	}
+	done := *task
+	done.Status = a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: at(time.Second)}
+	ev := a2a.StreamResponse{StatusUpdate: &a2a.TaskStatusUpdateEvent{TaskID: "r1", ContextID: "c1", Status: done.Status}}
+	// A stale version: refused, the lease kept.
+	if _, err := lr.UpdateTaskReleasing(ctx, alice, &done, 7, []a2a.StreamResponse{ev}, "h1"); !errors.Is(err, a2a.ErrConflict) {
+		t.Fatalf("stale update = %v, want ErrConflict", err)
+	}
+	if ok, err := s.AcquireLease(ctx, "r1", "h2", long); err != nil || ok {
+		t.Fatalf("the lease went with a refused update: %v, %v", ok, err)
+	}
+	// Another holder's name releases nothing.
+	other := *task
+	other.Status.Timestamp = at(500 * time.Millisecond)
+	if _, err := lr.UpdateTaskReleasing(ctx, alice, &other, 1, nil, "h2"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.AcquireLease(ctx, "r1", "h2", long); err != nil || ok {
+		t.Fatalf("an update naming another holder released h1's lease: %v, %v", ok, err)
+	}
+	rec, err := lr.UpdateTaskReleasing(ctx, alice, &done, 2, []a2a.StreamResponse{ev}, "h1")
+	if err != nil || rec.Version != 3 || rec.LastSeq != 1 {
+		t.Fatalf("update = %+v, %v", rec, err)
+	}
+	if got, err := s.GetTask(ctx, alice, "r1"); err != nil || got.Task.Status.State != a2a.TaskStateCompleted {
+		t.Fatalf("stored: %+v, %v", got, err)
+	}
+	if evs, err := s.Events(ctx, alice, "r1", 0, 0); err != nil || len(evs) != 1 {
+		t.Fatalf("events: %+v, %v", evs, err)
+	}
+	if ok, err := s.AcquireLease(ctx, "r1", "h2", long); err != nil || !ok {
+		t.Fatalf("the lease stayed after the releasing update: %v, %v", ok, err)
+	}
 }
 
 func testLeases(t *testing.T, s a2a.Store) {
