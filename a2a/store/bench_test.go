@@ -2,8 +2,10 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -132,4 +134,78 @@ func BenchmarkSubscribeLatency(b *testing.B) {
 			b.ReportMetric(float64(wake.Nanoseconds())/float64(b.N), "wake-ns/op")
 		})
 	}
+}
+
+// BenchmarkConcurrentCalls measures the store writes of whole calls, as the
+// task manager makes them, by 32 callers at once (b.SetParallelism over
+// -cpu; run it with -cpu 1, as bench/run.sh pins the bridge to one core):
+// "settled" is a blocking call answered in one upstream reply (the task is
+// created finished, without a run lease: one write), "events" a call whose
+// task goes through SUBMITTED (created with its lease), WORKING, then an
+// artifact and COMPLETED in one write that also gives the lease back (the
+// published MCP tool's path: three writes). One op is one call.
+func BenchmarkConcurrentCalls(b *testing.B) {
+	for _, s := range benchStores(b) {
+		if s.writer != s.reader {
+			continue
+		}
+		for _, kind := range []string{"settled", "events"} {
+			b.Run(s.name+"/"+kind, func(b *testing.B) {
+				b.SetParallelism(32)
+				b.ReportAllocs()
+				b.RunParallel(func(pb *testing.PB) {
+					ctx := context.Background()
+					for pb.Next() {
+						id := fmt.Sprintf("bench-%s-%s-%d", s.name, kind, benchSeq.Add(1))
+						if err := benchCall(ctx, s.writer, id, kind == "events"); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				})
+			})
+		}
+	}
+}
+
+// benchSeq numbers the benchmarks' tasks across runs of one store.
+var benchSeq atomic.Int64
+
+// benchCall makes the store writes of one call, as the task manager does.
+func benchCall(ctx context.Context, s a2a.Store, id string, events bool) error {
+	holder := "h-" + id
+	now := time.Now()
+	msg := a2a.Message{MessageID: "m-" + id, Role: a2a.RoleUser, TaskID: id, ContextID: "c", Parts: []a2a.Part{a2a.TextPart("hello from the benchmark")}}
+	art := a2a.Artifact{ArtifactID: "a-" + id, Name: "echo", Parts: []a2a.Part{a2a.TextPart("echo: hello from the benchmark")}}
+	if !events {
+		t := &a2a.Task{ID: id, ContextID: "c", Status: a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: &now},
+			History: []a2a.Message{msg}, Artifacts: []a2a.Artifact{art}}
+		return s.CreateTask(ctx, "alice", t)
+	}
+	t := &a2a.Task{ID: id, ContextID: "c", Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: &now}, History: []a2a.Message{msg}}
+	if err := a2a.CreateLeasedTask(ctx, s, "alice", t, holder, 15*time.Second); err != nil {
+		return err
+	}
+	working := *t
+	working.Status = a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: &now}
+	rec, err := s.UpdateTask(ctx, "alice", &working, 1, []a2a.StreamResponse{
+		{StatusUpdate: &a2a.TaskStatusUpdateEvent{TaskID: id, ContextID: "c", Status: working.Status}}})
+	if err != nil {
+		return err
+	}
+	done := working
+	done.Status = a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: &now}
+	done.Artifacts = []a2a.Artifact{art}
+	evs := []a2a.StreamResponse{
+		{ArtifactUpdate: &a2a.TaskArtifactUpdateEvent{TaskID: id, ContextID: "c", Artifact: art, LastChunk: true}},
+		{StatusUpdate: &a2a.TaskStatusUpdateEvent{TaskID: id, ContextID: "c", Status: done.Status}},
+	}
+	if lr, ok := s.(a2a.LeaseReleasingUpdater); ok {
+		_, err = lr.UpdateTaskReleasing(ctx, "alice", &done, rec.Version, evs, holder)
+		return err
+	}
+	if _, err := s.UpdateTask(ctx, "alice", &done, rec.Version, evs); err != nil {
+		return err
+	}
+	return s.ReleaseLease(ctx, id, holder)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
@@ -15,19 +16,39 @@ import (
 )
 
 // SQLite is an a2a.Store in one SQLite file: the embedded default, for a
-// single process. Writes go through one connection (SQLite has one writer;
-// queueing in the pool beats retrying on SQLITE_BUSY), reads through a pool
-// of their own (WAL lets them run beside the writer). Watch wake-ups are
-// in-process, so a second process on the same file would only see changes
-// through the manager's polling fallback: use PostgreSQL for replicas.
+// single process. Watch wake-ups are in-process, so a second process on the
+// same file would only see changes through the manager's polling fallback:
+// use PostgreSQL for replicas.
+//
+// Durability: a write returns only once it is committed with
+// synchronous=FULL in WAL mode, i.e. once the WAL holding it has been
+// synced to disk, so an acknowledged event survives a crash of the process
+// and of the machine. What makes that affordable is group commit: SQLite
+// has one writer, so every write goes to one goroutine holding the write
+// connection (sqliteWriter), which takes all the writes waiting while a
+// transaction commits into the next transaction. N callers writing at once
+// share one commit and one sync of the WAL instead of paying N; a lone
+// caller pays one, as without grouping (the writer never waits for more).
+// The cost is latency under load: a write waits for the transaction before
+// it to commit. Statements are prepared once on the write connection and
+// once per read connection. Reads go through a pool of their own (WAL lets
+// them run beside the writer) and see only committed writes.
 type SQLite struct {
-	w   *sql.DB
-	r   *sql.DB
-	hub *hub
-	now func() time.Time
+	w      *sql.DB
+	r      *sql.DB
+	writer *sqliteWriter
+	hub    *hub
+	now    func() time.Time
+
+	readMu    sync.Mutex
+	readStmts map[string]*sql.Stmt
 }
 
-var _ a2a.Store = (*SQLite)(nil)
+var (
+	_ a2a.Store                 = (*SQLite)(nil)
+	_ a2a.LeasedTaskCreator     = (*SQLite)(nil)
+	_ a2a.LeaseReleasingUpdater = (*SQLite)(nil)
+)
 
 // sqliteMigrations are applied in order; PRAGMA user_version counts the
 // ones applied. Append only.
@@ -78,28 +99,61 @@ func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
 	if path == "" || strings.ContainsAny(path, "?#") {
 		return nil, fmt.Errorf("store: open sqlite: path %q must be a plain file path", path)
 	}
-	common := "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
-	w, err := sql.Open("sqlite", path+"?"+common+"&_pragma=journal_mode(WAL)&_txlock=immediate")
+	common := "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)"
+	// synchronous=FULL: every commit syncs the WAL (see the type's doc).
+	w, err := sql.Open("sqlite", path+"?"+common+"&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("store: open sqlite: %w", err)
 	}
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxIdleTime(0)
-	s := &SQLite{w: w, hub: newHub(), now: time.Now}
+	s := &SQLite{w: w, hub: newHub(), now: time.Now, readStmts: map[string]*sql.Stmt{}}
 	if err := s.migrate(ctx); err != nil {
 		w.Close()
 		return nil, err
 	}
+	conn, err := w.Conn(ctx)
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("store: open sqlite: %w", err)
+	}
 	r, err := sql.Open("sqlite", path+"?"+common+"&_pragma=query_only(1)")
 	if err != nil {
+		conn.Close()
 		w.Close()
 		return nil, fmt.Errorf("store: open sqlite: %w", err)
 	}
 	r.SetMaxOpenConns(8)
 	r.SetMaxIdleConns(8)
 	s.r = r
+	s.writer = newSQLiteWriter(conn, s.hub)
 	return s, nil
+}
+
+// read returns the prepared statement of a read query (prepared on each
+// read connection once, by database/sql).
+func (s *SQLite) read(ctx context.Context, query string) (*sql.Stmt, error) {
+	s.readMu.Lock()
+	defer s.readMu.Unlock()
+	if st, ok := s.readStmts[query]; ok {
+		return st, nil
+	}
+	st, err := s.r.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	s.readStmts[query] = st
+	return st, nil
+}
+
+// queryRow runs a prepared read query of one row into dest.
+func (s *SQLite) queryRow(ctx context.Context, query string, args []any, dest ...any) error {
+	st, err := s.read(ctx, query)
+	if err != nil {
+		return err
+	}
+	return st.QueryRowContext(ctx, args...).Scan(dest...)
 }
 
 func (s *SQLite) migrate(ctx context.Context) error {
@@ -129,10 +183,19 @@ func (s *SQLite) migrate(ctx context.Context) error {
 	return nil
 }
 
-// Close closes the database.
+// Close closes the database once the writes already taken are committed.
 func (s *SQLite) Close() error {
-	return errors.Join(s.r.Close(), s.w.Close())
+	s.writer.close()
+	s.readMu.Lock()
+	for _, st := range s.readStmts {
+		st.Close()
+	}
+	s.readMu.Unlock()
+	return errors.Join(s.r.Close(), s.writer.conn.Close(), s.w.Close())
 }
+
+const sqliteInsertTask = `insert into a2a_tasks (id, owner, context_id, state, status_ts, version, last_seq, snapshot)
+	values (?, ?, ?, ?, ?, 1, 0, ?) on conflict (id) do nothing`
 
 // CreateTask implements a2a.TaskStore.
 func (s *SQLite) CreateTask(ctx context.Context, owner string, t *a2a.Task) error {
@@ -140,25 +203,55 @@ func (s *SQLite) CreateTask(ctx context.Context, owner string, t *a2a.Task) erro
 	if err != nil {
 		return err
 	}
-	res, err := s.w.ExecContext(ctx, `insert into a2a_tasks (id, owner, context_id, state, status_ts, version, last_seq, snapshot)
-		values (?, ?, ?, ?, ?, 1, 0, ?) on conflict (id) do nothing`,
-		t.ID, owner, c.contextID, c.state, c.statusTS, c.snapshot)
+	return s.writer.do(ctx, func(tx *wtx) error { return s.createTask(tx, owner, t.ID, c) })
+}
+
+func (s *SQLite) createTask(tx *wtx, owner, id string, c taskColumns) error {
+	res, err := tx.exec(sqliteInsertTask, id, owner, c.contextID, c.state, c.statusTS, c.snapshot)
 	if err != nil {
 		return fmt.Errorf("store: create task: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return a2a.ErrExists
 	}
-	s.hub.notify(t.ID)
+	tx.wake(id)
 	return nil
+}
+
+// CreateLeasedTask implements a2a.LeasedTaskCreator: the run lease and the
+// task in one transaction.
+func (s *SQLite) CreateLeasedTask(ctx context.Context, owner string, t *a2a.Task, holder string, ttl time.Duration) error {
+	c, err := columnsOf(t)
+	if err != nil {
+		return err
+	}
+	return s.writer.do(ctx, func(tx *wtx) error {
+		// The write lock is held: nothing changes between these.
+		var one int
+		err := tx.scan(`select 1 from a2a_tasks where id = ?`, []any{t.ID}, &one)
+		if err == nil {
+			return a2a.ErrExists
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("store: create task: %w", err)
+		}
+		ok, err := s.acquireLease(tx, t.ID, holder, ttl)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return a2a.ErrLeaseHeld
+		}
+		return s.createTask(tx, owner, t.ID, c)
+	})
 }
 
 // GetTask implements a2a.TaskStore.
 func (s *SQLite) GetTask(ctx context.Context, owner, id string) (*a2a.TaskRecord, error) {
 	var rec a2a.TaskRecord
 	var snap []byte
-	err := s.r.QueryRowContext(ctx, `select version, last_seq, snapshot from a2a_tasks where id = ? and owner = ?`, id, owner).
-		Scan(&rec.Version, &rec.LastSeq, &snap)
+	err := s.queryRow(ctx, `select version, last_seq, snapshot from a2a_tasks where id = ? and owner = ?`, []any{id, owner},
+		&rec.Version, &rec.LastSeq, &snap)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, taskNotFound(id)
 	}
@@ -175,6 +268,16 @@ func (s *SQLite) GetTask(ctx context.Context, owner, id string) (*a2a.TaskRecord
 
 // UpdateTask implements a2a.TaskStore.
 func (s *SQLite) UpdateTask(ctx context.Context, owner string, t *a2a.Task, version int64, events []a2a.StreamResponse) (*a2a.TaskRecord, error) {
+	return s.updateTask(ctx, owner, t, version, events, "")
+}
+
+// UpdateTaskReleasing implements a2a.LeaseReleasingUpdater: the update and
+// the release in one transaction.
+func (s *SQLite) UpdateTaskReleasing(ctx context.Context, owner string, t *a2a.Task, version int64, events []a2a.StreamResponse, holder string) (*a2a.TaskRecord, error) {
+	return s.updateTask(ctx, owner, t, version, events, holder)
+}
+
+func (s *SQLite) updateTask(ctx context.Context, owner string, t *a2a.Task, version int64, events []a2a.StreamResponse, release string) (*a2a.TaskRecord, error) {
 	c, err := columnsOf(t)
 	if err != nil {
 		return nil, err
@@ -183,56 +286,56 @@ func (s *SQLite) UpdateTask(ctx context.Context, owner string, t *a2a.Task, vers
 	if err != nil {
 		return nil, err
 	}
-	tx, err := s.w.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, fmt.Errorf("store: update task: %w", err)
-	}
-	defer tx.Rollback()
 	rec := &a2a.TaskRecord{Task: *t.Clone()}
-	err = tx.QueryRowContext(ctx, `update a2a_tasks
-		set context_id = ?, state = ?, status_ts = ?, snapshot = ?, version = version + 1, last_seq = last_seq + ?
-		where id = ? and owner = ? and version = ?
-		returning version, last_seq`,
-		c.contextID, c.state, c.statusTS, c.snapshot, len(evs), t.ID, owner, version).Scan(&rec.Version, &rec.LastSeq)
-	if errors.Is(err, sql.ErrNoRows) {
-		var one int
-		err = tx.QueryRowContext(ctx, `select 1 from a2a_tasks where id = ? and owner = ?`, t.ID, owner).Scan(&one)
+	err = s.writer.do(ctx, func(tx *wtx) error {
+		err := tx.scan(`update a2a_tasks
+			set context_id = ?, state = ?, status_ts = ?, snapshot = ?, version = version + 1, last_seq = last_seq + ?
+			where id = ? and owner = ? and version = ?
+			returning version, last_seq`,
+			[]any{c.contextID, c.state, c.statusTS, c.snapshot, len(evs), t.ID, owner, version}, &rec.Version, &rec.LastSeq)
 		if errors.Is(err, sql.ErrNoRows) {
-			return nil, taskNotFound(t.ID)
+			var one int
+			err = tx.scan(`select 1 from a2a_tasks where id = ? and owner = ?`, []any{t.ID, owner}, &one)
+			if errors.Is(err, sql.ErrNoRows) {
+				return taskNotFound(t.ID)
+			}
+			if err != nil {
+				return fmt.Errorf("store: update task: %w", err)
+			}
+			return a2a.ErrConflict
 		}
 		if err != nil {
-			return nil, fmt.Errorf("store: update task: %w", err)
+			return fmt.Errorf("store: update task: %w", err)
 		}
-		return nil, a2a.ErrConflict
-	}
-	if err != nil {
-		return nil, fmt.Errorf("store: update task: %w", err)
-	}
-	if len(evs) > 0 {
-		stmt, err := tx.PrepareContext(ctx, `insert into a2a_events (task_id, seq, event) values (?, ?, ?)`)
-		if err != nil {
-			return nil, fmt.Errorf("store: append events: %w", err)
-		}
-		defer stmt.Close()
 		first := rec.LastSeq - int64(len(evs)) + 1
 		for i, e := range evs {
-			if _, err := stmt.ExecContext(ctx, t.ID, first+int64(i), e); err != nil {
-				return nil, fmt.Errorf("store: append events: %w", err)
+			if _, err := tx.exec(`insert into a2a_events (task_id, seq, event) values (?, ?, ?)`, t.ID, first+int64(i), e); err != nil {
+				return fmt.Errorf("store: append events: %w", err)
 			}
 		}
+		if release != "" {
+			if _, err := tx.exec(`delete from a2a_leases where task_id = ? and holder = ?`, t.ID, release); err != nil {
+				return fmt.Errorf("store: release lease: %w", err)
+			}
+		}
+		tx.wake(t.ID)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	if err := tx.Commit(); err != nil {
-		return nil, fmt.Errorf("store: update task: %w", err)
-	}
-	s.hub.notify(t.ID)
 	return rec, nil
 }
 
 // Events implements a2a.TaskStore.
 func (s *SQLite) Events(ctx context.Context, owner, taskID string, after int64, limit int) ([]a2a.StoredEvent, error) {
-	rows, err := s.r.QueryContext(ctx, `select e.seq, e.event from a2a_tasks t
+	st, err := s.read(ctx, `select e.seq, e.event from a2a_tasks t
 		left join a2a_events e on e.task_id = t.id and e.seq > ? and e.seq <= ?
-		where t.id = ? and t.owner = ? order by e.seq`, after, eventsUpper(after, limit), taskID, owner)
+		where t.id = ? and t.owner = ? order by e.seq`)
+	if err != nil {
+		return nil, fmt.Errorf("store: read events: %w", err)
+	}
+	rows, err := st.QueryContext(ctx, after, eventsUpper(after, limit), taskID, owner)
 	if err != nil {
 		return nil, fmt.Errorf("store: read events: %w", err)
 	}
@@ -315,8 +418,17 @@ func (s *SQLite) Watch(_ context.Context, taskID string) (<-chan struct{}, func(
 
 // AcquireLease implements a2a.LeaseStore.
 func (s *SQLite) AcquireLease(ctx context.Context, taskID, holder string, ttl time.Duration) (bool, error) {
+	var ok bool
+	err := s.writer.do(ctx, func(tx *wtx) (err error) {
+		ok, err = s.acquireLease(tx, taskID, holder, ttl)
+		return err
+	})
+	return ok, err
+}
+
+func (s *SQLite) acquireLease(tx *wtx, taskID, holder string, ttl time.Duration) (bool, error) {
 	now := s.now().UnixNano()
-	res, err := s.w.ExecContext(ctx, `insert into a2a_leases (task_id, holder, expires_at) values (?, ?, ?)
+	res, err := tx.exec(`insert into a2a_leases (task_id, holder, expires_at) values (?, ?, ?)
 		on conflict (task_id) do update set holder = excluded.holder, expires_at = excluded.expires_at
 		where a2a_leases.holder = excluded.holder or a2a_leases.expires_at <= ?`,
 		taskID, holder, now+int64(ttl), now)
@@ -329,38 +441,47 @@ func (s *SQLite) AcquireLease(ctx context.Context, taskID, holder string, ttl ti
 
 // RenewLease implements a2a.LeaseStore.
 func (s *SQLite) RenewLease(ctx context.Context, taskID, holder string, ttl time.Duration) (bool, error) {
-	now := s.now().UnixNano()
-	res, err := s.w.ExecContext(ctx, `update a2a_leases set expires_at = ? where task_id = ? and holder = ? and expires_at > ?`,
-		now+int64(ttl), taskID, holder, now)
-	if err != nil {
-		return false, fmt.Errorf("store: renew lease: %w", err)
-	}
-	n, _ := res.RowsAffected()
-	return n == 1, nil
+	var ok bool
+	err := s.writer.do(ctx, func(tx *wtx) error {
+		now := s.now().UnixNano()
+		res, err := tx.exec(`update a2a_leases set expires_at = ? where task_id = ? and holder = ? and expires_at > ?`,
+			now+int64(ttl), taskID, holder, now)
+		if err != nil {
+			return fmt.Errorf("store: renew lease: %w", err)
+		}
+		n, _ := res.RowsAffected()
+		ok = n == 1
+		return nil
+	})
+	return ok, err
 }
 
 // ReleaseLease implements a2a.LeaseStore.
 func (s *SQLite) ReleaseLease(ctx context.Context, taskID, holder string) error {
-	if _, err := s.w.ExecContext(ctx, `delete from a2a_leases where task_id = ? and holder = ?`, taskID, holder); err != nil {
-		return fmt.Errorf("store: release lease: %w", err)
-	}
-	s.hub.notify(taskID) // a waiting message may take it now
-	return nil
+	return s.writer.do(ctx, func(tx *wtx) error {
+		if _, err := tx.exec(`delete from a2a_leases where task_id = ? and holder = ?`, taskID, holder); err != nil {
+			return fmt.Errorf("store: release lease: %w", err)
+		}
+		tx.wake(taskID) // a waiting message may take it now
+		return nil
+	})
 }
 
 // RequestCancel implements a2a.LeaseStore.
 func (s *SQLite) RequestCancel(ctx context.Context, taskID string) error {
-	if _, err := s.w.ExecContext(ctx, `insert into a2a_cancels (task_id) values (?) on conflict do nothing`, taskID); err != nil {
-		return fmt.Errorf("store: request cancel: %w", err)
-	}
-	s.hub.notify(taskID)
-	return nil
+	return s.writer.do(ctx, func(tx *wtx) error {
+		if _, err := tx.exec(`insert into a2a_cancels (task_id) values (?) on conflict do nothing`, taskID); err != nil {
+			return fmt.Errorf("store: request cancel: %w", err)
+		}
+		tx.wake(taskID)
+		return nil
+	})
 }
 
 // CancelRequested implements a2a.LeaseStore.
 func (s *SQLite) CancelRequested(ctx context.Context, taskID string) (bool, error) {
 	var n int
-	if err := s.r.QueryRowContext(ctx, `select count(*) from a2a_cancels where task_id = ?`, taskID).Scan(&n); err != nil {
+	if err := s.queryRow(ctx, `select count(*) from a2a_cancels where task_id = ?`, []any{taskID}, &n); err != nil {
 		return false, fmt.Errorf("store: read cancel flag: %w", err)
 	}
 	return n > 0, nil
@@ -369,7 +490,7 @@ func (s *SQLite) CancelRequested(ctx context.Context, taskID string) (bool, erro
 // ownsTask reports whether owner's task id exists.
 func (s *SQLite) ownsTask(ctx context.Context, owner, id string) error {
 	var one int
-	err := s.r.QueryRowContext(ctx, `select 1 from a2a_tasks where id = ? and owner = ?`, id, owner).Scan(&one)
+	err := s.queryRow(ctx, `select 1 from a2a_tasks where id = ? and owner = ?`, []any{id, owner}, &one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return taskNotFound(id)
 	}
@@ -386,16 +507,18 @@ func (s *SQLite) PutPushConfig(ctx context.Context, owner string, cfg *a2a.TaskP
 	if err != nil {
 		return err
 	}
-	res, err := s.w.ExecContext(ctx, `insert into a2a_push_configs (task_id, id, config, delivered)
-		select id, ?, ?, last_seq from a2a_tasks where id = ? and owner = ?
-		on conflict (task_id, id) do update set config = excluded.config`, cfg.ID, b, cfg.TaskID, owner)
-	if err != nil {
-		return fmt.Errorf("store: put push config: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return taskNotFound(cfg.TaskID)
-	}
-	return nil
+	return s.writer.do(ctx, func(tx *wtx) error {
+		res, err := tx.exec(`insert into a2a_push_configs (task_id, id, config, delivered)
+			select id, ?, ?, last_seq from a2a_tasks where id = ? and owner = ?
+			on conflict (task_id, id) do update set config = excluded.config`, cfg.ID, b, cfg.TaskID, owner)
+		if err != nil {
+			return fmt.Errorf("store: put push config: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return taskNotFound(cfg.TaskID)
+		}
+		return nil
+	})
 }
 
 // GetPushConfig implements a2a.PushConfigStore.
@@ -446,15 +569,21 @@ func (s *SQLite) ListPushConfigs(ctx context.Context, owner, taskID string) ([]a
 
 // DeletePushConfig implements a2a.PushConfigStore.
 func (s *SQLite) DeletePushConfig(ctx context.Context, owner, taskID, id string) error {
-	res, err := s.w.ExecContext(ctx, `delete from a2a_push_configs where task_id = ? and id = ?
-		and exists (select 1 from a2a_tasks t where t.id = ? and t.owner = ?)`, taskID, id, taskID, owner)
-	if err != nil {
-		return fmt.Errorf("store: delete push config: %w", err)
+	var deleted bool
+	err := s.writer.do(ctx, func(tx *wtx) error {
+		res, err := tx.exec(`delete from a2a_push_configs where task_id = ? and id = ?
+			and exists (select 1 from a2a_tasks t where t.id = ? and t.owner = ?)`, taskID, id, taskID, owner)
+		if err != nil {
+			return fmt.Errorf("store: delete push config: %w", err)
+		}
+		n, _ := res.RowsAffected()
+		deleted = n > 0
+		return nil
+	})
+	if err != nil || deleted {
+		return err
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return s.ownsTask(ctx, owner, taskID)
-	}
-	return nil
+	return s.ownsTask(ctx, owner, taskID)
 }
 
 // DuePushes implements a2a.PushCursorStore.
@@ -487,32 +616,36 @@ func (s *SQLite) DuePushes(ctx context.Context, now time.Time, limit int) ([]a2a
 
 // AdvancePush implements a2a.PushCursorStore.
 func (s *SQLite) AdvancePush(ctx context.Context, owner, taskID, configID string, seq int64) error {
-	res, err := s.w.ExecContext(ctx, `update a2a_push_configs
-		set delivered = max(delivered, ?), attempts = 0, next_at = 0, last_error = ''
-		where task_id = ? and id = ? and exists (select 1 from a2a_tasks t where t.id = ? and t.owner = ?)`,
-		seq, taskID, configID, taskID, owner)
-	if err != nil {
-		return fmt.Errorf("store: advance push cursor: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return pushNotFound(taskID, configID)
-	}
-	return nil
+	return s.writer.do(ctx, func(tx *wtx) error {
+		res, err := tx.exec(`update a2a_push_configs
+			set delivered = max(delivered, ?), attempts = 0, next_at = 0, last_error = ''
+			where task_id = ? and id = ? and exists (select 1 from a2a_tasks t where t.id = ? and t.owner = ?)`,
+			seq, taskID, configID, taskID, owner)
+		if err != nil {
+			return fmt.Errorf("store: advance push cursor: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return pushNotFound(taskID, configID)
+		}
+		return nil
+	})
 }
 
 // FailPush implements a2a.PushCursorStore.
 func (s *SQLite) FailPush(ctx context.Context, owner, taskID, configID string, next time.Time, lastErr string) error {
-	res, err := s.w.ExecContext(ctx, `update a2a_push_configs
-		set attempts = attempts + 1, next_at = ?, last_error = ?
-		where task_id = ? and id = ? and exists (select 1 from a2a_tasks t where t.id = ? and t.owner = ?)`,
-		timeNanos(next), lastErr, taskID, configID, taskID, owner)
-	if err != nil {
-		return fmt.Errorf("store: record push failure: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return pushNotFound(taskID, configID)
-	}
-	return nil
+	return s.writer.do(ctx, func(tx *wtx) error {
+		res, err := tx.exec(`update a2a_push_configs
+			set attempts = attempts + 1, next_at = ?, last_error = ?
+			where task_id = ? and id = ? and exists (select 1 from a2a_tasks t where t.id = ? and t.owner = ?)`,
+			timeNanos(next), lastErr, taskID, configID, taskID, owner)
+		if err != nil {
+			return fmt.Errorf("store: record push failure: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return pushNotFound(taskID, configID)
+		}
+		return nil
+	})
 }
 
 // Prune implements a2a.MaintenanceStore.
@@ -539,33 +672,32 @@ func (s *SQLite) Prune(ctx context.Context, finishedBefore time.Time) (int, erro
 }
 
 func (s *SQLite) pruneBatch(ctx context.Context, sel string, args []any) (int, error) {
-	tx, err := s.w.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, fmt.Errorf("store: prune: %w", err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `create temp table if not exists a2a_prune (id text primary key)`); err != nil {
-		return 0, fmt.Errorf("store: prune: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, `delete from temp.a2a_prune`); err != nil {
-		return 0, fmt.Errorf("store: prune: %w", err)
-	}
-	res, err := tx.ExecContext(ctx, `insert into temp.a2a_prune (id) `+sel, args...)
-	if err != nil {
-		return 0, fmt.Errorf("store: prune: %w", err)
-	}
-	n, _ := res.RowsAffected()
-	for _, q := range []string{
-		`delete from a2a_leases where task_id in (select id from temp.a2a_prune)`,
-		`delete from a2a_cancels where task_id in (select id from temp.a2a_prune)`,
-		`delete from a2a_tasks where id in (select id from temp.a2a_prune)`, // events and push configs cascade
-	} {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return 0, fmt.Errorf("store: prune: %w", err)
+	var n int64
+	err := s.writer.do(ctx, func(tx *wtx) error {
+		if _, err := tx.exec(`create temp table if not exists a2a_prune (id text primary key)`); err != nil {
+			return fmt.Errorf("store: prune: %w", err)
 		}
-	}
-	if err := tx.Commit(); err != nil {
-		return 0, fmt.Errorf("store: prune: %w", err)
+		if _, err := tx.exec(`delete from temp.a2a_prune`); err != nil {
+			return fmt.Errorf("store: prune: %w", err)
+		}
+		res, err := tx.exec(`insert into temp.a2a_prune (id) `+sel, args...)
+		if err != nil {
+			return fmt.Errorf("store: prune: %w", err)
+		}
+		n, _ = res.RowsAffected()
+		for _, q := range []string{
+			`delete from a2a_leases where task_id in (select id from temp.a2a_prune)`,
+			`delete from a2a_cancels where task_id in (select id from temp.a2a_prune)`,
+			`delete from a2a_tasks where id in (select id from temp.a2a_prune)`, // events and push configs cascade
+		} {
+			if _, err := tx.exec(q); err != nil {
+				return fmt.Errorf("store: prune: %w", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
 	}
 	return int(n), nil
 }

@@ -1,0 +1,115 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
+)
+
+func openTestSQLite(t *testing.T) *SQLite {
+	t.Helper()
+	s, err := OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "tasks.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// TestSQLiteFailingWriteInABatchFailsAlone runs writes that share commits
+// with one that SQLite refuses halfway (its first statement done, its
+// second an error): the refused write is undone and reported, every other
+// write of its batches commits.
+func TestSQLiteFailingWriteInABatchFailsAlone(t *testing.T) {
+	s := openTestSQLite(t)
+	ctx := context.Background()
+	var splitMu sync.Mutex
+	split := 0
+	s.writer.onBatch = func(size int, wasSplit bool) {
+		if wasSplit {
+			splitMu.Lock()
+			split = size
+			splitMu.Unlock()
+		}
+	}
+	// Hold the writer so that the writes below queue up into one batch.
+	hold, release := make(chan struct{}), make(chan struct{})
+	go func() {
+		_ = s.writer.do(ctx, func(*wtx) error { close(hold); <-release; return nil })
+	}()
+	<-hold
+	const n = 20
+	var wg sync.WaitGroup
+	var queued atomic.Int32
+	errs := make([]error, n)
+	for i := range n {
+		wg.Go(func() {
+			queued.Add(1)
+			if i == n/2 {
+				errs[i] = s.writer.do(ctx, func(tx *wtx) error {
+					if _, err := tx.exec(sqliteInsertTask, "half-done", "alice", "c", "TASK_STATE_WORKING", 0, []byte(`{}`)); err != nil {
+						return err
+					}
+					if _, err := tx.exec(`insert into no_such_table values (1)`); err != nil {
+						return fmt.Errorf("store: test write: %w", err)
+					}
+					return nil
+				})
+				return
+			}
+			task := &a2a.Task{ID: fmt.Sprintf("t%02d", i), ContextID: "c", Status: a2a.TaskStatus{State: a2a.TaskStateWorking}}
+			errs[i] = s.CreateTask(ctx, "alice", task)
+		})
+	}
+	// Let every write reach the writer's queue, then let the writer go.
+	for queued.Load() < n {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond)
+	close(release)
+	wg.Wait()
+	if split < 2 {
+		t.Fatalf("the refused write was not in a batch with others (split batch of %d)", split)
+	}
+	for i, err := range errs {
+		if i == n/2 {
+			if err == nil || !strings.Contains(err.Error(), "store: test write") {
+				t.Errorf("the refused write returned %v", err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("write %d beside the refused one: %v", i, err)
+		}
+		if _, err := s.GetTask(ctx, "alice", fmt.Sprintf("t%02d", i)); err != nil {
+			t.Errorf("task of write %d: %v", i, err)
+		}
+	}
+	if _, err := s.GetTask(ctx, "alice", "half-done"); !errors.Is(err, a2a.ErrTaskNotFound) {
+		t.Errorf("the refused write's first statement was kept: %v", err)
+	}
+}
+
+// TestSQLiteWritesAfterCloseAreRefused: a write after Close is an error,
+// not a hang.
+func TestSQLiteWritesAfterCloseAreRefused(t *testing.T) {
+	s, err := OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "tasks.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	task := &a2a.Task{ID: "late", ContextID: "c", Status: a2a.TaskStatus{State: a2a.TaskStateWorking}}
+	if err := s.CreateTask(context.Background(), "alice", task); !errors.Is(err, errStoreClosed) {
+		t.Fatalf("CreateTask after Close = %v, want errStoreClosed", err)
+	}
+}
