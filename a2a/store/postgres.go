@@ -10,6 +10,7 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -18,8 +19,15 @@ import (
 // process fans it out to the Watch channels, so a subscriber on any replica
 // wakes when a task changes on any other. Leases are timed by the database
 // clock, so replicas with skewed clocks agree on expiry.
+//
+// Writes are one statement each and are batched (pgWriter): the writes of
+// concurrent callers travel in one pipeline, one round trip and one
+// transaction, so they share one commit and one WAL flush. A write returns
+// once its transaction committed; how durable that is is the server's
+// synchronous_commit (on by default: flushed to the WAL on disk).
 type Postgres struct {
 	pool    *pgxpool.Pool
+	writer  *pgWriter
 	hub     *hub
 	channel string
 	log     *slog.Logger
@@ -29,7 +37,11 @@ type Postgres struct {
 	closeOne sync.Once
 }
 
-var _ a2a.Store = (*Postgres)(nil)
+var (
+	_ a2a.Store                 = (*Postgres)(nil)
+	_ a2a.LeasedTaskCreator     = (*Postgres)(nil)
+	_ a2a.LeaseReleasingUpdater = (*Postgres)(nil)
+)
 
 // postgresMigrations are applied in order, each once, recorded in
 // a2a_store_migrations. Append only.
@@ -108,6 +120,7 @@ func OpenPostgres(ctx context.Context, url string) (*Postgres, error) {
 		pool.Close()
 		return nil, err
 	}
+	p.writer = newPGWriter(pool, p.hub)
 	lctx, stop := context.WithCancel(context.Background())
 	p.stop = stop
 	ready := make(chan struct{})
@@ -205,6 +218,7 @@ func (p *Postgres) listenOnce(ctx context.Context, cfg *pgx.ConnConfig, connecte
 // Close stops the listener and closes the pool.
 func (p *Postgres) Close() error {
 	p.closeOne.Do(func() {
+		p.writer.close()
 		p.stop()
 		<-p.done
 		p.pool.Close()
@@ -218,14 +232,58 @@ func (p *Postgres) CreateTask(ctx context.Context, owner string, t *a2a.Task) er
 	if err != nil {
 		return err
 	}
-	tag, err := p.pool.Exec(ctx, `insert into a2a_tasks (id, owner, context_id, state, status_ts, version, last_seq, snapshot)
+	var created int64
+	err = p.writer.do(ctx, &pgOp{taskID: t.ID, sql: `insert into a2a_tasks (id, owner, context_id, state, status_ts, version, last_seq, snapshot)
 		values ($1, $2, $3, $4, $5, 1, 0, $6) on conflict (id) do nothing`,
-		t.ID, owner, c.contextID, c.state, c.statusTS, string(c.snapshot))
+		args: []any{t.ID, owner, c.contextID, c.state, c.statusTS, string(c.snapshot)},
+		tag:  func(ct pgconn.CommandTag) { created = ct.RowsAffected() }})
 	if err != nil {
 		return fmt.Errorf("store: create task: %w", err)
 	}
-	if tag.RowsAffected() == 0 {
+	if created == 0 {
 		return a2a.ErrExists
+	}
+	return nil
+}
+
+// CreateLeasedTask implements a2a.LeasedTaskCreator in one statement, so
+// one round trip and atomic: the lease is taken unless the task exists, the
+// task is created if the lease was taken. A task created by someone else
+// between the two (the same id created twice at once) makes the statement
+// fail on purpose (division by zero), which undoes the lease with it.
+func (p *Postgres) CreateLeasedTask(ctx context.Context, owner string, t *a2a.Task, holder string, ttl time.Duration) error {
+	c, err := columnsOf(t)
+	if err != nil {
+		return err
+	}
+	var exists bool
+	var leased, created int
+	err = p.writer.do(ctx, &pgOp{taskID: t.ID, sql: `with e as (select exists (select 1 from a2a_tasks where id = $1) as yes),
+		l as (
+			insert into a2a_leases as l (task_id, holder, expires_at)
+			select $1, $7, now() + $8 * interval '1 microsecond' where not (select yes from e)
+			on conflict (task_id) do update set holder = excluded.holder, expires_at = excluded.expires_at
+			where l.holder = excluded.holder or l.expires_at <= now()
+			returning 1),
+		t as (
+			insert into a2a_tasks (id, owner, context_id, state, status_ts, version, last_seq, snapshot)
+			select $1, $2, $3, $4, $5, 1, 0, $6 where exists (select 1 from l)
+			on conflict (id) do nothing
+			returning 1)
+		select (select yes from e), (select count(*) from l)::int,
+			(select count(*) from t)::int / case when (select count(*) from l) > (select count(*) from t) then 0 else 1 end`,
+		args: []any{t.ID, owner, c.contextID, c.state, c.statusTS, string(c.snapshot), holder, ttl.Microseconds()},
+		row:  func(r pgx.Row) error { return r.Scan(&exists, &leased, &created) }})
+	switch {
+	case err != nil:
+		if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == "22012" {
+			return a2a.ErrExists
+		}
+		return fmt.Errorf("store: create task: %w", err)
+	case exists:
+		return a2a.ErrExists
+	case leased == 0:
+		return a2a.ErrLeaseHeld
 	}
 	return nil
 }
@@ -256,6 +314,18 @@ func (p *Postgres) GetTask(ctx context.Context, owner, id string) (*a2a.TaskReco
 // matches nothing), the events numbered from the new last seq, and the
 // NOTIFY, which PostgreSQL delivers only once the statement committed.
 func (p *Postgres) UpdateTask(ctx context.Context, owner string, t *a2a.Task, version int64, events []a2a.StreamResponse) (*a2a.TaskRecord, error) {
+	return p.updateTask(ctx, owner, t, version, events, "")
+}
+
+// UpdateTaskReleasing implements a2a.LeaseReleasingUpdater: the release is
+// one more part of UpdateTask's statement, done only if the update was.
+func (p *Postgres) UpdateTaskReleasing(ctx context.Context, owner string, t *a2a.Task, version int64, events []a2a.StreamResponse, holder string) (*a2a.TaskRecord, error) {
+	return p.updateTask(ctx, owner, t, version, events, holder)
+}
+
+// updateTask is UpdateTask, releasing release's lease with it (holders are
+// never empty, so "" releases nothing).
+func (p *Postgres) updateTask(ctx context.Context, owner string, t *a2a.Task, version int64, events []a2a.StreamResponse, release string) (*a2a.TaskRecord, error) {
 	c, err := columnsOf(t)
 	if err != nil {
 		return nil, err
@@ -266,7 +336,8 @@ func (p *Postgres) UpdateTask(ctx context.Context, owner string, t *a2a.Task, ve
 	}
 	rec := &a2a.TaskRecord{Task: *t.Clone()}
 	var notified int64
-	err = p.pool.QueryRow(ctx, `with up as (
+	updated := true
+	err = p.writer.do(ctx, &pgOp{taskID: t.ID, wake: true, sql: `with up as (
 			update a2a_tasks
 			set context_id = $4, state = $5, status_ts = $6, snapshot = $7, version = version + 1, last_seq = last_seq + $8
 			where id = $1 and owner = $2 and version = $3
@@ -275,20 +346,27 @@ func (p *Postgres) UpdateTask(ctx context.Context, owner string, t *a2a.Task, ve
 			insert into a2a_events (task_id, seq, event)
 			select $1, up.last_seq - $8 + u.ord, u.ev::json
 			from up, unnest($9::text[]) with ordinality as u(ev, ord)),
-		n as (select pg_notify($10, $1) from up)
+		n as (select pg_notify($10, $1) from up),
+		r as (delete from a2a_leases where task_id = $1 and holder = $11 and exists (select 1 from up))
 		select up.version, up.last_seq, (select count(*) from n) from up`,
-		t.ID, owner, version, c.contextID, c.state, c.statusTS, string(c.snapshot), int64(len(evs)), evs, p.channel).
-		Scan(&rec.Version, &rec.LastSeq, &notified)
-	if errors.Is(err, pgx.ErrNoRows) {
+		args: []any{t.ID, owner, version, c.contextID, c.state, c.statusTS, string(c.snapshot), int64(len(evs)), evs, p.channel, release},
+		row: func(r pgx.Row) error {
+			err := r.Scan(&rec.Version, &rec.LastSeq, &notified)
+			if errors.Is(err, pgx.ErrNoRows) {
+				updated = false
+				return nil
+			}
+			return err
+		}})
+	if err != nil {
+		return nil, fmt.Errorf("store: update task: %w", err)
+	}
+	if !updated {
 		if err := p.ownsTask(ctx, owner, t.ID); err != nil {
 			return nil, err
 		}
 		return nil, a2a.ErrConflict
 	}
-	if err != nil {
-		return nil, fmt.Errorf("store: update task: %w", err)
-	}
-	p.hub.notify(t.ID) // local watchers need not wait for the round trip
 	return rec, nil
 }
 
@@ -378,46 +456,48 @@ func (p *Postgres) Watch(_ context.Context, taskID string) (<-chan struct{}, fun
 
 // AcquireLease implements a2a.LeaseStore.
 func (p *Postgres) AcquireLease(ctx context.Context, taskID, holder string, ttl time.Duration) (bool, error) {
-	tag, err := p.pool.Exec(ctx, `insert into a2a_leases as l (task_id, holder, expires_at)
+	var n int64
+	err := p.writer.do(ctx, &pgOp{taskID: taskID, sql: `insert into a2a_leases as l (task_id, holder, expires_at)
 		values ($1, $2, now() + $3 * interval '1 microsecond')
 		on conflict (task_id) do update set holder = excluded.holder, expires_at = excluded.expires_at
-		where l.holder = excluded.holder or l.expires_at <= now()`, taskID, holder, ttl.Microseconds())
+		where l.holder = excluded.holder or l.expires_at <= now()`, args: []any{taskID, holder, ttl.Microseconds()},
+		tag: func(ct pgconn.CommandTag) { n = ct.RowsAffected() }})
 	if err != nil {
 		return false, fmt.Errorf("store: acquire lease: %w", err)
 	}
-	return tag.RowsAffected() == 1, nil
+	return n == 1, nil
 }
 
 // RenewLease implements a2a.LeaseStore.
 func (p *Postgres) RenewLease(ctx context.Context, taskID, holder string, ttl time.Duration) (bool, error) {
-	tag, err := p.pool.Exec(ctx, `update a2a_leases set expires_at = now() + $3 * interval '1 microsecond'
-		where task_id = $1 and holder = $2 and expires_at > now()`, taskID, holder, ttl.Microseconds())
+	var n int64
+	err := p.writer.do(ctx, &pgOp{taskID: taskID, sql: `update a2a_leases set expires_at = now() + $3 * interval '1 microsecond'
+		where task_id = $1 and holder = $2 and expires_at > now()`, args: []any{taskID, holder, ttl.Microseconds()},
+		tag: func(ct pgconn.CommandTag) { n = ct.RowsAffected() }})
 	if err != nil {
 		return false, fmt.Errorf("store: renew lease: %w", err)
 	}
-	return tag.RowsAffected() == 1, nil
+	return n == 1, nil
 }
 
 // ReleaseLease implements a2a.LeaseStore. It wakes watchers everywhere: a
 // message waiting for the lease on another replica may take it now.
 func (p *Postgres) ReleaseLease(ctx context.Context, taskID, holder string) error {
-	_, err := p.pool.Exec(ctx, `with d as (delete from a2a_leases where task_id = $1 and holder = $2 returning 1)
-		select pg_notify($3, $1) from d`, taskID, holder, p.channel)
+	err := p.writer.do(ctx, &pgOp{taskID: taskID, wake: true, sql: `with d as (delete from a2a_leases where task_id = $1 and holder = $2 returning 1)
+		select pg_notify($3, $1) from d`, args: []any{taskID, holder, p.channel}})
 	if err != nil {
 		return fmt.Errorf("store: release lease: %w", err)
 	}
-	p.hub.notify(taskID)
 	return nil
 }
 
 // RequestCancel implements a2a.LeaseStore.
 func (p *Postgres) RequestCancel(ctx context.Context, taskID string) error {
-	_, err := p.pool.Exec(ctx, `with i as (insert into a2a_cancels (task_id) values ($1) on conflict do nothing)
-		select pg_notify($2, $1)`, taskID, p.channel)
+	err := p.writer.do(ctx, &pgOp{taskID: taskID, wake: true, sql: `with i as (insert into a2a_cancels (task_id) values ($1) on conflict do nothing)
+		select pg_notify($2, $1)`, args: []any{taskID, p.channel}})
 	if err != nil {
 		return fmt.Errorf("store: request cancel: %w", err)
 	}
-	p.hub.notify(taskID)
 	return nil
 }
 
@@ -437,13 +517,15 @@ func (p *Postgres) PutPushConfig(ctx context.Context, owner string, cfg *a2a.Tas
 	if err != nil {
 		return err
 	}
-	tag, err := p.pool.Exec(ctx, `insert into a2a_push_configs (task_id, id, config, delivered)
+	var n int64
+	err = p.writer.do(ctx, &pgOp{taskID: cfg.TaskID, sql: `insert into a2a_push_configs (task_id, id, config, delivered)
 		select id, $1, $2, last_seq from a2a_tasks where id = $3 and owner = $4
-		on conflict (task_id, id) do update set config = excluded.config`, cfg.ID, string(b), cfg.TaskID, owner)
+		on conflict (task_id, id) do update set config = excluded.config`, args: []any{cfg.ID, string(b), cfg.TaskID, owner},
+		tag: func(ct pgconn.CommandTag) { n = ct.RowsAffected() }})
 	if err != nil {
 		return fmt.Errorf("store: put push config: %w", err)
 	}
-	if tag.RowsAffected() == 0 {
+	if n == 0 {
 		return taskNotFound(cfg.TaskID)
 	}
 	return nil
@@ -497,12 +579,14 @@ func (p *Postgres) ListPushConfigs(ctx context.Context, owner, taskID string) ([
 
 // DeletePushConfig implements a2a.PushConfigStore.
 func (p *Postgres) DeletePushConfig(ctx context.Context, owner, taskID, id string) error {
-	tag, err := p.pool.Exec(ctx, `delete from a2a_push_configs where task_id = $1 and id = $2
-		and exists (select 1 from a2a_tasks t where t.id = $1 and t.owner = $3)`, taskID, id, owner)
+	var n int64
+	err := p.writer.do(ctx, &pgOp{taskID: taskID, sql: `delete from a2a_push_configs where task_id = $1 and id = $2
+		and exists (select 1 from a2a_tasks t where t.id = $1 and t.owner = $3)`, args: []any{taskID, id, owner},
+		tag: func(ct pgconn.CommandTag) { n = ct.RowsAffected() }})
 	if err != nil {
 		return fmt.Errorf("store: delete push config: %w", err)
 	}
-	if tag.RowsAffected() == 0 {
+	if n == 0 {
 		return p.ownsTask(ctx, owner, taskID)
 	}
 	return nil
@@ -538,14 +622,15 @@ func (p *Postgres) DuePushes(ctx context.Context, now time.Time, limit int) ([]a
 
 // AdvancePush implements a2a.PushCursorStore.
 func (p *Postgres) AdvancePush(ctx context.Context, owner, taskID, configID string, seq int64) error {
-	tag, err := p.pool.Exec(ctx, `update a2a_push_configs
+	var n int64
+	err := p.writer.do(ctx, &pgOp{taskID: taskID, sql: `update a2a_push_configs
 		set delivered = greatest(delivered, $4), attempts = 0, next_at = 0, last_error = ''
 		where task_id = $1 and id = $2 and exists (select 1 from a2a_tasks t where t.id = $1 and t.owner = $3)`,
-		taskID, configID, owner, seq)
+		args: []any{taskID, configID, owner, seq}, tag: func(ct pgconn.CommandTag) { n = ct.RowsAffected() }})
 	if err != nil {
 		return fmt.Errorf("store: advance push cursor: %w", err)
 	}
-	if tag.RowsAffected() == 0 {
+	if n == 0 {
 		return pushNotFound(taskID, configID)
 	}
 	return nil
@@ -553,14 +638,15 @@ func (p *Postgres) AdvancePush(ctx context.Context, owner, taskID, configID stri
 
 // FailPush implements a2a.PushCursorStore.
 func (p *Postgres) FailPush(ctx context.Context, owner, taskID, configID string, next time.Time, lastErr string) error {
-	tag, err := p.pool.Exec(ctx, `update a2a_push_configs
+	var n int64
+	err := p.writer.do(ctx, &pgOp{taskID: taskID, sql: `update a2a_push_configs
 		set attempts = attempts + 1, next_at = $4, last_error = $5
 		where task_id = $1 and id = $2 and exists (select 1 from a2a_tasks t where t.id = $1 and t.owner = $3)`,
-		taskID, configID, owner, timeNanos(next), lastErr)
+		args: []any{taskID, configID, owner, timeNanos(next), lastErr}, tag: func(ct pgconn.CommandTag) { n = ct.RowsAffected() }})
 	if err != nil {
 		return fmt.Errorf("store: record push failure: %w", err)
 	}
-	if tag.RowsAffected() == 0 {
+	if n == 0 {
 		return pushNotFound(taskID, configID)
 	}
 	return nil
