@@ -149,17 +149,23 @@ func TraceMiddleware(face string, next http.Handler) http.Handler {
 	if !safeLabel(face) {
 		face = labelOther
 	}
+	// The span's name and start options depend only on the face and the
+	// HTTP method: built once, not per request (with tracing off, the span
+	// is not recorded and they would be built for nothing).
+	starts := map[string]spanStart{}
+	for _, m := range []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "CONNECT", "TRACE", labelOther} {
+		starts[m] = spanStart{name: face + " " + m, opts: []trace.SpanStartOption{
+			trace.WithSpanKind(trace.SpanKindServer),
+			trace.WithAttributes(attribute.String("bridge.face", face), attribute.String("http.request.method", m)),
+		}}
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := propagator.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
 		ctx, slot := slotFor(ctx)
-		ctx, span := tracer().Start(ctx, face+" "+httpMethod(r.Method),
-			trace.WithSpanKind(trace.SpanKindServer),
-			trace.WithAttributes(
-				attribute.String("bridge.face", face),
-				attribute.String("http.request.method", httpMethod(r.Method)),
-				attribute.String("url.path", r.URL.Path),
-			))
+		st := starts[httpMethod(r.Method)]
+		ctx, span := tracer().Start(ctx, st.name, st.opts...)
 		if span.IsRecording() {
+			span.SetAttributes(attribute.String("url.path", r.URL.Path))
 			slot.watch(func(m string) {
 				if !safeLabel(m) {
 					m = labelOther
@@ -184,6 +190,12 @@ func TraceMiddleware(face string, next http.Handler) http.Handler {
 		next.ServeHTTP(&tr.rec, r.WithContext(ctx))
 		completed = true
 	})
+}
+
+// spanStart is the name and start options of a server span.
+type spanStart struct {
+	name string
+	opts []trace.SpanStartOption
 }
 
 // tracedRequest is one request TraceMiddleware serves in a span.

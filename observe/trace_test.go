@@ -195,6 +195,19 @@ func TestTraceMiddleware(t *testing.T) {
 	if s.Status().Code.String() != "Error" {
 		t.Errorf("status %v, want Error", s.Status())
 	}
+	want := map[string]string{"bridge.face": "mcp", "http.request.method": "POST", "url.path": "/mcp", "http.response.status_code": "502"}
+	got := map[string]string{}
+	for _, a := range s.Attributes() {
+		got[string(a.Key)] = a.Value.Emit()
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("span attribute %s = %q, want %q (all: %v)", k, got[k], v, got)
+		}
+	}
+	if s.SpanKind() != trace.SpanKindServer {
+		t.Errorf("span kind %v, want server", s.SpanKind())
+	}
 }
 
 func TestInjectHTTPWithoutSpanWritesNothing(t *testing.T) {
