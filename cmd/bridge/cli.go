@@ -21,7 +21,9 @@ import (
 const usage = `bridge joins A2A agents and MCP servers and guards every hop between them.
 
 Usage:
-  bridge serve --config FILE [--store URL]      run the bridge described by FILE (every face, every hop)
+  bridge serve --config FILE [--store URL] [--debug-addr 127.0.0.1:PORT]
+                                                 run the bridge described by FILE (every face, every hop);
+                                                 --debug-addr serves Go runtime profiles on loopback
   bridge mcp --config FILE                       serve the exposed agents as MCP tools over stdio (Claude Desktop)
   bridge demo [--addr HOST:PORT] [--store URL]   run the demo agent on the embedded defaults
   bridge check-config FILE                       validate a config file; print every problem with its position

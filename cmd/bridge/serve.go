@@ -72,6 +72,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.SetOutput(stderr)
 	file := fs.String("config", "", "configuration file (YAML)")
 	storeURL := fs.String("store", "", "task store URL, overriding the file's store: (sqlite:PATH, postgres://…, memory:)")
+	debugAddr := fs.String("debug-addr", "", "loopback address serving Go runtime profiles at /debug/pprof/ (go tool pprof); default: none")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -83,6 +84,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		cfg.Store = *storeURL
 	}
 	log := configLogger(cfg.Observability, stderr)
+	if *debugAddr != "" {
+		stopDebug, err := startDebug(*debugAddr, log)
+		if err != nil {
+			return err
+		}
+		defer stopDebug()
+	}
 	stopTracing, err := startTracing(ctx, cfg.Observability, log)
 	if err != nil {
 		return err
