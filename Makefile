@@ -36,7 +36,7 @@ fuzz: ## Run every fuzz target for FUZZTIME each (default 10s)
 proto: ## Regenerate a2a/a2apb from the pinned A2A 1.0.1 proto (A2A_PROTO_DIR=… for a local copy)
 	a2a/a2apb/gen.sh
 
-bench: ## Front-A2A suite: direct, nginx and the bridge side by side; writes $(BENCHOUT)/report.md
+bench: ## bridge serve on every store and its translation paths beside direct calls and nginx; writes $(BENCHOUT)/report.md (bench/README.md)
 	BENCHOUT=$(BENCHOUT) GO=$(GO) bench/run.sh
 
 bench-micro: ## Every package's Go benchmarks; writes $(BENCHOUT)/micro.txt

@@ -1,8 +1,10 @@
-// Package bench holds the systems under test of the benchmark suite: a fast
-// upstream A2A agent and the bridge fronting it with authentication, policy
-// and rate limits on, built in-process from the bridge's packages so that the
-// suite measures exactly the front-A2A path (see bench/run.sh and
-// bench/REPORT.md).
+// Package bench holds what the benchmark suite (bench/run.sh, make bench)
+// runs beside the real `bridge serve`: its peers, a fast A2A agent (Agent,
+// NewUpstream) and a fast MCP server (NewMCPServer); the key files and
+// token `bridge serve` is started with (WriteServeKeys, bench/bridge.yaml);
+// and a diagnostic, the front-A2A path composed in-process from the
+// bridge's packages without the gateway's middleware (NewBridge). See
+// bench/README.md.
 package bench
 
 import (
@@ -19,7 +21,6 @@ import (
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
-	"github.com/go-jose/go-jose/v4/jwt"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/proxy"
@@ -34,6 +35,11 @@ import (
 // the task is cancelled or the agent stops: the long task idle SSE streams
 // subscribe to.
 const HoldText = "hold"
+
+// ProgressPrefix starts a message text that makes Agent report WORKING
+// before its artifact: the streaming variant of the translation benchmarks
+// (through expose, the WORKING update becomes an MCP progress notification).
+const ProgressPrefix = "progress"
 
 // Agent is a trivial fast executor: it answers every message with one text
 // artifact and completes the task, except HoldText, which it holds open.
@@ -53,6 +59,11 @@ func (Agent) Execute(ctx context.Context, req *a2a.Request, u *a2a.Updater) erro
 		}
 		<-ctx.Done()
 		return nil
+	}
+	if strings.HasPrefix(text, ProgressPrefix) {
+		if err := u.Working(ctx, "working"); err != nil {
+			return err
+		}
 	}
 	if err := u.Artifact(ctx, a2a.Artifact{Name: "echo", Parts: []a2a.Part{a2a.TextPart("echo: " + text)}}, false, true); err != nil {
 		return err
@@ -213,18 +224,8 @@ func make32() []byte {
 
 // signToken mints the bench caller's access token.
 func signToken(key *ecdsa.PrivateKey, now time.Time) (string, error) {
-	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key},
-		(&jose.SignerOptions{}).WithType("at+jwt").WithHeader("kid", "bench"))
-	if err != nil {
-		return "", fmt.Errorf("bench: token signer: %w", err)
-	}
-	claims := map[string]any{
+	return mint(key, map[string]any{
 		"iss": Issuer, "aud": Audience, "sub": Subject, "scope": Scope,
 		"iat": now.Unix(), "nbf": now.Unix(), "exp": now.Add(24 * time.Hour).Unix(),
-	}
-	tok, err := jwt.Signed(sig).Claims(claims).Serialize()
-	if err != nil {
-		return "", fmt.Errorf("bench: sign token: %w", err)
-	}
-	return tok, nil
+	})
 }

@@ -1,11 +1,20 @@
 // Command benchsut serves one system under test of the benchmark suite on
-// loopback: the fast upstream agent (-role upstream) or the bridge fronting
-// it in front-A2A mode with auth, policy and rate limits on (-role bridge).
+// loopback: the fast upstream agent (-role upstream), the fast MCP server
+// of the translation benchmarks (-role mcp, at /mcp), or the bench-only
+// composition of the bridge fronting the agent with auth, policy and rate
+// limits on (-role bridge; a diagnostic beside the real `bridge serve`).
 // A second loopback listener (-debug) serves /stats (allocation counters,
 // requests, RSS) and net/http/pprof, for the harness in bench/run.sh.
+// -role keys writes the key files and the caller's token `bridge serve`
+// uses in the benchmark (bench/bridge.yaml) and exits; -role pg creates (or
+// with -drop drops) the bench's own schema on a PostgreSQL server and prints
+// the store URL that uses it.
 //
 //	benchsut -role upstream -listen 127.0.0.1:18081
+//	benchsut -role mcp -listen 127.0.0.1:18084
 //	benchsut -role bridge -listen 127.0.0.1:18083 -upstream http://127.0.0.1:18081 -token-file tok
+//	benchsut -role keys -dir DIR -public-url http://127.0.0.1:18085
+//	benchsut -role pg -pg-url postgres://… -schema bench_1234 [-drop]
 package main
 
 import (
@@ -19,6 +28,8 @@ import (
 	"net/http/pprof"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"regexp"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -30,6 +41,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/bench"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
+	"github.com/jackc/pgx/v5"
 )
 
 func main() {
@@ -40,14 +52,32 @@ func main() {
 }
 
 func run() error {
-	role := flag.String("role", "", "upstream or bridge")
+	role := flag.String("role", "", "upstream, mcp, bridge, keys or pg")
+	pgURL := flag.String("pg-url", "", "PostgreSQL server URL (role pg)")
+	schema := flag.String("schema", "", "schema of the bench's own (role pg)")
+	drop := flag.Bool("drop", false, "drop the schema instead of creating it (role pg)")
 	listen := flag.String("listen", "127.0.0.1:0", "loopback address to serve on")
 	debug := flag.String("debug", "", "loopback address of /stats and /debug/pprof (empty: none)")
 	upstream := flag.String("upstream", "", "base URL of the upstream agent (role bridge)")
 	tokenFile := flag.String("token-file", "", "file to write the bridge's bearer token to (role bridge)")
 	h1direct := flag.Bool("h1direct", true, "relay to the upstream with netguard's HTTP/1.1 direct transport (Config.HTTP1Direct); -h1direct=false uses net/http's (role bridge)")
+	dir := flag.String("dir", "", "directory the key files and the token are written to (role keys)")
+	publicURL := flag.String("public-url", "", "the bridge's public URL, the token's audience (role keys)")
 	retain := flag.Duration("retain", 10*time.Second, "prune finished tasks older than this, every second (the retention bridge serve applies), so the memory store holds a steady state rather than every task of the run; 0 keeps them all")
 	flag.Parse()
+	if *role == "pg" {
+		return pgSchema(*pgURL, *schema, *drop)
+	}
+	if *role == "keys" {
+		if *dir == "" || *publicURL == "" {
+			return errors.New("-dir and -public-url are required with -role keys")
+		}
+		k, err := bench.WriteServeKeys(*dir, *publicURL)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(*dir, "token"), []byte(k.Token), 0o600)
+	}
 
 	ln, err := loopbackListen(*listen)
 	if err != nil {
@@ -67,6 +97,10 @@ func run() error {
 			return err
 		}
 		h, wait, mgr = up.Handler, up.Manager.Wait, up.Manager
+	case "mcp":
+		mux := http.NewServeMux()
+		mux.Handle("/mcp", bench.NewMCPServer(nil))
+		h, wait = mux, func() {}
 	case "bridge":
 		if *upstream == "" {
 			return errors.New("-upstream is required with -role bridge")
@@ -90,9 +124,9 @@ func run() error {
 		}
 		h, wait, mgr = br.Handler, br.Manager.Wait, br.Manager
 	default:
-		return errors.New("-role must be upstream or bridge")
+		return errors.New("-role must be upstream, mcp, bridge or keys")
 	}
-	if *retain > 0 {
+	if *retain > 0 && mgr != nil {
 		go mgr.RunMaintenance(ctx, time.Second, *retain)
 	}
 
@@ -133,6 +167,36 @@ func run() error {
 	select {
 	case <-done:
 	case <-sctx.Done():
+	}
+	return nil
+}
+
+// pgSchema creates (or drops) schema on the server at url and prints the
+// store URL that uses it (search_path).
+func pgSchema(url, schema string, drop bool) error {
+	if url == "" || !regexp.MustCompile(`^bench_[a-z0-9_]{1,40}$`).MatchString(schema) {
+		return errors.New("-pg-url and -schema bench_[a-z0-9_]+ are required with -role pg")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer conn.Close(ctx)
+	q := "create schema if not exists " + pgx.Identifier{schema}.Sanitize()
+	if drop {
+		q = "drop schema if exists " + pgx.Identifier{schema}.Sanitize() + " cascade"
+	}
+	if _, err := conn.Exec(ctx, q); err != nil {
+		return fmt.Errorf("%s: %w", q, err)
+	}
+	if !drop {
+		sep := "?"
+		if strings.Contains(url, "?") {
+			sep = "&"
+		}
+		fmt.Println(url + sep + "search_path=" + schema)
 	}
 	return nil
 }
@@ -183,6 +247,14 @@ func debugMux(requests *atomic.Int64) *http.ServeMux {
 	mux.HandleFunc("POST /debug/settle", func(w http.ResponseWriter, r *http.Request) {
 		debug.FreeOSMemory() // runs a collection first
 		w.WriteHeader(http.StatusNoContent)
+	})
+	// The Go collector's series bench/cmd/load -inuse and bench/run.sh
+	// read, in the Prometheus text format bridge serve's /metrics has them in.
+	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		fmt.Fprintf(w, "go_memstats_heap_inuse_bytes %d\ngo_memstats_stack_inuse_bytes %d\ngo_memstats_mallocs_total %d\n", ms.HeapInuse, ms.StackInuse, ms.Mallocs)
 	})
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)

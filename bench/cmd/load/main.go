@@ -5,7 +5,20 @@
 //	load -mode rate -url U [-token T] -rate 500 -duration 10s   open loop, latency from the scheduled send time
 //	load -mode ttfe -url U [-token T] -n 300                    time to first SSE event of SendStreamingMessage
 //	load -mode idle -url U [-token T] -pid P -steps 1000,5000  RSS of process P per idle SubscribeToTask stream
-//	load -mode check -url U [-token T]                          one SendMessage; fails unless the task completed
+//	                [-settle URL -inuse METRICS]                and its Go heap and stacks in use after a collection
+//	load -mode check -url U [-token T]                          one call; fails unless it succeeded
+//
+// -call chooses what rate and check send (default a2a):
+//
+//	a2a          A2A SendMessage (JSON-RPC, blocking): done when the answer is a completed task
+//	a2a-stream   A2A SendStreamingMessage: done at the event that completes the task
+//	mcp          MCP tools/call (streamable HTTP, stateless): done at the result
+//	mcp-stream   tools/call with a progress token: the answer streams; done at the result
+//
+// -text is the A2A message's text; -data, if set, a data part instead
+// (a published MCP tool: {"tool":"echo","arguments":{…}}); -tool and -args
+// name the MCP tool and its arguments. For streaming calls, rate also
+// reports the time to the first event (ttfe_p50_us, ttfe_p99_us).
 package main
 
 import (
@@ -35,6 +48,11 @@ const maxRequests = 200_000
 
 type config struct {
 	mode     string
+	call     string
+	text     string
+	data     string
+	tool     string
+	args     string
 	url      string
 	token    string
 	rate     int
@@ -44,12 +62,18 @@ type config struct {
 	pid      int
 	steps    string
 	settle   string
+	inuse    string
 	inflight int
 }
 
 func main() {
 	var c config
 	flag.StringVar(&c.mode, "mode", "", "rate, ttfe, idle or check")
+	flag.StringVar(&c.call, "call", "a2a", "a2a, a2a-stream, mcp or mcp-stream (modes rate and check)")
+	flag.StringVar(&c.text, "text", "hello from the benchmark", "text of the A2A message")
+	flag.StringVar(&c.data, "data", "", "a data part (JSON object) sent instead of -text")
+	flag.StringVar(&c.tool, "tool", "echo", "MCP tool to call")
+	flag.StringVar(&c.args, "args", `{"text":"hello from the benchmark"}`, "MCP tool arguments (JSON object)")
 	flag.StringVar(&c.url, "url", "", "JSON-RPC endpoint (loopback only)")
 	flag.StringVar(&c.token, "token", "", "bearer token (optional)")
 	flag.IntVar(&c.rate, "rate", 500, "requests per second (mode rate)")
@@ -58,7 +82,8 @@ func main() {
 	flag.IntVar(&c.n, "n", 300, "sequential requests (mode ttfe)")
 	flag.IntVar(&c.pid, "pid", 0, "process whose VmRSS is read (mode idle)")
 	flag.StringVar(&c.steps, "steps", "1000,5000", "stream counts at which RSS is read (mode idle)")
-	flag.StringVar(&c.settle, "settle", "", "URL POSTed before a second RSS read at each step, to collect garbage in the measured process (mode idle; empty: none)")
+	flag.StringVar(&c.settle, "settle", "", "URL POSTed before a second read at each step, to collect garbage in the measured process (mode idle; empty: none)")
+	flag.StringVar(&c.inuse, "inuse", "", "Prometheus metrics URL of the measured process: after -settle, go_memstats_heap_inuse_bytes + go_memstats_stack_inuse_bytes are read at each step (mode idle)")
 	flag.IntVar(&c.inflight, "inflight", 512, "most requests in flight (mode rate)")
 	flag.Parse()
 	out, err := run(c)
@@ -82,6 +107,14 @@ func run(c config) (any, error) {
 		return nil, errors.New("-url must name a loopback address")
 	}
 	raiseFileLimit()
+	if c.data != "" && !json.Valid([]byte(c.data)) || !json.Valid([]byte(c.args)) {
+		return nil, errors.New("-data and -args must be JSON")
+	}
+	switch c.call {
+	case "a2a", "a2a-stream", "mcp", "mcp-stream":
+	default:
+		return nil, errors.New("-call must be a2a, a2a-stream, mcp or mcp-stream")
+	}
 	switch c.mode {
 	case "rate":
 		return rateMode(c)
@@ -112,10 +145,42 @@ func sendBody(method, text string) []byte {
 		seq.Add(1), method, os.Getpid(), seq.Load(), text)
 }
 
+// callBody is the request body of one call of kind c.call.
+func callBody(c config) []byte {
+	n := seq.Add(1)
+	switch c.call {
+	case "mcp", "mcp-stream":
+		meta := ""
+		if c.call == "mcp-stream" {
+			meta = fmt.Sprintf(`,"_meta":{"progressToken":"p-%d"}`, n)
+		}
+		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s%s}}`, n, c.tool, c.args, meta)
+	}
+	method := "SendMessage"
+	if c.call == "a2a-stream" {
+		method = "SendStreamingMessage"
+	}
+	part := fmt.Sprintf(`{"text":%q}`, c.text)
+	if c.data != "" {
+		part = `{"data":` + c.data + `}`
+	}
+	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":{"message":{"messageId":"load-%d-%d","role":"ROLE_USER","parts":[%s]}}}`,
+		n, method, os.Getpid(), n, part)
+}
+
 func newRequest(ctx context.Context, c config, body []byte) *http.Request {
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("A2A-Version", "1.0")
+	switch c.call {
+	case "mcp", "mcp-stream":
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+	case "a2a-stream":
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("A2A-Version", "1.0")
+	default:
+		req.Header.Set("A2A-Version", "1.0")
+	}
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
@@ -132,10 +197,77 @@ func completed(resp *http.Response, err error) bool {
 	return err == nil && resp.StatusCode == http.StatusOK && bytes.Contains(b, []byte("TASK_STATE_COMPLETED")) && !bytes.Contains(b, []byte(`"error"`))
 }
 
+// finalMCP reports whether one JSON-RPC message of an MCP answer is a
+// successful tools/call result.
+func finalMCP(msg []byte) (final, ok bool) {
+	if !bytes.Contains(msg, []byte(`"result"`)) && !bytes.Contains(msg, []byte(`"error"`)) {
+		return false, false // a notification
+	}
+	return true, bytes.Contains(msg, []byte(`"result"`)) && !bytes.Contains(msg, []byte(`"isError":true`))
+}
+
+// finalA2A reports whether one event of an A2A stream ends it, and well.
+func finalA2A(ev []byte) (final, ok bool) {
+	switch {
+	case bytes.Contains(ev, []byte(`"error"`)):
+		return true, false
+	case bytes.Contains(ev, []byte("TASK_STATE_COMPLETED")):
+		return true, true
+	case bytes.Contains(ev, []byte("TASK_STATE_FAILED")), bytes.Contains(ev, []byte("TASK_STATE_CANCELED")), bytes.Contains(ev, []byte("TASK_STATE_REJECTED")):
+		return true, false
+	}
+	return false, false
+}
+
+// do sends one call and reads its answer to the end: it returns whether the
+// call succeeded and, for an event stream, when its first event arrived.
+func do(client *http.Client, c config, ctx context.Context) (ok bool, first time.Time) {
+	resp, err := client.Do(newRequest(ctx, c, callBody(c)))
+	if c.call == "a2a" {
+		return completed(resp, err), time.Time{}
+	}
+	if err != nil {
+		return false, time.Time{}
+	}
+	defer resp.Body.Close()
+	defer io.Copy(io.Discard, resp.Body) //nolint:errcheck // drain for reuse
+	if resp.StatusCode != http.StatusOK {
+		return false, time.Time{}
+	}
+	final := finalA2A
+	if c.call != "a2a-stream" {
+		final = finalMCP
+	}
+	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		if c.call == "a2a-stream" {
+			return false, time.Time{}
+		}
+		b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		_, ok := final(b)
+		return err == nil && ok, time.Time{}
+	}
+	br := bufio.NewReader(resp.Body)
+	for {
+		line, err := br.ReadSlice('\n')
+		if err != nil {
+			return false, first
+		}
+		data, isData := bytes.CutPrefix(line, []byte("data:"))
+		if !isData {
+			continue
+		}
+		if first.IsZero() {
+			first = time.Now()
+		}
+		if done, ok := final(data); done {
+			return ok, first
+		}
+	}
+}
+
 func checkMode(c config) (any, error) {
-	resp, err := http.DefaultClient.Do(newRequest(context.Background(), c, sendBody("SendMessage", "hello")))
-	if !completed(resp, err) {
-		return nil, fmt.Errorf("check %s: the SendMessage did not complete (%v)", c.url, err)
+	if ok, _ := do(http.DefaultClient, c, context.Background()); !ok {
+		return nil, fmt.Errorf("check %s: the %s call did not succeed", c.url, c.call)
 	}
 	return map[string]any{"ok": true}, nil
 }
@@ -170,6 +302,7 @@ func rateMode(c config) (any, error) {
 	defer tr.CloseIdleConnections()
 
 	lat := make([]time.Duration, total)
+	ttfe := make([]time.Duration, total)
 	var errs atomic.Int64
 	sem := make(chan struct{}, c.inflight)
 	var wg sync.WaitGroup
@@ -184,21 +317,35 @@ func rateMode(c config) (any, error) {
 		wg.Add(1)
 		go func(i int, sched time.Time) {
 			defer func() { <-sem; wg.Done() }()
-			resp, err := client.Do(newRequest(context.Background(), c, sendBody("SendMessage", "hello from the benchmark")))
-			if !completed(resp, err) {
+			ok, first := do(client, c, context.Background())
+			if !ok {
 				errs.Add(1)
 			}
 			lat[i] = time.Since(sched)
+			if !first.IsZero() {
+				ttfe[i] = first.Sub(sched)
+			}
 		}(i, sched)
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
 	out := map[string]any{
-		"mode": "rate", "rate": c.rate, "requests": total - warm, "errors": errs.Load(),
+		"mode": "rate", "call": c.call, "rate": c.rate, "requests": total - warm, "errors": errs.Load(),
 		"achieved_rps": float64(total) / elapsed.Seconds(),
 	}
 	for k, v := range percentiles(lat[warm:]) {
 		out[k] = v
+	}
+	var firsts []time.Duration
+	for _, d := range ttfe[warm:] {
+		if d > 0 {
+			firsts = append(firsts, d)
+		}
+	}
+	if len(firsts) > 0 {
+		for k, v := range percentiles(firsts) {
+			out["ttfe_"+k] = v
+		}
 	}
 	return out, nil
 }
@@ -362,22 +509,36 @@ func idleMode(c config) (any, error) {
 		Streams int   `json:"streams"`
 		RSSKiB  int64 `json:"rss_kib"`
 		// SettledKiB is the RSS after the process collected its garbage
-		// (-settle): what the streams retain.
+		// (-settle): what the streams retain, if the process returned the
+		// rest to the OS.
 		SettledKiB int64 `json:"settled_rss_kib,omitempty"`
+		// InuseKiB is the Go heap and stacks in use after that collection
+		// (-inuse): what the streams retain, whatever the OS was given back.
+		InuseKiB int64 `json:"inuse_kib,omitempty"`
 	}
 	read := func(n int) (point, error) {
 		r, err := rssKiB(c.pid)
 		if err != nil || c.settle == "" {
-			return point{n, r, 0}, err
+			return point{Streams: n, RSSKiB: r}, err
 		}
 		resp, err := http.Post(c.settle, "text/plain", nil)
 		if err != nil {
 			return point{}, fmt.Errorf("settle: %w", err)
 		}
+		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 		time.Sleep(200 * time.Millisecond)
 		sr, err := rssKiB(c.pid)
-		return point{n, r, sr}, err
+		if err != nil {
+			return point{}, err
+		}
+		p := point{Streams: n, RSSKiB: r, SettledKiB: sr}
+		if c.inuse != "" {
+			if p.InuseKiB, err = goInuseKiB(c.inuse); err != nil {
+				return point{}, err
+			}
+		}
+		return p, nil
 	}
 	var points []point
 	base, err := read(0)
@@ -402,5 +563,38 @@ func idleMode(c config) (any, error) {
 	if c.settle != "" {
 		out["kib_per_stream_settled"] = float64(last.SettledKiB-first.SettledKiB) / float64(last.Streams-first.Streams)
 	}
+	if c.inuse != "" {
+		out["kib_per_stream_inuse"] = float64(last.InuseKiB-first.InuseKiB) / float64(last.Streams-first.Streams)
+	}
 	return out, nil
+}
+
+// goInuseKiB reads the Go heap and stacks in use from a Prometheus text
+// endpoint (the Go collector's go_memstats gauges).
+func goInuseKiB(url string) (int64, error) {
+	resp, err := http.Get(url)
+	if err != nil {
+		return 0, fmt.Errorf("read %s: %w", url, err)
+	}
+	defer resp.Body.Close()
+	var total float64
+	found := 0
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		name, val, ok := strings.Cut(sc.Text(), " ")
+		if !ok || (name != "go_memstats_heap_inuse_bytes" && name != "go_memstats_stack_inuse_bytes") {
+			continue
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
+		if err != nil {
+			return 0, fmt.Errorf("read %s: %s: %w", url, name, err)
+		}
+		total += v
+		found++
+	}
+	if found != 2 {
+		return 0, fmt.Errorf("read %s: go_memstats_heap_inuse_bytes and go_memstats_stack_inuse_bytes not both found", url)
+	}
+	return int64(total / 1024), sc.Err()
 }
