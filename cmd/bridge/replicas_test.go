@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -172,10 +171,7 @@ func TestTwoBridgeProcessesShareTasksOnPostgres(t *testing.T) {
 	}
 	storeURL := pgURL + sep + "search_path=" + schema
 
-	bin := filepath.Join(t.TempDir(), "bridge")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := bridgeBinary(t)
 	a := startReplica(t, bin, storeURL)
 	b := startReplica(t, bin, storeURL)
 

@@ -1,0 +1,368 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/bench"
+	"github.com/a2a-mcp-bridge/bridge/internal/syncbuf"
+)
+
+var bridgeBin = struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}{}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if bridgeBin.dir != "" {
+		_ = os.RemoveAll(bridgeBin.dir)
+	}
+	os.Exit(code)
+}
+
+// bridgeBinary builds ./cmd/bridge once for the package's process tests.
+func bridgeBinary(t *testing.T) string {
+	t.Helper()
+	bridgeBin.once.Do(func() {
+		dir, err := os.MkdirTemp("", "bridge-bin-")
+		if err != nil {
+			bridgeBin.err = err
+			return
+		}
+		bridgeBin.dir, bridgeBin.path = dir, filepath.Join(dir, "bridge")
+		if out, err := exec.Command("go", "build", "-o", bridgeBin.path, ".").CombinedOutput(); err != nil {
+			bridgeBin.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if bridgeBin.err != nil {
+		t.Fatal(bridgeBin.err)
+	}
+	return bridgeBin.path
+}
+
+// servedBridge is one `bridge serve` process.
+type servedBridge struct {
+	cmd  *exec.Cmd
+	base string
+	out  *syncbuf.Buffer
+	done chan struct{}
+}
+
+// startServe runs `bridge serve` on config at addr with storeURL and waits
+// until /readyz answers 200 (the store answers, the fronted agent's card is
+// loaded).
+func startServe(t *testing.T, bin, config, addr, storeURL string) *servedBridge {
+	t.Helper()
+	out := &syncbuf.Buffer{}
+	cmd := exec.Command(bin, "serve", "--config", config, "--store", storeURL)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	b := &servedBridge{cmd: cmd, base: "http://" + addr, out: out, done: make(chan struct{})}
+	go func() { _ = cmd.Wait(); close(b.done) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-b.done
+		if t.Failed() {
+			t.Logf("bridge serve output:\n%s", out.String())
+		}
+	})
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if resp, err := http.Get(b.base + "/readyz"); err == nil {
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return b
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("bridge serve not ready: %d %s\n%s", resp.StatusCode, body, out.String())
+			}
+		}
+		select {
+		case <-b.done:
+			t.Fatalf("bridge serve exited:\n%s", out.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("bridge serve did not start:\n%s", out.String())
+		}
+	}
+}
+
+// kill ends the process with SIGKILL: no shutdown, no flush, nothing run.
+func (b *servedBridge) kill(t *testing.T) {
+	if err := b.cmd.Process.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		t.Error(err)
+	}
+	<-b.done
+}
+
+// TestAcknowledgedEventsSurviveSIGKILL runs `bridge serve` in front of an
+// agent with callers making blocking and streaming calls at once, kills the
+// process with SIGKILL right after the 40th acknowledged answer, and then
+// finds in the store every task and event any caller was given: each
+// blocking answer's task as answered, and each streamed event in the
+// task's event log at its place. The restarted bridge serves them too. Run
+// on SQLite (the default, grouped commits) and on PostgreSQL (batched
+// writes) when BRIDGE_TEST_POSTGRES_URL is set.
+func TestAcknowledgedEventsSurviveSIGKILL(t *testing.T) {
+	bin := bridgeBinary(t)
+	t.Run("sqlite", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "tasks.db")
+		killAfterAnswers(t, bin, "sqlite:"+path, func(ctx context.Context) (a2a.Store, error) {
+			return store.OpenSQLite(ctx, path)
+		})
+	})
+	t.Run("postgres", func(t *testing.T) {
+		u := postgresTestSchema(t)
+		killAfterAnswers(t, bin, u, func(ctx context.Context) (a2a.Store, error) {
+			return store.OpenPostgres(ctx, u)
+		})
+	})
+}
+
+// postgresTestSchema creates a schema of the test's own on the server of
+// BRIDGE_TEST_POSTGRES_URL and returns the URL that uses it.
+func postgresTestSchema(t *testing.T) string {
+	t.Helper()
+	pgURL := os.Getenv("BRIDGE_TEST_POSTGRES_URL")
+	if pgURL == "" {
+		t.Skip("BRIDGE_TEST_POSTGRES_URL is not set: this test needs PostgreSQL")
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, pgURL)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	schema := fmt.Sprintf("durability_%d", time.Now().UnixNano())
+	if _, err := conn.Exec(ctx, "create schema "+schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = conn.Exec(context.Background(), "drop schema "+schema+" cascade")
+		_ = conn.Close(context.Background())
+	})
+	sep := "?"
+	if strings.Contains(pgURL, "?") {
+		sep = "&"
+	}
+	return pgURL + sep + "search_path=" + schema
+}
+
+// streamed is what one streaming caller was given: the task and the events
+// after its first snapshot.
+type streamed struct {
+	taskID string
+	events []a2a.StreamResponse
+}
+
+func killAfterAnswers(t *testing.T, bin, storeURL string, open func(context.Context) (a2a.Store, error)) {
+	const answersBeforeKill = 40
+	// The agent: the bench's fast agent, in this process; "progress …"
+	// makes it report WORKING before its artifact.
+	var upH http.Handler
+	upSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { upH.ServeHTTP(w, r) }))
+	defer upSrv.Close()
+	up, err := bench.NewUpstream(upSrv.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	upH = up.Handler
+
+	addr := freeAddr(t)
+	config := filepath.Join(t.TempDir(), "bridge.yaml")
+	if err := os.WriteFile(config, fmt.Appendf(nil, `listen: %s
+auth: {anonymous: true}
+policy: {default: allow}
+front:
+  a2a:
+    - {name: agent, url: %s/.well-known/agent-card.json}
+`, addr, upSrv.URL), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	br := startServe(t, bin, config, addr, storeURL)
+	ctx := context.Background()
+	client, err := a2a.NewClient(ctx, br.base+"/a2a/agent/.well-known/agent-card.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var mu sync.Mutex
+	var answered []*a2a.Task // blocking answers, as given
+	var streams []*streamed  // streams, as read until the kill
+	killed := make(chan struct{})
+	var killOnce sync.Once
+	var wg sync.WaitGroup
+	send := func(text string) *a2a.SendMessageRequest {
+		return &a2a.SendMessageRequest{Message: &a2a.Message{MessageID: text, Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart(text)}}}
+	}
+	for w := range 6 {
+		wg.Go(func() { // blocking callers
+			for i := 0; ; i++ {
+				select {
+				case <-killed:
+					return
+				default:
+				}
+				resp, err := client.SendMessage(ctx, send(fmt.Sprintf("hello %d-%d", w, i)))
+				if err != nil {
+					return // the bridge is gone
+				}
+				if resp.Task == nil || resp.Task.Status.State != a2a.TaskStateCompleted {
+					t.Errorf("answer: %+v", resp)
+					return
+				}
+				mu.Lock()
+				answered = append(answered, resp.Task)
+				n := len(answered)
+				mu.Unlock()
+				if n >= answersBeforeKill {
+					killOnce.Do(func() { br.kill(t); close(killed) })
+					return
+				}
+			}
+		})
+	}
+	for w := range 4 {
+		wg.Go(func() { // streaming callers
+			for i := 0; ; i++ {
+				select {
+				case <-killed:
+					return
+				default:
+				}
+				st, err := client.SendStreamingMessage(ctx, send(fmt.Sprintf("%s %d-%d", bench.ProgressPrefix, w, i)))
+				if err != nil {
+					return
+				}
+				s := &streamed{}
+				for {
+					ev, err := st.Next()
+					if err != nil {
+						break
+					}
+					if s.taskID == "" {
+						if ev.Task == nil {
+							t.Errorf("first event of a stream is not the task: %+v", ev)
+							break
+						}
+						s.taskID = ev.Task.ID
+						continue
+					}
+					s.events = append(s.events, *ev)
+				}
+				st.Close()
+				if s.taskID != "" {
+					mu.Lock()
+					streams = append(streams, s)
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	select {
+	case <-killed:
+	default:
+		t.Fatalf("the callers stopped before %d answers (%d)", answersBeforeKill, len(answered))
+	}
+
+	// The process is dead: read the store as it was left.
+	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	st, err := open(octx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := auth.AnonymousPrincipal().Key()
+	for _, want := range answered {
+		rec, err := st.GetTask(octx, owner, want.ID)
+		if err != nil {
+			t.Errorf("acknowledged task %s lost: %v", want.ID, err)
+			continue
+		}
+		if rec.Task.Status.State != a2a.TaskStateCompleted || len(rec.Task.Artifacts) != 1 ||
+			len(want.Artifacts) != 1 || rec.Task.Artifacts[0].Parts[0].Text != want.Artifacts[0].Parts[0].Text {
+			t.Errorf("acknowledged task %s stored as %s with artifacts %+v; answered with %+v", want.ID, rec.Task.Status.State, rec.Task.Artifacts, want.Artifacts)
+		}
+	}
+	streamedEvents := 0
+	for _, s := range streams {
+		evs, err := st.Events(octx, owner, s.taskID, 0, 0)
+		if err != nil {
+			t.Errorf("streamed task %s lost: %v", s.taskID, err)
+			continue
+		}
+		if len(evs) < len(s.events) {
+			t.Errorf("task %s: %d events streamed, %d stored", s.taskID, len(s.events), len(evs))
+			continue
+		}
+		for i, ev := range s.events {
+			if got, want := eventKey(&evs[i].Event), eventKey(&ev); got != want {
+				t.Errorf("task %s event %d: stored %s, streamed %s", s.taskID, i+1, got, want)
+			}
+		}
+		streamedEvents += len(s.events)
+	}
+	if closer, ok := st.(interface{ Close() error }); ok {
+		_ = closer.Close()
+	}
+	if streamedEvents == 0 {
+		t.Error("no streamed event to check: the streaming callers got nothing before the kill")
+	}
+	t.Logf("checked %d acknowledged answers and %d streamed events of %d streams", len(answered), streamedEvents, len(streams))
+
+	// Restarted on the same store, the bridge serves what it acknowledged.
+	br = startServe(t, bin, config, addr, storeURL)
+	client, err = a2a.NewClient(ctx, br.base+"/a2a/agent/.well-known/agent-card.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range answered {
+		got, err := client.GetTask(ctx, &a2a.GetTaskRequest{ID: want.ID})
+		if err != nil || got.Status.State != a2a.TaskStateCompleted {
+			t.Errorf("after restart, task %s: %+v, %v", want.ID, got, err)
+		}
+	}
+}
+
+// eventKey names an event by what a caller relies on: its kind, the state
+// it reports or the artifact it carries.
+func eventKey(ev *a2a.StreamResponse) string {
+	switch {
+	case ev.StatusUpdate != nil:
+		return "status " + string(ev.StatusUpdate.Status.State)
+	case ev.ArtifactUpdate != nil:
+		text := ""
+		if ps := ev.ArtifactUpdate.Artifact.Parts; len(ps) > 0 {
+			text = ps[0].Text
+		}
+		return "artifact " + ev.ArtifactUpdate.Artifact.ArtifactID + " " + text
+	case ev.Task != nil:
+		return "task " + string(ev.Task.Status.State)
+	case ev.Message != nil:
+		return "message " + ev.Message.MessageID
+	}
+	return "empty"
+}
