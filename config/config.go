@@ -34,7 +34,9 @@ type Config struct {
 	PublicURL string `yaml:"public_url"`
 	// Store holds tasks, event logs and push configs: "memory:" (lost on
 	// restart; tests), "sqlite:PATH" (one process) or "postgres://…"
-	// (replicas). The URL may carry a password; it is never logged.
+	// (replicas). On SQLite and PostgreSQL an event is on disk before
+	// anyone is told of it; concurrent writes share one commit
+	// (docs/stores.md). The URL may carry a password; it is never logged.
 	Store string `yaml:"store" default:"sqlite:./bridge.db"`
 	// Redis is a redis:// or rediss:// URL shared by replicas for rate-limit
 	// counters (it fills limits.redis when that is empty). Default: none,
