@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -142,10 +143,16 @@ func (w *pgWriter) run(batch []*pgOp) {
 	}
 }
 
+// batchTimeout bounds one batch's round trip: while the server is away (a
+// restart, a network that drops packets) the writes fail within it instead
+// of holding every writer behind one connection attempt.
+const batchTimeout = 30 * time.Second
+
 // send runs batch as one pipeline. It returns the index of the write whose
 // statement failed, or -1 when the failure is not one statement's.
 func (w *pgWriter) send(batch []*pgOp) (int, error) {
-	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
+	defer cancel()
 	b := &pgx.Batch{QueuedQueries: make([]*pgx.QueuedQuery, 0, len(batch))}
 	for _, op := range batch {
 		b.Queue(op.sql, op.args...)
