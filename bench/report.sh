@@ -221,7 +221,7 @@ $(grep -h '^Benchmark' "$RAW/gobench.txt" "$RAW/storebench.txt" 2>/dev/null || e
 | \`bridge serve\`, PostgreSQL: reported | $(fmt2 "$(ratio serve-postgres nginx 2>/dev/null || echo nan)")× | reported |
 | expose: added p50 ≤ 250 µs over \`SendMessage\` direct at $TR_RATE/s | $(fmt2 "$ADD_EXPOSE") µs | $(verdict "$ADD_EXPOSE" 250 le) |
 | publish (SQLite): added p50 ≤ 250 µs over \`tools/call\` direct at $TR_RATE/s | $(fmt2 "$ADD_PUBLISH") µs (memory store: $(fmt2 "$ADD_PUBLISH_M")) | $(verdict "$ADD_PUBLISH" 250 le) |
-| ≤ 20 KiB per idle SSE stream (memory store) | $(fmt2 "$KIB_M") KiB RSS as found; $(fmt2 "$KIBI_M") KiB Go heap + stacks retained (nginx $(fmt2 "$KIB_NGX") RSS) | $(verdict "$KIB_M" 20 le) |
+| ≤ 20 KiB per idle SSE stream (memory store) | $(fmt2 "$KIBI_M") KiB Go heap + stacks retained; $(fmt2 "$KIB_M") KiB RSS as found (nginx $(fmt2 "$KIB_NGX") RSS) | $(verdict "$KIBI_M" 20 le) retained; $(verdict "$KIB_M" 20 le) as found |
 | ≤ 250 allocs per request, front | $A_M memory, $A_S SQLite | $(verdict "$A_M" 250 le) |
 
 ## Where \`bridge serve\` spends its CPU under load (pprof, 10 s of the closed loop)

@@ -192,7 +192,8 @@ start_serve() {
 	wait_http "$base/readyz"
 	local c
 	for c in serve expose publish; do
-		PID[$c-$name]=$pid TOKEN[$c-$name]=$(cat "$keys/token") METRICS[$c-$name]=$base/metrics DEBUG[$c-$name]=127.0.0.1:$dbg
+		PID[$c-$name]=$pid TOKEN[$c-$name]=$(cat "$keys/token") METRICS[$c-$name]=$base/metrics
+		[ ${#debug[@]} -eq 0 ] || DEBUG[$c-$name]=127.0.0.1:$dbg
 	done
 	URL[serve-$name]=$base/a2a/bench URL[expose-$name]=$base/mcp URL[publish-$name]=$base/a2a/tools
 }
