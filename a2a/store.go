@@ -139,6 +139,13 @@ type LeaseReleasingUpdater interface {
 	UpdateTaskReleasing(ctx context.Context, owner string, t *Task, version int64, events []StreamResponse, holder string) (*TaskRecord, error)
 }
 
+// TaskCounter is a store that counts its tasks by state, of every owner
+// (for operators: the admin status page); a state with no task may be
+// absent from the map.
+type TaskCounter interface {
+	CountTasks(ctx context.Context) (map[TaskState]int, error)
+}
+
 // PushConfigStore keeps push notification configs, scoped to the task owner.
 type PushConfigStore interface {
 	// PutPushConfig creates or replaces a config (cfg.ID and cfg.TaskID set).

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"reflect"
 	"sort"
@@ -46,6 +47,7 @@ func Run(t *testing.T, open func(t *testing.T) a2a.Store) {
 		{"OrphansAreUnleasedActiveTasks", testOrphans},
 		{"OrphansPageByID", testOrphansPaging},
 		{"OrphanedOnceTheLeaseRunsOut", testOrphanedAtLeaseExpiry},
+		{"CountTasksByStateOfEveryOwner", testCountTasks},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -1185,5 +1187,44 @@ func testOrphanedAtLeaseExpiry(t *testing.T, s a2a.Store) {
 	}
 	if listed() {
 		t.Error("listed as an orphan while recovery holds its lease")
+	}
+}
+
+// testCountTasks: a store that counts its tasks (a2a.TaskCounter) counts
+// those of every owner, by the state they are in now.
+func testCountTasks(t *testing.T, s a2a.Store) {
+	tc, ok := s.(a2a.TaskCounter)
+	if !ok {
+		t.Skip("the store does not count tasks")
+	}
+	ctx := ctxT(t)
+	if got, err := tc.CountTasks(ctx); err != nil || len(got) != 0 {
+		t.Fatalf("empty store: %v %v", got, err)
+	}
+	ts := base
+	for i, c := range []struct {
+		owner string
+		state a2a.TaskState
+	}{{alice, a2a.TaskStateWorking}, {bob, a2a.TaskStateWorking}, {alice, a2a.TaskStateCompleted}, {bob, a2a.TaskStateSubmitted}} {
+		if err := s.CreateTask(ctx, c.owner, newTask(fmt.Sprintf("count-%d", i), "c", c.state, &ts)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec, err := s.GetTask(ctx, bob, "count-3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := rec.Task.Clone()
+	next.Status.State = a2a.TaskStateFailed
+	if _, err := s.UpdateTask(ctx, bob, next, rec.Version, nil); err != nil {
+		t.Fatal(err)
+	}
+	got, err := tc.CountTasks(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[a2a.TaskState]int{a2a.TaskStateWorking: 2, a2a.TaskStateCompleted: 1, a2a.TaskStateFailed: 1}
+	if !maps.Equal(got, want) {
+		t.Fatalf("CountTasks = %v, want %v", got, want)
 	}
 }
