@@ -120,7 +120,7 @@ type APIKeyConfig struct {
 	// Name becomes the principal's subject. Required, unique.
 	Name string `yaml:"name"`
 	// SHA256 is the lowercase hex sha256 of the key (64 characters). Required.
-	SHA256 string `yaml:"sha256"`
+	SHA256 string `yaml:"sha256" secret:"value"`
 	// Scopes granted to callers using this key.
 	Scopes []string `yaml:"scopes"`
 	// Groups the key's principal belongs to.

@@ -52,7 +52,7 @@ type StaticSecretConfig struct {
 	Header string `yaml:"header"`
 	// Value template; "{secret}" is replaced by the secret. Default
 	// "Bearer {secret}" for Authorization, "{secret}" otherwise.
-	Value string `yaml:"value"`
+	Value string `yaml:"value" secret:"value"`
 	// Env names the environment variable holding the secret.
 	Env string `yaml:"env"`
 	// File is a file holding the secret (trailing newline removed).
@@ -61,9 +61,9 @@ type StaticSecretConfig struct {
 
 // ClientCredentialsConfig is an OAuth2 client-credentials grant.
 type ClientCredentialsConfig struct {
-	TokenURL     string   `yaml:"token_url"`
+	TokenURL     string   `yaml:"token_url" secret:"url"`
 	ClientID     string   `yaml:"client_id"`
-	ClientSecret string   `yaml:"client_secret"`
+	ClientSecret string   `yaml:"client_secret" secret:"value"`
 	Scopes       []string `yaml:"scopes"`
 	// Audience and Resource (RFC 8707) are sent when set.
 	Audience string `yaml:"audience"`
@@ -72,9 +72,9 @@ type ClientCredentialsConfig struct {
 
 // TokenExchangeConfig is an RFC 8693 token exchange on behalf of the caller.
 type TokenExchangeConfig struct {
-	TokenURL     string `yaml:"token_url"`
+	TokenURL     string `yaml:"token_url" secret:"url"`
 	ClientID     string `yaml:"client_id"`
-	ClientSecret string `yaml:"client_secret"`
+	ClientSecret string `yaml:"client_secret" secret:"value"`
 	// Audience and/or Resource name the upstream; at least one is required.
 	Audience string   `yaml:"audience"`
 	Resource string   `yaml:"resource"`

@@ -37,12 +37,12 @@ type Config struct {
 	// (replicas). On SQLite and PostgreSQL an event is on disk before
 	// anyone is told of it; concurrent writes share one commit
 	// (docs/stores.md). The URL may carry a password; it is never logged.
-	Store string `yaml:"store" default:"sqlite:./bridge.db"`
+	Store string `yaml:"store" default:"sqlite:./bridge.db" secret:"url"`
 	// Redis is a redis:// or rediss:// URL shared by replicas for rate-limit
 	// counters (it fills limits.redis when that is empty). Default: none,
 	// counters are kept per process. Use ${REDIS_URL} to keep the password out
 	// of the file.
-	Redis string `yaml:"redis"`
+	Redis string `yaml:"redis" secret:"url"`
 	// Keys are the card-signing keys; their public halves are served at
 	// /.well-known/jwks.json.
 	Keys Keys `yaml:"keys"`
@@ -84,6 +84,9 @@ type Config struct {
 	// Health configures the upstreams' active checks, reconnection and card
 	// refresh, and what /readyz requires.
 	Health Health `yaml:"health"`
+	// Admin configures the admin listener: the status page, the admin API
+	// (`bridge status`) and metrics, on an address of their own.
+	Admin Admin `yaml:"admin"`
 
 	// file is the name passed to Parse; pos maps field paths to positions.
 	file string
@@ -117,11 +120,11 @@ type Stdio struct {
 	// Command is the executable, looked up in PATH. Required.
 	Command string `yaml:"command"`
 	// Args are passed to the command as they are (no shell).
-	Args []string `yaml:"args"`
+	Args []string `yaml:"args" secret:"value"`
 	// Env sets variables in the child's environment. The child does not
 	// inherit the bridge's environment (which holds its secrets) except for
 	// the names listed in inherit_env.
-	Env map[string]string `yaml:"env"`
+	Env map[string]string `yaml:"env" secret:"value"`
 	// InheritEnv names variables copied from the bridge's environment
 	// (e.g. PATH, HOME). Default: none. Every name listed is visible to the
 	// child, so never list a variable holding a bridge secret.
@@ -134,18 +137,18 @@ type Stdio struct {
 type HTTPUpstream struct {
 	// URL is the server's MCP endpoint (http or https). Required. Plain http
 	// is sent in clear text; use it only on loopback or a private network.
-	URL string `yaml:"url"`
+	URL string `yaml:"url" secret:"url"`
 	// Headers are added to every request (e.g. a static API key from
 	// ${ENV}). Values are never logged.
-	Headers map[string]string `yaml:"headers"`
+	Headers map[string]string `yaml:"headers" secret:"value"`
 }
 
 // SSEUpstream is an MCP server reached over the legacy HTTP+SSE transport.
 type SSEUpstream struct {
 	// URL is the server's SSE endpoint (http or https). Required.
-	URL string `yaml:"url"`
+	URL string `yaml:"url" secret:"url"`
 	// Headers are added to every request. Values are never logged.
-	Headers map[string]string `yaml:"headers"`
+	Headers map[string]string `yaml:"headers" secret:"value"`
 }
 
 // PublishedServer is an MCP server published as an A2A agent at /a2a/{name}.
@@ -191,7 +194,7 @@ type ExposedAgent struct {
 	Alias string `yaml:"alias"`
 	// URL is the agent card's URL (https://host/.well-known/agent-card.json)
 	// or the agent's base URL. Required.
-	URL string `yaml:"url"`
+	URL string `yaml:"url" secret:"url"`
 	// Credentials are sent to the agent. Default: none.
 	Credentials auth.CredentialsConfig `yaml:"credentials"`
 	// CredentialHosts lists the hosts (host or host:port, exact) besides the
@@ -295,7 +298,7 @@ type FrontedAgent struct {
 	// URL is the agent's card URL or base URL. Required. The bridge calls
 	// the agent over HTTP/1.1 (over TLS for https, offering only
 	// http/1.1), keeping idle connections for reuse.
-	URL string `yaml:"url"`
+	URL string `yaml:"url" secret:"url"`
 	// Credentials are sent to the agent instead of the caller's. Default:
 	// none (the caller's credentials are never forwarded).
 	Credentials auth.CredentialsConfig `yaml:"credentials"`
@@ -381,7 +384,7 @@ type Observability struct {
 	MetricsPath string `yaml:"metrics_path" default:"/metrics"`
 	// OTLPEndpoint is the OTLP/HTTP traces endpoint (http(s)://host:4318).
 	// Default: none, tracing off.
-	OTLPEndpoint string `yaml:"otlp_endpoint"`
+	OTLPEndpoint string `yaml:"otlp_endpoint" secret:"url"`
 	// ServiceName is the service.name of traces. Default a2a-mcp-bridge.
 	ServiceName string `yaml:"service_name" default:"a2a-mcp-bridge"`
 }
@@ -483,6 +486,41 @@ type Health struct {
 	// CardRefreshMax is the longest a card is used before it is fetched and
 	// verified again, whatever its max-age says. Default 1h.
 	CardRefreshMax Duration `yaml:"card_refresh_max" default:"1h"`
+}
+
+// Admin configures the admin listener, which serves the status page at
+// /admin/, the same data as JSON at /admin/api/status (what `bridge status`
+// prints) and the metrics at observability.metrics_path. It reads the state
+// /readyz and the metrics read. Off by default: a second port nobody asked
+// for would collide between bridges on one machine (and 9090 with
+// Prometheus'); set listen to turn it on.
+type Admin struct {
+	// Listen is the admin listener's TCP address, e.g. 127.0.0.1:9090.
+	// Default: none, no admin listener. On a loopback address the page is
+	// open to everyone on this machine unless admin.auth is set; any other
+	// address requires admin.auth.
+	Listen string `yaml:"listen"`
+	// Auth authenticates the admin listener's callers: API keys, JWKS files
+	// or OIDC issuers of its own (the same keys as the top-level auth
+	// section, kept apart so that a caller's key never opens the admin
+	// view). Every caller must also hold admin.scope. Default: none, which
+	// is allowed only on a loopback listen address; when set, it is
+	// required on loopback too. anonymous is refused here.
+	Auth auth.Config `yaml:"auth"`
+	// Scope is the scope an admin caller's API key or token must carry.
+	// Default bridge:admin.
+	Scope string `yaml:"scope" default:"bridge:admin"`
+	// Refresh is how often the status page reloads itself (an HTML meta
+	// refresh; no JavaScript). Default 10s; from 1s to 1h.
+	Refresh Duration `yaml:"refresh" default:"10s"`
+}
+
+// Enabled reports whether the admin listener is on (admin.listen set).
+func (a Admin) Enabled() bool { return a.Listen != "" }
+
+// AuthConfigured reports whether admin.auth names any way in.
+func (a Admin) AuthConfigured() bool {
+	return len(a.Auth.OIDC) > 0 || len(a.Auth.JWKS) > 0 || len(a.Auth.APIKeys) > 0
 }
 
 // Readiness values.

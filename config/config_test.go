@@ -83,6 +83,12 @@ func TestCheckConfigMessages(t *testing.T) {
 			`testdata/bad_health.yaml:13:3: health.reconnect_max: 100ms is less than reconnect_min (1s)`,
 			`testdata/bad_health.yaml:14:3: health.card_refresh_min: must be positive, such as 30s`,
 		}},
+		{"bad_admin.yaml", []string{
+			`testdata/bad_admin.yaml:5:3: admin.listen: 0.0.0.0:9090 is not a loopback address: the admin view shows the running configuration and every upstream, so it needs admin.auth (api_keys, jwks or oidc; callers also need admin.scope); or listen on 127.0.0.1`,
+			`testdata/bad_admin.yaml:6:10: admin.auth.anonymous: refused: the admin view shows the running configuration and every upstream; remove it and configure admin.auth.api_keys, jwks or oidc`,
+			`testdata/bad_admin.yaml:7:3: admin.scope: must not be empty: the scope admin callers must carry, such as bridge:admin`,
+			`testdata/bad_admin.yaml:8:3: admin.refresh: 500ms is out of range: from 1s to 1h, such as 10s`,
+		}},
 		{"syntax.yaml", []string{
 			`testdata/syntax.yaml:2:12: mapping value is not allowed in this context`,
 		}},

@@ -42,6 +42,7 @@ func (c *Config) Validate() Problems {
 	v.tasks()
 	v.reload()
 	v.health()
+	v.admin()
 	return v.ps
 }
 
@@ -804,4 +805,40 @@ func validHeaderName(h string) bool {
 		}
 	}
 	return true
+}
+
+func (v *validator) admin() {
+	a := v.c.Admin
+	if !a.Enabled() {
+		if a.AuthConfigured() {
+			v.add("admin.auth", "set without admin.listen: set admin.listen (e.g. 127.0.0.1:9090) to turn the admin listener on, or remove admin.auth")
+		}
+		return
+	}
+	if _, port, err := net.SplitHostPort(a.Listen); err != nil {
+		v.add("admin.listen", "%q is not HOST:PORT: write an address such as 127.0.0.1:9090", clip(a.Listen))
+		return
+	} else if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		v.add("admin.listen", "port %q is not a number from 0 to 65535", clip(port))
+	}
+	if a.Listen == v.c.Listen && !strings.HasSuffix(a.Listen, ":0") {
+		v.add("admin.listen", "is the same address as listen: give the admin listener a port of its own, such as 127.0.0.1:9090")
+	}
+	if a.AuthConfigured() {
+		for _, err := range a.Auth.Validate() {
+			v.addErr("admin.auth", "auth.", err)
+		}
+	}
+	if a.Auth.Anonymous || a.Auth.UnsafeAnonymousNonLoopback {
+		v.add("admin.auth.anonymous", "refused: the admin view shows the running configuration and every upstream; remove it and configure admin.auth.api_keys, jwks or oidc")
+	}
+	if !isLoopbackListen(a.Listen) && !a.AuthConfigured() {
+		v.add("admin.listen", "%s is not a loopback address: the admin view shows the running configuration and every upstream, so it needs admin.auth (api_keys, jwks or oidc; callers also need admin.scope); or listen on 127.0.0.1", clip(a.Listen))
+	}
+	if strings.TrimSpace(a.Scope) == "" {
+		v.add("admin.scope", "must not be empty: the scope admin callers must carry, such as bridge:admin")
+	}
+	if d := a.Refresh.D(); d < time.Second || d > time.Hour {
+		v.add("admin.refresh", "%s is out of range: from 1s to 1h, such as 10s", a.Refresh)
+	}
 }

@@ -126,7 +126,7 @@ type Config struct {
 	// Redis is a redis://, rediss:// or unix:// URL. When set, counts live in
 	// Redis and are shared by every replica that points at it; otherwise they
 	// are kept in this process. Default: empty (in-process).
-	Redis string `yaml:"redis,omitempty" json:"redis,omitempty"`
+	Redis string `yaml:"redis,omitempty" json:"redis,omitempty" secret:"url"`
 	// OnRedisError is what happens to a request while Redis cannot be
 	// reached: "open" lets it through (availability over enforcement),
 	// "closed" refuses it. Required when Redis is set; no default, because
