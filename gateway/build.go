@@ -75,6 +75,7 @@ type Bridge struct {
 	publicURL string
 
 	store      a2a.Store
+	counter    a2a.TaskCounter // the store's task counts, when it keeps them
 	closeStore func() error
 	guard      *netguard.Guard
 	trusted    *http.Client // for destinations named in the file
@@ -112,11 +113,14 @@ type Bridge struct {
 	// applied is the configuration in force (the reloadable sections of
 	// the last reload, the rest as started); guarded by reloadMu.
 	applied *config.Config
+	// inForce is applied, readable without reloadMu (the admin view).
+	inForce atomic.Pointer[config.Config]
 	mcpOnly bool
 	// authSums are the sha256 of the JWKS files the chain in use read.
 	authSums map[string][32]byte
 
 	handler   http.Handler
+	started   time.Time
 	closeOnce sync.Once
 	// draining is set when the shutdown drain starts (GoingAway).
 	draining atomic.Bool
@@ -140,7 +144,8 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (_ *Bridge, er
 	if cfg == nil {
 		return nil, errors.New("gateway: no configuration")
 	}
-	b := &Bridge{cfg: cfg, applied: cfg, log: opts.Logger, reg: opts.Registry, mcpOnly: opts.MCPOnly}
+	b := &Bridge{cfg: cfg, applied: cfg, log: opts.Logger, reg: opts.Registry, mcpOnly: opts.MCPOnly, started: time.Now()}
+	b.inForce.Store(cfg)
 	if b.log == nil {
 		b.log = slog.Default()
 	}
@@ -337,6 +342,7 @@ func (b *Bridge) buildA2A(ctx context.Context, opts Options) error {
 		}
 		b.store, b.closeStore = st, closeFn
 	}
+	b.counter, _ = b.store.(a2a.TaskCounter)
 	b.store = countStoreErrors(b.store, b.metrics)
 	if err := b.newMaintainer(); err != nil {
 		return err

@@ -211,6 +211,7 @@ func (b *Bridge) Reload(next *config.Config) error {
 		b.resignCards()
 	}
 	b.applied = merged(prev, next)
+	b.inForce.Store(b.applied)
 	if len(applied) == 0 && len(restart) == 0 {
 		b.log.Info("configuration reloaded: nothing changed")
 		return nil

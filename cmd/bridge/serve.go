@@ -126,6 +126,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 	log.Info("bridge serving", "addr", l.BoundAddr(), "public_url", pub, "version", gateway.Version)
 	fmt.Fprintf(stdout, "bridge serving on %s (public URL %s)\n", l.BoundAddr(), pub)
+	if cfg.Admin.Enabled() {
+		stopAdmin, err := startAdmin(ctx, cfg, b, log, stdout)
+		if err != nil {
+			return err
+		}
+		defer stopAdmin()
+	}
 	return l.Serve(ctx)
 }
 
