@@ -27,6 +27,9 @@ Usage:
   bridge mcp --config FILE                       serve the exposed agents as MCP tools over stdio (Claude Desktop)
   bridge demo [--addr HOST:PORT] [--store URL]   run the demo agent on the embedded defaults
   bridge check-config FILE                       validate a config file; print every problem with its position
+  bridge status [--admin URL] [--json]           print a running bridge's upstreams, routes, tasks and refusals
+                                                 from its admin listener (default http://127.0.0.1:9090;
+                                                 credentials from env BRIDGE_ADMIN_TOKEN or --token-file)
   bridge prune --store URL [--older-than 168h]   delete finished tasks (and their events) older than the age
   bridge keys generate [--alg ES256|EdDSA] FILE  write a new card-signing key (PEM, mode 0600)
   bridge keys jwks PEM...                        print the public keys of PEM files as a JWKS
@@ -50,6 +53,7 @@ func commands() []command {
 		{"mcp", runMCP},
 		{"demo", runDemo},
 		{"check-config", runCheckConfig},
+		{"status", runStatus},
 		{"keys", runKeys},
 		{"prune", runPrune},
 		{"card", runCard},
