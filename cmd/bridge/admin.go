@@ -28,7 +28,13 @@ func startAdmin(ctx context.Context, cfg *config.Config, b *gateway.Bridge, log 
 		metricsPath = cfg.Observability.MetricsPath
 	}
 	srv, err := admin.New(ctx, admin.Options{
-		Admin: cfg.Admin, Ready: b, Routes: b, Tasks: b, Config: b.Config,
+		Admin: cfg.Admin, Ready: b, Routes: b, Tasks: b, Config: func() *config.Config {
+			// The file's public_url may be derived from a listen port 0:
+			// show the one cards name.
+			c := *b.Config()
+			c.PublicURL = b.PublicURL()
+			return &c
+		},
 		Gatherer: b.Gatherer(), MetricsPath: metricsPath, AllowedHosts: cfg.Server.AllowedHosts,
 		Version: gateway.Version, Started: b.Started(), HTTPClient: netguard.Trusted(ngcfg), Logger: log,
 	})

@@ -1,0 +1,540 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/a2a-mcp-bridge/bridge/admin"
+	"github.com/a2a-mcp-bridge/bridge/gateway"
+	"github.com/a2a-mcp-bridge/bridge/gateway/health"
+	"github.com/a2a-mcp-bridge/bridge/internal/syncbuf"
+)
+
+// process is a child process of a test with its output, and the lines it
+// printed on stdout.
+type process struct {
+	cmd   *exec.Cmd
+	out   *syncbuf.Buffer
+	lines chan string
+	done  chan struct{}
+}
+
+// startProcess runs bin with args until the test ends.
+func startProcess(t *testing.T, name, bin string, env []string, args ...string) *process {
+	t.Helper()
+	p := &process{cmd: exec.Command(bin, args...), out: &syncbuf.Buffer{}, lines: make(chan string, 64), done: make(chan struct{})}
+	p.cmd.Env = append(os.Environ(), env...)
+	p.cmd.Stderr = p.out
+	stdout, err := p.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			_, _ = p.out.Write([]byte(sc.Text() + "\n"))
+			select {
+			case p.lines <- sc.Text():
+			default:
+			}
+		}
+		_ = p.cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		p.stop()
+		if t.Failed() {
+			t.Logf("%s output:\n%s", name, p.out.String())
+		}
+	})
+	return p
+}
+
+// stop ends the process (SIGKILL) and waits for it.
+func (p *process) stop() {
+	_ = p.cmd.Process.Signal(syscall.SIGKILL)
+	<-p.done
+}
+
+// line waits for the stdout line starting with prefix and returns the rest.
+func (p *process) line(t *testing.T, prefix string) string {
+	t.Helper()
+	timeout := time.After(60 * time.Second)
+	for {
+		select {
+		case l := <-p.lines:
+			if rest, ok := strings.CutPrefix(l, prefix); ok {
+				return rest
+			}
+		case <-p.done:
+			t.Fatalf("process exited before printing %q:\n%s", prefix, p.out.String())
+		case <-timeout:
+			t.Fatalf("no line %q:\n%s", prefix, p.out.String())
+		}
+	}
+}
+
+// demoProcess runs `bridge demo` (the real binary) on a free port and
+// returns it with its agent's URL.
+func demoProcess(t *testing.T, bin, name string) (*process, string) {
+	p := startProcess(t, name, bin, nil, "demo", "--addr", "127.0.0.1:0", "--store", "memory:")
+	rest := p.line(t, "demo agent at ")
+	return p, strings.Fields(rest)[0]
+}
+
+// mcpServerBinary builds the MCP test server (stdio) once per test.
+func mcpServerBinary(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "mcptestserver")
+	if out, err := exec.Command("go", "build", "-o", path, "github.com/a2a-mcp-bridge/bridge/mcp/upstream/upstreamtest/mcptestserver").CombinedOutput(); err != nil {
+		t.Fatalf("build the MCP test server: %v\n%s", err, out)
+	}
+	return path
+}
+
+// adminSetup is a running `bridge serve` with a published MCP server
+// (tools), a fronted agent (front) and an exposed agent (exposed), each
+// agent a `bridge demo` of its own, and its admin listener.
+type adminSetup struct {
+	bin           string
+	serve         *process
+	front, expose *process
+	base, admin   string // http://HOST:PORT
+}
+
+// adminConfig is the configuration of adminSetup; adminSection is its
+// admin: block.
+func adminConfig(mcp, frontURL, exposeURL, adminSection string) string {
+	var ports []string
+	for _, u := range []string{frontURL, exposeURL} {
+		if pu, err := url.Parse(u); err == nil {
+			ports = append(ports, pu.Port())
+		}
+	}
+	return fmt.Sprintf(`listen: 127.0.0.1:0
+store: "memory:"
+auth: {anonymous: true}
+policy:
+  default: deny
+  rules:
+    - {name: echo-only, allow: 'hop.agent == "front"'}
+netguard: {unsafe_allow: [127.0.0.1/32], unsafe_allow_http: true, ports: [%s]}
+publish:
+  - name: tools
+    stdio: {command: %q}
+front:
+  a2a:
+    - {name: front, url: %q}
+expose:
+  agents:
+    - {alias: exposed, url: %q}
+health: {check_interval: 1s, check_timeout: 500ms}
+%s
+`, strings.Join(ports, ", "), mcp, frontURL, exposeURL, adminSection)
+}
+
+func startAdminSetup(t *testing.T, adminSection string, env ...string) *adminSetup {
+	t.Helper()
+	bin := bridgeBinary(t)
+	s := &adminSetup{bin: bin}
+	var frontURL, exposeURL string
+	s.front, frontURL = demoProcess(t, bin, "fronted agent")
+	s.expose, exposeURL = demoProcess(t, bin, "exposed agent")
+	file := filepath.Join(t.TempDir(), "bridge.yaml")
+	if err := os.WriteFile(file, []byte(adminConfig(mcpServerBinary(t), frontURL, exposeURL, adminSection)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s.serve = startProcess(t, "bridge serve", bin, env, "serve", "--config", file)
+	s.base = "http://" + strings.Fields(s.serve.line(t, "bridge serving on "))[0]
+	s.admin = strings.TrimSuffix(s.serve.line(t, "admin status page at "), admin.PagePath)
+	return s
+}
+
+// browser starts headless Chromium, which the test needs: a machine
+// without it fails the test (.ci/run installs Debian's chromium), unless
+// BRIDGE_TEST_SKIP_BROWSER=1 says to skip it on this machine.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	path := "/usr/bin/chromium"
+	if p, err := exec.LookPath("chromium"); err == nil {
+		path = p
+	}
+	if _, err := os.Stat(path); err != nil {
+		if os.Getenv("BRIDGE_TEST_SKIP_BROWSER") == "1" {
+			t.Skip("BRIDGE_TEST_SKIP_BROWSER=1 and no chromium on this machine")
+		}
+		t.Fatalf("the browser tests need Debian's chromium (%v): apt-get install chromium, or set BRIDGE_TEST_SKIP_BROWSER=1 to skip them on this machine", err)
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-dev-shm-usage", true), chromedp.WindowSize(1400, 1000))
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancelCtx(); cancelAlloc() })
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("chromium did not start: %v", err)
+	}
+	return ctx
+}
+
+// outputDir is where a test saves what a person may want to look at:
+// $TEST_OUTPUT when set, else the test's artifact directory.
+func outputDir(t *testing.T) string {
+	if d := os.Getenv("TEST_OUTPUT"); d != "" {
+		dir := filepath.Join(d, t.Name())
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	return t.ArtifactDir()
+}
+
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	path := filepath.Join(outputDir(t), name)
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", path)
+}
+
+// rowState reads an upstream row's state on the page as it is now (the
+// page reloads itself; no navigation here).
+func rowState(ctx context.Context, kind health.Kind, name string) (string, error) {
+	sel := chromedp.CSS(fmt.Sprintf(`tr[data-kind=%q][data-name=%q]`, kind, name))
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.WaitReady(sel)); err != nil {
+		return "", err
+	}
+	res, err := chromedp.Run(ctx, chromedp.AttributeValue(sel, "data-state"))
+	return res.Value, err
+}
+
+// waitRow waits until the row shows want, the page reloading itself.
+func waitRow(t *testing.T, ctx context.Context, kind health.Kind, name, want string, within time.Duration) {
+	t.Helper()
+	var last string
+	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		st, err := rowState(ctx, kind, name)
+		if err == nil && st == want {
+			return
+		}
+		last = fmt.Sprint(st, err)
+	}
+	t.Fatalf("the %s %s row did not turn %s within %s (last: %s)", kind, name, want, within, last)
+}
+
+// TestStatusPageInBrowser opens the status page of a running `bridge
+// serve` (a published MCP server, a fronted agent, an exposed agent) in
+// headless Chromium: every upstream has its row, up, and the page runs no
+// script; when the fronted agent stops, its row turns down on the page's
+// own refresh within a few check intervals while the others stay up.
+// Screenshots of both are saved in the test's output directory.
+func TestStatusPageInBrowser(t *testing.T) {
+	ctx := browser(t)
+	s := startAdminSetup(t, "admin: {listen: 127.0.0.1:0, refresh: 1s}")
+	rows := []struct {
+		kind health.Kind
+		name string
+	}{{health.KindPublish, "tools"}, {health.KindFrontA2A, "front"}, {health.KindExpose, "exposed"}}
+
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.admin+admin.PagePath)); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		waitRow(t, ctx, r.kind, r.name, "up", 30*time.Second)
+	}
+	title, err := chromedp.Run(ctx, chromedp.Title())
+	if err != nil {
+		t.Fatal(err)
+	}
+	version, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#version")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	routes, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#routes")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scripts, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.scripts.length`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if title != "bridge status" || version != gateway.Version || scripts != 0 {
+		t.Errorf("title %q, version %q, %d scripts", title, version, scripts)
+	}
+	for _, want := range []string{"/a2a/tools", "/a2a/front", "/mcp", "/readyz"} {
+		if !strings.Contains(routes, want) {
+			t.Errorf("routes table lacks %s: %q", want, routes)
+		}
+	}
+	screenshot(t, ctx, "status-all-up.png")
+
+	s.front.stop()
+	// Down within the check interval (1s), seen on the next reload (1s):
+	// a generous bound, as timing is not what this test is about.
+	waitRow(t, ctx, health.KindFrontA2A, "front", "down", 30*time.Second)
+	for _, r := range rows {
+		if r.kind == health.KindFrontA2A {
+			continue
+		}
+		if st, err := rowState(ctx, r.kind, r.name); err != nil || st != "up" {
+			t.Errorf("%s %s: %q %v, want up", r.kind, r.name, st, err)
+		}
+	}
+	errText, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`tr[data-kind="front.a2a"][data-name="front"] td.error`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(errText, "connection refused") || strings.Contains(errText, "127.0.0.1") {
+		t.Errorf("the down row's error: %q", errText)
+	}
+	screenshot(t, ctx, "status-front-down.png")
+}
+
+// TestAdminAPIAndStatusCommand reads the admin API and runs `bridge
+// status` against the same setup: the API's upstreams are those /readyz
+// lists, the command prints each as a row, and /metrics is served on the
+// admin listener too.
+func TestAdminAPIAndStatusCommand(t *testing.T) {
+	s := startAdminSetup(t, "admin: {listen: 127.0.0.1:0}")
+	var st admin.Status
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		st = getStatus(t, s.admin, "")
+		if st.Ready || time.Now().After(deadline) {
+			break
+		}
+	}
+	if !st.Ready || len(st.Upstreams) != 3 {
+		t.Fatalf("status: %+v", st)
+	}
+	var rd gateway.Readiness
+	resp, err := http.Get(s.base + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&rd)
+	resp.Body.Close()
+	for i, u := range rd.Upstreams {
+		if a := st.Upstreams[i]; a.Name != u.Name || a.Kind != u.Kind || a.State != u.State || a.Tools != u.Tools {
+			t.Errorf("upstream %d: admin API %+v, /readyz %+v", i, a, u)
+		}
+	}
+	// A denied call is counted (no payload, no principal).
+	req, _ := http.NewRequest(http.MethodPost, s.base+"/a2a/tools", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"data":{"tool":"echo","arguments":{"message":"secret-payload"}}}]}}}`))
+	req.Header.Set("A2A-Version", "1.0")
+	req.Header.Set("Content-Type", "application/json")
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		resp.Body.Close()
+	}
+	st = getStatus(t, s.admin, "")
+	found := false
+	for _, r := range st.Refusals {
+		if r.Kind == admin.RefusalPolicy && r.Labels["face"] == "a2a" && r.Total >= 1 && r.Recent >= 1 {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("refusals: %+v", st.Refusals)
+	}
+
+	out, err := exec.Command(s.bin, "status", "--admin", s.admin).CombinedOutput()
+	if err != nil {
+		t.Fatalf("bridge status: %v\n%s", err, out)
+	}
+	text := string(out)
+	for _, want := range []string{"UPSTREAM", "ready\n", "/a2a/front", "policy_denial", "TASK STATE"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("bridge status lacks %q:\n%s", want, text)
+		}
+	}
+	for _, r := range []string{"tools +publish +up ", "front +front.a2a +up ", "exposed +expose +up "} {
+		if !containsLine(text, r) {
+			t.Errorf("bridge status has no row %q:\n%s", r, text)
+		}
+	}
+	if strings.Contains(text, "secret-payload") || strings.Contains(string(mustGet(t, s.admin+admin.APIPath)), "secret-payload") {
+		t.Error("a call's payload reached the admin view")
+	}
+	s.front.stop()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		out, _ = exec.Command(s.bin, "status", "--admin", s.admin).CombinedOutput()
+		if containsLine(string(out), "front +front.a2a +down ") || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if !containsLine(string(out), "front +front.a2a +down ") || !strings.Contains(string(out), "NOT READY") {
+		t.Errorf("after the fronted agent stopped:\n%s", out)
+	}
+	if body := string(mustGet(t, s.admin+"/metrics")); !strings.Contains(body, `bridge_upstream_up{kind="front.a2a",upstream="front"} 0`) {
+		t.Errorf("admin /metrics lacks the fronted agent down:\n%.2000s", body)
+	}
+}
+
+func containsLine(text, pattern string) bool {
+	for _, l := range strings.Split(text, "\n") {
+		if matched, _ := matchSpaces(l, pattern); matched {
+			return true
+		}
+	}
+	return false
+}
+
+// matchSpaces matches a line against a pattern whose " +" stand for runs
+// of spaces (the table's columns).
+func matchSpaces(line, pattern string) (bool, error) {
+	parts := strings.Split(pattern, " +")
+	rest := line
+	for i, p := range parts {
+		j := strings.Index(rest, p)
+		if j < 0 || i == 0 && j != 0 {
+			return false, nil
+		}
+		rest = strings.TrimLeft(rest[j+len(p):], " ")
+	}
+	return true, nil
+}
+
+func mustGet(t *testing.T, u string) []byte {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return b
+}
+
+func getStatus(t *testing.T, base, token string) admin.Status {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, base+admin.APIPath, nil)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("admin API: %d %s", resp.StatusCode, b)
+	}
+	var st admin.Status
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// nonLoopbackIP is an address of this machine that is not loopback.
+func nonLoopbackIP(t *testing.T) string {
+	t.Helper()
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range addrs {
+		if ipn, ok := a.(*net.IPNet); ok && ipn.IP.To4() != nil && !ipn.IP.IsLoopback() && !ipn.IP.IsLinkLocalUnicast() {
+			return ipn.IP.String()
+		}
+	}
+	t.Fatalf("no non-loopback IPv4 address on this machine to bind the admin listener to: %v", addrs)
+	return ""
+}
+
+// TestAdminOffLoopbackRefusesCallersWithoutAdminCredentials binds the
+// admin listener to a non-loopback address of this machine: without
+// admin.auth `bridge serve` refuses to start; with it, the page, the API
+// and the metrics refuse a caller without the admin key, a key without
+// the admin scope, and `bridge status` without BRIDGE_ADMIN_TOKEN, and
+// serve the admin.
+func TestAdminOffLoopbackRefusesCallersWithoutAdminCredentials(t *testing.T) {
+	ip := nonLoopbackIP(t)
+	bin := bridgeBinary(t)
+	file := filepath.Join(t.TempDir(), "open.yaml")
+	if err := os.WriteFile(file, []byte(fmt.Sprintf("listen: 127.0.0.1:0\nstore: \"memory:\"\nauth: {anonymous: true}\npolicy: {default: deny}\nadmin: {listen: %q}\n", ip+":0")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(bin, "serve", "--config", file).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "admin.listen: "+ip+":0 is not a loopback address") {
+		t.Fatalf("serve with an open admin listener off loopback: %v\n%s", err, out)
+	}
+
+	sum := func(k string) string { h := sha256.Sum256([]byte(k)); return hex.EncodeToString(h[:]) }
+	section := fmt.Sprintf(`admin:
+  listen: %q
+  auth:
+    api_keys:
+      - {name: ops, sha256: %s, scopes: ["bridge:admin"]}
+      - {name: caller, sha256: %s, scopes: [agents]}`, ip+":0", sum("ops-key"), sum("caller-key"))
+	s := startAdminSetup(t, section)
+	if !strings.Contains(s.admin, ip) {
+		t.Fatalf("admin listener at %s, want %s", s.admin, ip)
+	}
+	for _, path := range []string{admin.PagePath, admin.APIPath, "/metrics"} {
+		for _, c := range []struct {
+			token string
+			want  int
+		}{{"", http.StatusUnauthorized}, {"wrong", http.StatusUnauthorized}, {"caller-key", http.StatusForbidden}, {"ops-key", http.StatusOK}} {
+			req, _ := http.NewRequest(http.MethodGet, s.admin+path, nil)
+			if c.token != "" {
+				req.Header.Set("Authorization", "Bearer "+c.token)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != c.want {
+				t.Errorf("%s with %q: %d, want %d", path, c.token, resp.StatusCode, c.want)
+			}
+			if c.want != http.StatusOK && strings.Contains(string(body), "tools") {
+				t.Errorf("%s with %q shows the status: %s", path, c.token, body)
+			}
+		}
+	}
+	cmd := exec.Command(bin, "status", "--admin", s.admin)
+	cmd.Env = append(os.Environ(), "BRIDGE_ADMIN_TOKEN=")
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "admin credentials required") {
+		t.Errorf("bridge status without a token: %v\n%s", err, out)
+	}
+	cmd = exec.Command(bin, "status", "--admin", s.admin)
+	cmd.Env = append(os.Environ(), "BRIDGE_ADMIN_TOKEN=ops-key")
+	if out, err := cmd.CombinedOutput(); err != nil || !containsLine(string(out), "tools +publish ") {
+		t.Errorf("bridge status with the admin key: %v\n%s", err, out)
+	}
+	if st := getStatus(t, s.admin, "ops-key"); strings.Contains(fmt.Sprint(st.Config), "ops-key") {
+		t.Error("the admin view shows a key")
+	}
+}
