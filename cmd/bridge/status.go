@@ -176,4 +176,3 @@ func shortDuration(s string) string {
 	}
 	return out
 }
-
