@@ -129,6 +129,7 @@ var pageTemplate = template.Must(template.New("status.html").Funcs(template.Func
 	"stateName": func(s a2a.TaskState) string {
 		return strings.ToLower(strings.ReplaceAll(strings.TrimPrefix(string(s), "TASK_STATE_"), "_", " "))
 	},
+	"signature": SignatureText,
 	"tools": func(st health.Status) string {
 		if st.Kind == health.KindPublish || st.Kind == health.KindFrontMCP {
 			return fmt.Sprintf("%d tools", st.Tools)
@@ -136,6 +137,20 @@ var pageTemplate = template.Must(template.New("status.html").Funcs(template.Func
 		return fmt.Sprintf("%d skills", st.Tools)
 	},
 }).ParseFS(assets, "templates/status.html"))
+
+// SignatureText is how an upstream's card signature status reads:
+// verified or unsigned when its card was checked, "not checked" for an
+// A2A upstream whose card is not (a fronted agent without card keys, or
+// before its card is loaded), "–" for MCP servers, which have no card.
+func SignatureText(st health.Status) string {
+	switch {
+	case st.Signature != "":
+		return st.Signature
+	case st.Kind == health.KindFrontA2A || st.Kind == health.KindExpose:
+		return "not checked"
+	}
+	return "–"
+}
 
 // New builds the admin server. With admin.auth configured it builds the
 // authentication chain for it (OIDC discovery runs now).

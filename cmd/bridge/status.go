@@ -122,7 +122,7 @@ func printStatus(w io.Writer, st *admin.Status) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "\nUPSTREAM\tKIND\tSTATE\tSINCE\tLAST CHECK\tOFFERS\tSIGNATURE\tLAST ERROR")
 	for _, u := range st.Upstreams {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", u.Name, u.Kind, u.State, ago(st.Now, u.Since), ago(st.Now, u.LastCheck), u.Tools, dash(u.Signature), dash(u.LastError))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", u.Name, u.Kind, u.State, ago(st.Now, u.Since), ago(st.Now, u.LastCheck), u.Tools, admin.SignatureText(u), dash(u.LastError))
 	}
 	if len(st.Upstreams) == 0 {
 		fmt.Fprintln(tw, "(none)")
