@@ -139,13 +139,6 @@ type LeaseReleasingUpdater interface {
 	UpdateTaskReleasing(ctx context.Context, owner string, t *Task, version int64, events []StreamResponse, holder string) (*TaskRecord, error)
 }
 
-// TaskCounter is a store that counts its tasks by state, of every owner
-// (for operators: the admin status page); a state with no task may be
-// absent from the map.
-type TaskCounter interface {
-	CountTasks(ctx context.Context) (map[TaskState]int, error)
-}
-
 // PushConfigStore keeps push notification configs, scoped to the task owner.
 type PushConfigStore interface {
 	// PutPushConfig creates or replaces a config (cfg.ID and cfg.TaskID set).
@@ -215,4 +208,13 @@ type MaintenanceStore interface {
 	// its lease after the lease was last taken or renewed, by the store's
 	// clock.
 	Orphans(ctx context.Context, after string, limit int) ([]TaskRef, error)
+}
+
+// TaskCounter is a store that can count its tasks by state, of every
+// owner, in one query (for the bridge_tasks gauge and the status page).
+// A store shared by replicas counts every replica's tasks.
+type TaskCounter interface {
+	// CountTasks returns the number of stored tasks in each state; states
+	// without tasks may be absent.
+	CountTasks(ctx context.Context) (map[TaskState]int64, error)
 }

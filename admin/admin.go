@@ -60,7 +60,7 @@ type Routes interface {
 
 // Tasks counts the store's tasks by state (*gateway.Bridge).
 type Tasks interface {
-	TasksByState(ctx context.Context) (map[a2a.TaskState]int, error)
+	TasksByState(ctx context.Context) (map[a2a.TaskState]int64, error)
 }
 
 // Authenticator turns a request into a principal (*auth.Chain).

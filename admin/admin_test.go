@@ -26,7 +26,7 @@ import (
 // registry behind Ready, fixed routes and task counts.
 type fakeBridge struct {
 	reg   *health.Registry
-	tasks map[a2a.TaskState]int
+	tasks map[a2a.TaskState]int64
 }
 
 func (f *fakeBridge) Ready(context.Context) gateway.Readiness {
@@ -45,7 +45,7 @@ func (f *fakeBridge) Routes() []gateway.Route {
 	return []gateway.Route{{Face: gateway.RouteFaceA2A, Kind: health.KindPublish, Name: "tools", Path: "/a2a/tools"}, {Face: gateway.RouteFaceOps, Path: "/readyz"}}
 }
 
-func (f *fakeBridge) TasksByState(context.Context) (map[a2a.TaskState]int, error) {
+func (f *fakeBridge) TasksByState(context.Context) (map[a2a.TaskState]int64, error) {
 	return f.tasks, nil
 }
 
@@ -63,7 +63,7 @@ func newFixture(t *testing.T, adm config.Admin) (*Server, *fakeBridge, *promethe
 	reg.Report(health.KindFrontA2A, "echo", health.Report{State: health.StateDown, Err: `card fetch failed: <script>alert(1)</script>`, Tools: -1})
 	reg.Add(health.KindExpose, "billing")
 	reg.Report(health.KindExpose, "billing", health.Report{State: health.StateUp, Signature: "verified", Tools: 3})
-	fb := &fakeBridge{reg: reg, tasks: map[a2a.TaskState]int{a2a.TaskStateWorking: 2, a2a.TaskStateCompleted: 5}}
+	fb := &fakeBridge{reg: reg, tasks: map[a2a.TaskState]int64{a2a.TaskStateWorking: 2, a2a.TaskStateCompleted: 5}}
 
 	metrics := prometheus.NewRegistry()
 	decisions := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "bridge_policy_decisions_total"}, []string{"decision", "rule", "face"})

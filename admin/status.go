@@ -48,7 +48,7 @@ type Status struct {
 // TaskCount is the number of tasks in one state.
 type TaskCount struct {
 	State a2a.TaskState `json:"state"`
-	Count int           `json:"count"`
+	Count int64         `json:"count"`
 }
 
 // Refusal kinds.
@@ -227,7 +227,7 @@ func (r *refusals) run(ctx context.Context, now func() time.Time) {
 
 // taskCounts orders the counts by gateway.TaskStates, then any other
 // state the store holds.
-func taskCounts(m map[a2a.TaskState]int) []TaskCount {
+func taskCounts(m map[a2a.TaskState]int64) []TaskCount {
 	var out []TaskCount
 	for _, s := range gateway.TaskStates() {
 		out = append(out, TaskCount{State: s, Count: m[s]})

@@ -83,7 +83,7 @@ var ErrNoTaskCounts = errors.New("gateway: the task store does not count tasks b
 // TasksByState counts the tasks in the store, of every owner, by state
 // (every A2A state present, zero when none is in it). With several
 // replicas on one store, it counts theirs too.
-func (b *Bridge) TasksByState(ctx context.Context) (map[a2a.TaskState]int, error) {
+func (b *Bridge) TasksByState(ctx context.Context) (map[a2a.TaskState]int64, error) {
 	if b.counter == nil {
 		return nil, ErrNoTaskCounts
 	}
@@ -94,7 +94,7 @@ func (b *Bridge) TasksByState(ctx context.Context) (map[a2a.TaskState]int, error
 		return nil, err
 	}
 	out := maps.Clone(got)
-	for _, s := range taskStates {
+	for _, s := range lifecycle {
 		out[s] += 0
 	}
 	return out, nil
@@ -113,8 +113,8 @@ func (b *Bridge) Gatherer() prometheus.Gatherer { return b.reg }
 // TaskStates lists the A2A task states in their lifecycle's order, for
 // views that show every state.
 func TaskStates() []a2a.TaskState {
-	return slices.Clone(taskStates)
+	return slices.Clone(lifecycle)
 }
 
-var taskStates = []a2a.TaskState{a2a.TaskStateSubmitted, a2a.TaskStateWorking, a2a.TaskStateInputRequired, a2a.TaskStateAuthRequired,
+var lifecycle = []a2a.TaskState{a2a.TaskStateSubmitted, a2a.TaskStateWorking, a2a.TaskStateInputRequired, a2a.TaskStateAuthRequired,
 	a2a.TaskStateCompleted, a2a.TaskStateFailed, a2a.TaskStateCanceled, a2a.TaskStateRejected}
