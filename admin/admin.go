@@ -227,7 +227,7 @@ func (s *Server) protect(next http.Handler) http.Handler {
 			return
 		}
 		if s.o.Authn != nil {
-			p, err := s.o.Authn.Authenticate(r)
+			p, err := s.o.Authn.Authenticate(asBearer(r))
 			if err == nil && !p.HasScope(s.scope) {
 				err = errMissingScope
 			}
@@ -242,6 +242,20 @@ func (s *Server) protect(next http.Handler) http.Handler {
 
 var errMissingScope = errors.New("admin: the credentials lack the admin scope")
 
+// asBearer lets a browser in: HTTP Basic credentials (any user name, the
+// admin key or token as the password, what a browser's own prompt sends)
+// are presented to the authenticator as the bearer credential they carry.
+// Other requests are returned as they are.
+func asBearer(r *http.Request) *http.Request {
+	_, pass, ok := r.BasicAuth()
+	if !ok || pass == "" || len(r.Header.Values("Authorization")) != 1 {
+		return r
+	}
+	r2 := r.Clone(r.Context())
+	r2.Header.Set("Authorization", "Bearer "+pass)
+	return r2
+}
+
 // refuse answers a caller without admin credentials: 401 with a challenge,
 // or 403 for credentials without the admin scope.
 func (s *Server) refuse(w http.ResponseWriter, r *http.Request, err error) {
@@ -249,6 +263,11 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, err error) {
 	msg := "the credentials lack the admin scope " + s.scope
 	if !errors.Is(err, errMissingScope) {
 		status = auth.SetHeaders(w.Header(), "bridge-admin", err, "")
+		if status == http.StatusUnauthorized {
+			// A browser prompts for Basic credentials (the key as the
+			// password); API clients send the bearer one.
+			w.Header().Add("WWW-Authenticate", `Basic realm="bridge-admin", charset="UTF-8"`)
+		}
 		msg = "admin credentials required"
 		if status == http.StatusTooManyRequests {
 			msg = "too many attempts; retry later"

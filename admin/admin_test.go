@@ -3,12 +3,14 @@ package admin
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -229,6 +231,20 @@ func TestAdminRefusesCallerWithoutAdminCredentials(t *testing.T) {
 			resp, body = get(t, s.Handler(), path, map[string]string{"Authorization": "Bearer ops-key"})
 			if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusFound {
 				t.Errorf("admin key: %d %q", resp.StatusCode, body)
+			}
+			// A browser's prompt sends Basic credentials: the key as the
+			// password.
+			basic := func(user, pass string) map[string]string {
+				return map[string]string{"Authorization": "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))}
+			}
+			if resp, _ := get(t, s.Handler(), path, basic("anyone", "ops-key")); resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusFound {
+				t.Errorf("admin key as a Basic password: %d", resp.StatusCode)
+			}
+			if resp, _ := get(t, s.Handler(), path, basic("ops", "reader-key")); resp.StatusCode != http.StatusForbidden {
+				t.Errorf("a key without the scope as a Basic password: %d", resp.StatusCode)
+			}
+			if resp, _ := get(t, s.Handler(), path, basic("ops", "guess")); resp.StatusCode != http.StatusUnauthorized || !slices.Contains(resp.Header.Values("WWW-Authenticate"), `Basic realm="bridge-admin", charset="UTF-8"`) {
+				t.Errorf("a wrong Basic password: %d %q", resp.StatusCode, resp.Header.Values("WWW-Authenticate"))
 			}
 		})
 	}

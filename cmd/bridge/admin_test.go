@@ -537,4 +537,13 @@ func TestAdminOffLoopbackRefusesCallersWithoutAdminCredentials(t *testing.T) {
 	if st := getStatus(t, s.admin, "ops-key"); strings.Contains(fmt.Sprint(st.Config), "ops-key") {
 		t.Error("the admin view shows a key")
 	}
+
+	// A browser gets in with the key as a Basic password (what its own
+	// prompt sends), and sees the rows.
+	ctx := browser(t)
+	withKey := strings.Replace(s.admin, "http://", "http://ops:ops-key@", 1) + admin.PagePath
+	if err := chromedp.Do(ctx, chromedp.Navigate(withKey)); err != nil {
+		t.Fatal(err)
+	}
+	waitRow(t, ctx, health.KindPublish, "tools", "up", 30*time.Second)
 }
