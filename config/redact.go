@@ -12,8 +12,8 @@ import (
 	"github.com/goccy/go-yaml"
 )
 
-// Redacted is what replaces a secret in Config.Redacted.
-const Redacted = "[redacted]"
+// RedactedText is what replaces a secret in Config.Redacted.
+const RedactedText = "[redacted]"
 
 // Secret fields carry a `secret` struct tag that says how they are
 // redacted for display (the admin status page and API):
@@ -124,7 +124,7 @@ func redactValue(v reflect.Value, mode string) (any, bool) {
 		}
 		out, err := v.Interface().(yamlMarshaler).MarshalYAML()
 		if err != nil {
-			return Redacted, true
+			return RedactedText, true
 		}
 		return out, true
 	}
@@ -182,7 +182,7 @@ func redactValue(v reflect.Value, mode string) (any, bool) {
 		return nil, false
 	}
 	if mode != "" {
-		return Redacted, true
+		return RedactedText, true
 	}
 	return v.Interface(), true
 }
@@ -220,7 +220,7 @@ func redactString(s, mode string) string {
 	case secretURL:
 		return redactURLSecrets(s)
 	}
-	return Redacted
+	return RedactedText
 }
 
 // redactURLSecrets keeps a URL's scheme, host and path, and replaces its
@@ -233,17 +233,17 @@ func redactURLSecrets(s string) string {
 	}
 	u, err := url.Parse(s)
 	if err != nil || u.Scheme == "" || u.Opaque != "" {
-		return Redacted
+		return RedactedText
 	}
 	if u.User != nil {
 		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), Redacted)
+			u.User = url.UserPassword(u.User.Username(), RedactedText)
 		}
 	}
 	if u.RawQuery != "" {
 		q := u.Query()
 		for k := range q {
-			q[k] = []string{Redacted}
+			q[k] = []string{RedactedText}
 		}
 		u.RawQuery = q.Encode()
 	}

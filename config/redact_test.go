@@ -221,7 +221,7 @@ func TestRedactedHidesEverySecretField(t *testing.T) {
 		if strings.Contains(out, sentinel) {
 			t.Errorf("%s shows a secret:\n%s", name, out)
 		}
-		for _, want := range []string{"plain", "https://user:" + Redacted + "@host.example/path?key=" + Redacted, Redacted} {
+		for _, want := range []string{"plain", "https://user:" + RedactedText + "@host.example/path?key=" + RedactedText, RedactedText} {
 			if !strings.Contains(out, want) {
 				t.Errorf("%s lacks %q:\n%s", name, want, out)
 			}
@@ -234,7 +234,7 @@ func TestRedactedHidesEverySecretField(t *testing.T) {
 			secrets++
 		}
 	}
-	if n := strings.Count(string(js), Redacted); n < secrets {
+	if n := strings.Count(string(js), RedactedText); n < secrets {
 		t.Errorf("%d redactions in the JSON, want at least one per secret field (%d)", n, secrets)
 	}
 }
@@ -247,9 +247,9 @@ func TestRedactURLSecrets(t *testing.T) {
 		{"postgres://bridge@db.internal/bridge", "postgres://bridge@db.internal/bridge"},
 		{"rediss://:pw@redis.internal:6380/0", "rediss://:[redacted]@redis.internal:6380/0"},
 		{"https://mcp.example.com/mcp?api_key=k", "https://mcp.example.com/mcp?api_key=[redacted]"},
-		{"sqlite:file.db?_pragma=key(x)", Redacted},
-		{"host=db password=pw", Redacted},
-		{"%zz://x", Redacted},
+		{"sqlite:file.db?_pragma=key(x)", RedactedText},
+		{"host=db password=pw", RedactedText},
+		{"%zz://x", RedactedText},
 	}
 	for _, tt := range tests {
 		if got := redactURLSecrets(tt.in); got != tt.want {
