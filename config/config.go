@@ -183,6 +183,12 @@ type PublishedServer struct {
 type Expose struct {
 	// Agents are the A2A agents offered as MCP tools.
 	Agents []ExposedAgent `yaml:"agents"`
+	// ToolNameSeparator joins an alias and a skill id in the name of a
+	// per-skill tool (alias_skill). 1 to 8 characters of letters, digits,
+	// '-' and '_': tool names stay within the function-name rule of major
+	// hosts (^[a-zA-Z0-9_-]{1,64}$). Changing it renames every per-skill
+	// tool. Default "_".
+	ToolNameSeparator string `yaml:"tool_name_separator" default:"_"`
 	// MCP configures the MCP endpoint that offers them.
 	MCP MCPEndpoint `yaml:"mcp"`
 }
@@ -206,8 +212,9 @@ type ExposedAgent struct {
 	CredentialHosts []string `yaml:"credential_hosts"`
 	// Card sets how the agent's card is verified.
 	Card CardVerification `yaml:"card"`
-	// PerSkillTools offers one MCP tool per skill in the card instead of one
-	// tool per agent. Default false.
+	// PerSkillTools also offers one MCP tool per skill in the card, named
+	// alias, expose.tool_name_separator and the skill id (billing_refund).
+	// Default false.
 	PerSkillTools bool `yaml:"per_skill_tools"`
 	// Timeout bounds one call to the agent, streaming included. Default 5m.
 	Timeout Duration `yaml:"timeout" default:"5m"`

@@ -37,6 +37,7 @@ func TestCheckConfigMessages(t *testing.T) {
 			`testdata/bad_url.yaml:6:12: publish[0].http.url: "ftp://mcp.internal.example.com/mcp" is not an absolute http(s) URL: write it as https://host/path`,
 			`testdata/bad_url.yaml:10:7: expose.agents[0].url: "billing.example.com/a2a" is not an absolute http(s) URL: write it as https://host/path`,
 			`testdata/bad_url.yaml:11:39: expose.agents[0].card.keys: "http://keys.example.com/jwks.json": a JWKS URL must be https (or give a file path)`,
+			`testdata/bad_url.yaml:12:3: expose.tool_name_separator: "." is not a valid separator: use 1 to 8 letters, digits, '-' or '_' (hosts refuse tool names with other characters, dots among them)`,
 		}},
 		{"unsafe_nonloopback.yaml", []string{
 			`testdata/unsafe_nonloopback.yaml:4:3: auth.anonymous: refused on the non-loopback listener 0.0.0.0:8080: anyone who can reach it would be a caller; listen on 127.0.0.1, configure oidc/jwks/api_keys, or confirm with auth.unsafe_anonymous_non_loopback: true`,

@@ -393,6 +393,9 @@ var cardAlgorithms = []string{"ES256", "ES384", "ES512", "EdDSA", "RS256", "RS38
 
 func (v *validator) expose() {
 	e := &v.c.Expose
+	if !validSeparator(e.ToolNameSeparator) {
+		v.add("expose.tool_name_separator", "%q is not a valid separator: use 1 to 8 letters, digits, '-' or '_' (hosts refuse tool names with other characters, dots among them)", clip(e.ToolNameSeparator))
+	}
 	aliases := map[string]int{}
 	for i := range e.Agents {
 		a := &e.Agents[i]
@@ -778,6 +781,21 @@ func validMethodPattern(p string) bool {
 }
 
 // validName: 1 to 64 of [a-z0-9_-], starting with a letter or digit.
+// validSeparator mirrors agenttools.ValidSeparator: 1 to 8 characters of
+// [A-Za-z0-9_-].
+func validSeparator(s string) bool {
+	if s == "" || len(s) > 8 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
 func validName(s string) bool {
 	if s == "" || len(s) > 64 {
 		return false

@@ -673,6 +673,7 @@ func (b *Bridge) buildExpose(ctx context.Context, mux *http.ServeMux, mcpOnly bo
 		return fmt.Errorf("gateway: netguard for exposed agents: %w", err)
 	}
 	tools, err := agenttools.New(agenttools.Config{Agents: agents, HTTPClient: tracedClient(callGuard.Client()), Logger: b.log,
+		ToolNameSeparator: cfg.Expose.ToolNameSeparator,
 		CardTTLMin: cfg.Health.CardRefreshMin.D(), CardTTLMax: cfg.Health.CardRefreshMax.D()})
 	if err != nil {
 		return fmt.Errorf("gateway: expose: %w", err)

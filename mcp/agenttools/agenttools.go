@@ -38,6 +38,10 @@ type Config struct {
 	// cut longer streams); its MaxBodyBytes must allow whole streams (the
 	// a2a client caps each response and event itself). Required.
 	HTTPClient *http.Client
+	// ToolNameSeparator joins an alias and a skill id in a per-skill tool's
+	// name: 1 to MaxSeparator characters of [A-Za-z0-9_-] (default
+	// DefaultToolNameSeparator, "_").
+	ToolNameSeparator string
 	// MaxDescription caps tool descriptions (default DefaultMaxDescription).
 	MaxDescription int
 	// CardTTLMin and CardTTLMax clamp a card's Cache-Control max-age: how
@@ -104,6 +108,11 @@ func New(cfg Config) (*AgentTools, error) {
 	}
 	if cfg.HTTPClient == nil {
 		return nil, errors.New("agenttools: an HTTP client is required (pass netguard's client)")
+	}
+	if cfg.ToolNameSeparator == "" {
+		cfg.ToolNameSeparator = DefaultToolNameSeparator
+	} else if !ValidSeparator(cfg.ToolNameSeparator) {
+		return nil, fmt.Errorf("agenttools: tool name separator %q: use 1 to %d characters of [A-Za-z0-9_-]", cfg.ToolNameSeparator, MaxSeparator)
 	}
 	if cfg.MaxDescription <= 0 {
 		cfg.MaxDescription = DefaultMaxDescription
@@ -329,7 +338,7 @@ func (t *AgentTools) refreshAgent(ctx context.Context, a *agent) (changed bool, 
 	if a.cfg.SkillTools {
 		current := slices.Contains(t.agents, a) // not removed by SetAgents meanwhile
 		for _, s := range c.Skills {
-			name := t.names.name("skill\x00"+a.cfg.Alias+"\x00"+s.ID, a.cfg.Alias+"."+s.ID)
+			name := t.names.name("skill\x00"+a.cfg.Alias+"\x00"+s.ID, a.cfg.Alias+t.cfg.ToolNameSeparator+s.ID)
 			skills[s.ID] = name
 			if current {
 				t.byTool[name] = toolRef{agent: a, skill: s.ID}

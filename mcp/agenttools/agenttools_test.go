@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -44,7 +45,7 @@ func TestListTools(t *testing.T) {
 	for _, tl := range res.Tools {
 		names = append(names, tl.Name)
 	}
-	want := []string{"echo", "echo.echo", "echo.interview", "echo.slow", "echo.fail", "echo.message", "echo_"}
+	want := []string{"echo", "echo_echo", "echo_interview", "echo_slow", "echo_fail", "echo_message", "echo_"}
 	for _, w := range want {
 		found := false
 		for _, n := range names {
@@ -62,6 +63,32 @@ func TestListTools(t *testing.T) {
 			if tl.InputSchema.Required == nil || tl.InputSchema.Required[0] != "message" {
 				t.Errorf("schema: %+v", tl.InputSchema)
 			}
+		}
+	}
+}
+
+// TestToolNameSeparator: per-skill tools join alias and skill id with the
+// configured separator; one that hosts would refuse is refused at start-up.
+func TestToolNameSeparator(t *testing.T) {
+	d := startDemo(t, nil)
+	agents := []agenttools.AgentConfig{{Alias: "echo", CardURL: d.cardURL, SkillTools: true}}
+	tools, err := agenttools.New(agenttools.Config{Agents: agents, HTTPClient: guardedClient(t), ToolNameSeparator: "__"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tools.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, st := range tools.Tools() {
+		names = append(names, st.Tool.Name)
+	}
+	if !slices.Contains(names, "echo__interview") || !slices.Contains(names, "echo") {
+		t.Errorf("tools %v, want echo and echo__interview", names)
+	}
+	for _, sep := range []string{".", "/", "a b"} {
+		if _, err := agenttools.New(agenttools.Config{Agents: agents, HTTPClient: guardedClient(t), ToolNameSeparator: sep}); err == nil {
+			t.Errorf("separator %q accepted", sep)
 		}
 	}
 }

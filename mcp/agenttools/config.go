@@ -26,7 +26,13 @@ const (
 	MinCardTTL            = 30 * time.Second
 	MaxCardTTL            = time.Hour
 	DefaultMaxDescription = 2048
-	MaxToolName           = 128
+	// MaxToolName is the longest tool name: hosts' function-name rules
+	// (^[a-zA-Z0-9_-]{1,64}$) are stricter than MCP's 128.
+	MaxToolName = 64
+	// DefaultToolNameSeparator joins an alias and a skill id.
+	DefaultToolNameSeparator = "_"
+	// MaxSeparator is the longest ToolNameSeparator.
+	MaxSeparator = 8
 	// DefaultCancelTimeout bounds the CancelTask sent when a call is cancelled.
 	DefaultCancelTimeout = 5 * time.Second
 	// MaxElicitRounds bounds the elicitation round trips of one call.
@@ -35,8 +41,8 @@ const (
 
 // AgentConfig is one A2A agent exposed as tools.
 type AgentConfig struct {
-	// Alias names the agent's tool (sanitized to [A-Za-z0-9_.-], at most 128
-	// characters). Required, unique. Tool names never come from the remote
+	// Alias names the agent's tool (sanitized to [A-Za-z0-9_-], at most
+	// MaxToolName characters). Required, unique. Tool names never come from the remote
 	// card.
 	Alias string
 	// CardURL is the agent card's URL (https://host/.well-known/agent-card.json),
@@ -59,8 +65,8 @@ type AgentConfig struct {
 	// Timeout bounds one tool call, elicitation rounds included (default
 	// DefaultTimeout).
 	Timeout time.Duration
-	// SkillTools adds one tool per skill, named alias.skill, next to the
-	// agent's tool.
+	// SkillTools adds one tool per skill, named alias, the separator
+	// (Config.ToolNameSeparator) and the skill id, next to the agent's tool.
 	SkillTools bool
 	// Description overrides the description built from the card.
 	Description string

@@ -1,6 +1,8 @@
 package agenttools
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strconv"
 	"strings"
 	"unicode"
@@ -8,19 +10,23 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 )
 
-// SanitizeName maps s to a valid MCP tool name part: characters outside
-// [A-Za-z0-9_.-] become '_', the result is cut to MaxToolName bytes, and an
-// empty result becomes "agent".
+// SanitizeName maps s to a tool name that major hosts accept as a function
+// name (^[a-zA-Z0-9_-]{1,64}$): every other character ('.' among them)
+// becomes '_', the result is cut to MaxToolName bytes, and an empty result
+// becomes "agent".
 func SanitizeName(s string) string {
+	s = sanitize(s)
+	return s[:min(len(s), MaxToolName)]
+}
+
+// sanitize maps every character of s outside [A-Za-z0-9_-] to '_'; an empty
+// s becomes "agent".
+func sanitize(s string) string {
 	var b strings.Builder
 	for _, r := range s {
-		if b.Len() >= MaxToolName {
-			break
-		}
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '.', r == '-':
+		if nameChar(r) {
 			b.WriteRune(r)
-		default:
+		} else {
 			b.WriteByte('_')
 		}
 	}
@@ -30,9 +36,30 @@ func SanitizeName(s string) string {
 	return b.String()
 }
 
-// namer hands out collision-free names: a taken name gets _2, _3, ...
-// (the base is shortened so the suffix fits in MaxToolName). A key keeps its
-// name for the life of the namer, so names are stable across card refreshes.
+func nameChar(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-'
+}
+
+// ValidSeparator reports whether sep can join an alias and a skill id in a
+// tool name: 1 to MaxSeparator characters of [A-Za-z0-9_-].
+func ValidSeparator(sep string) bool {
+	if sep == "" || len(sep) > MaxSeparator {
+		return false
+	}
+	for _, r := range sep {
+		if !nameChar(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// namer hands out collision-free names. A name that had to be cut to
+// MaxToolName, or that another key holds already, ends in "_" and eight hex
+// digits of its key's hash (then a counter if even that is taken), so a
+// name depends on its key, not on the order cards happen to load in: names
+// are stable across card refreshes and restarts. A key keeps its name for
+// the life of the namer.
 type namer struct {
 	byKey map[string]string
 	taken map[string]bool
@@ -44,15 +71,16 @@ func (n *namer) name(key, want string) string {
 	if got, ok := n.byKey[key]; ok {
 		return got
 	}
-	want = SanitizeName(want)
-	name := want
-	for i := 2; n.taken[name]; i++ {
-		suf := "_" + strconv.Itoa(i)
-		base := want
-		if len(base)+len(suf) > MaxToolName {
-			base = base[:MaxToolName-len(suf)]
+	base := sanitize(want)
+	name := base
+	if len(base) > MaxToolName || n.taken[name] {
+		sum := sha256.Sum256([]byte(key))
+		suf := "_" + hex.EncodeToString(sum[:4])
+		name = base[:min(len(base), MaxToolName-len(suf))] + suf
+		for i := 2; n.taken[name]; i++ {
+			s := suf + "_" + strconv.Itoa(i)
+			name = base[:min(len(base), MaxToolName-len(s))] + s
 		}
-		name = base + suf
 	}
 	n.taken[name] = true
 	n.byKey[key] = name

@@ -1,6 +1,10 @@
 package agenttools
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -41,7 +45,7 @@ func TestForgedContinuationStateIsRefused(t *testing.T) {
 		tool  string
 	}{
 		{"state replayed by another principal", good, mallory, "echo"},
-		{"state used on another tool", good, alice, "echo.slow"},
+		{"state used on another tool", good, alice, "echo_slow"},
 		{"body swapped under a valid mac", otherKey[:strings.Index(otherKey, ".")] + "." + sig, mallory, "echo"},
 		{"mac stripped", body, alice, "echo"},
 		{"mac truncated", body + "." + sig[:10], alice, "echo"},
@@ -98,27 +102,61 @@ func FuzzSanitizeName(f *testing.F) {
 			t.Fatalf("bad length %d", len(n))
 		}
 		for _, r := range n {
-			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '.' || r == '-') {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
 				t.Fatalf("bad rune %q in %q", r, n)
 			}
 		}
 	})
 }
 
+// TestNamesAreCollisionFreeAndStable: a name depends on its key, not on
+// which other names were handed out first, so a tool keeps its name across
+// restarts whatever order the cards load in.
 func TestNamesAreCollisionFreeAndStable(t *testing.T) {
 	n := newNamer()
 	tests := []struct{ key, want, got string }{
 		{"a", "billing", "billing"},
-		{"b", "billing", "billing_2"},
+		{"b", "billing", "billing_%s"},
 		{"c", "bill ing", "bill_ing"},
-		{"d", "bill_ing", "bill_ing_2"},
+		{"d", "bill_ing", "bill_ing_%s"},
+		{"g", "billing.pay", "billing_pay"},
 		{"a", "renamed", "billing"}, // stable per key
-		{"e", strings.Repeat("x", 200), strings.Repeat("x", 128)},
-		{"f", strings.Repeat("x", 200), strings.Repeat("x", 126) + "_2"},
+		{"e", strings.Repeat("x", 200), strings.Repeat("x", 55) + "_%s"},
+		{"f", strings.Repeat("x", 200), strings.Repeat("x", 55) + "_%s"},
 	}
 	for _, tt := range tests {
-		if got := n.name(tt.key, tt.want); got != tt.got {
-			t.Errorf("name(%q, %q) = %q, want %q", tt.key, tt.want, got, tt.got)
+		want := tt.got
+		if strings.Contains(want, "%s") {
+			sum := sha256.Sum256([]byte(tt.key))
+			want = fmt.Sprintf(want, hex.EncodeToString(sum[:4]))
+		}
+		got := n.name(tt.key, tt.want)
+		if got != want {
+			t.Errorf("name(%q, %q) = %q, want %q", tt.key, tt.want, got, want)
+		}
+		if !hostToolName.MatchString(got) {
+			t.Errorf("name(%q, %q) = %q: refused by hosts' function-name rule", tt.key, tt.want, got)
+		}
+	}
+	// Another namer that meets the keys in the opposite order.
+	m := newNamer()
+	for i := len(tests) - 1; i >= 0; i-- {
+		m.name(tests[i].key, tests[i].want)
+	}
+	for _, k := range []string{"e", "f", "g"} {
+		if n.byKey[k] != m.byKey[k] {
+			t.Errorf("key %q: %q in one order, %q in the other", k, n.byKey[k], m.byKey[k])
+		}
+	}
+}
+
+// hostToolName is the function-name rule of major hosts.
+var hostToolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+func TestValidSeparator(t *testing.T) {
+	for sep, want := range map[string]bool{"_": true, "__": true, "-": true, "x": true, "": false, ".": false, "/": false, " ": false, "123456789": false} {
+		if got := ValidSeparator(sep); got != want {
+			t.Errorf("ValidSeparator(%q) = %v, want %v", sep, got, want)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -496,7 +497,7 @@ func names(s *frontmcp.Source) []string {
 func TestNameCollisionsGetDeterministicSuffixes(t *testing.T) {
 	build := func() *frontmcp.Source {
 		a, b := &fake{}, &fake{}
-		a.set("y_z", "hello world", "hello_world", strings.Repeat("x", 200))
+		a.set("y_z", "hello world", "hello_world", strings.Repeat("x", 200), "dotted.name")
 		b.set("z")
 		src, err := frontmcp.New(context.Background(), frontmcp.Config{Logger: quiet, Servers: []frontmcp.Server{
 			{Name: "a", Prefix: "x_", Upstream: a},
@@ -517,12 +518,15 @@ func TestNameCollisionsGetDeterministicSuffixes(t *testing.T) {
 			t.Fatalf("duplicate name %q in %v", n, first)
 		}
 		seen[n] = true
-		if len(n) > frontmcp.MaxNameLen || strings.Trim(n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != "" {
-			t.Errorf("name %q is not a valid MCP tool name", n)
+		if !regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`).MatchString(n) {
+			t.Errorf("name %q breaks the function-name rule of major hosts", n)
 		}
 	}
-	if first[0] != "x_y_z" || first[1] != "x_hello_world" || !strings.HasPrefix(first[2], "x_hello_world_") || !strings.HasPrefix(first[4], "x_y_z_") {
+	if first[0] != "x_y_z" || first[1] != "x_hello_world" || !strings.HasPrefix(first[2], "x_hello_world_") || !strings.HasPrefix(first[5], "x_y_z_") {
 		t.Errorf("names %v", first)
+	}
+	if first[4] != "x_dotted_name" {
+		t.Errorf("dotted upstream name served as %q, want x_dotted_name", first[4])
 	}
 	if len(first[3]) != frontmcp.MaxNameLen {
 		t.Errorf("long name not clipped to %d: %d", frontmcp.MaxNameLen, len(first[3]))

@@ -7,16 +7,18 @@ import (
 	"strings"
 )
 
-// MaxNameLen is the longest tool name served (the MCP spec's SHOULD).
-const MaxNameLen = 128
+// MaxNameLen is the longest tool name served: major hosts' function-name
+// rule (^[a-zA-Z0-9_-]{1,64}$) is stricter than the MCP spec's 128.
+const MaxNameLen = 64
 
-// sanitize maps s onto the MCP tool name alphabet [A-Za-z0-9_.-]: every
-// other byte (and every byte of a multi-byte rune) becomes '_'.
+// sanitize maps s onto the tool name alphabet hosts accept, [A-Za-z0-9_-]:
+// every other byte ('.' among them, and every byte of a multi-byte rune)
+// becomes '_'.
 func sanitize(s string) string {
 	b := []byte(s)
 	for i, c := range b {
 		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '.', c == '-':
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '-':
 		default:
 			b[i] = '_'
 		}
