@@ -674,7 +674,7 @@ func (b *Bridge) buildExpose(ctx context.Context, mux *http.ServeMux, mcpOnly bo
 	}
 	tools, err := agenttools.New(agenttools.Config{Agents: agents, HTTPClient: tracedClient(callGuard.Client()), Logger: b.log,
 		ToolNameSeparator: cfg.Expose.ToolNameSeparator,
-		CardTTLMin: cfg.Health.CardRefreshMin.D(), CardTTLMax: cfg.Health.CardRefreshMax.D()})
+		CardTTLMin:        cfg.Health.CardRefreshMin.D(), CardTTLMax: cfg.Health.CardRefreshMax.D()})
 	if err != nil {
 		return fmt.Errorf("gateway: expose: %w", err)
 	}
