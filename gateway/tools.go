@@ -130,6 +130,10 @@ var (
 	_ face.HopDescriber   = (*limitedTools)(nil)
 	_ face.Notifier       = (*limitedTools)(nil)
 	_ face.ResourceSource = (*limitedTools)(nil)
+	// The cards' resources are decided under their agent: without this,
+	// a card's hop would name no agent, and a policy that allows the
+	// agent (deny by default) would hide its card.
+	_ face.ResourceHopDescriber = (*limitedTools)(nil)
 )
 
 // Tools implements face.ToolSource.
@@ -173,6 +177,14 @@ func (l *limitedTools) OnChange(fn func()) { l.src.OnChange(fn) }
 
 // Resources implements face.ResourceSource.
 func (l *limitedTools) Resources() []server.ServerResource { return l.src.Resources() }
+
+// ResourceHop implements face.ResourceHopDescriber: an agent card belongs
+// to its agent.
+func (l *limitedTools) ResourceHop(uri string) (policy.Hop, bool) {
+	h, ok := l.src.ResourceHop(uri)
+	h.Direction = policy.DirExpose
+	return h, ok
+}
 
 // exposeDecider marks the face's hops as the expose direction.
 type exposeDecider struct{ e Authorizer }

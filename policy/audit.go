@@ -52,13 +52,21 @@ func auditLog(ctx context.Context, l *slog.Logger, h *Hop, d Decision) {
 	if !l.Enabled(ctx, level) {
 		return
 	}
-	l.LogAttrs(ctx, level, "policy decision",
+	attrs := []slog.Attr{
 		slog.String("who", h.Principal.String()),
 		slog.String("face", string(h.Face)),
 		slog.String("direction", string(h.Direction)),
 		slog.String("agent", h.Agent),
 		slog.String("skill", h.Skill),
 		slog.String("tool", h.Tool),
+	}
+	if h.Resource != "" {
+		attrs = append(attrs, slog.String("resource", h.Resource))
+	}
+	if h.Prompt != "" {
+		attrs = append(attrs, slog.String("prompt", h.Prompt))
+	}
+	attrs = append(attrs,
 		slog.String("method", h.Method),
 		slog.String("decision", decisionLabel(d.Allow)),
 		slog.String("rule", d.Rule),
@@ -66,6 +74,7 @@ func auditLog(ctx context.Context, l *slog.Logger, h *Hop, d Decision) {
 		slog.String("code", d.Code.String()),
 		slog.String("reason", d.Reason),
 	)
+	l.LogAttrs(ctx, level, "policy decision", attrs...)
 }
 
 func decisionLabel(allow bool) string {

@@ -405,7 +405,7 @@ func TestEveryDocumentedFieldCompiles(t *testing.T) {
 	if got := strings.Join(PrincipalFields(), " "); got != want {
 		t.Errorf("PrincipalFields = %q, want %q", got, want)
 	}
-	want = "agent direction face method remote_ip skill task_id tool tool_destructive tool_read_only"
+	want = "agent direction face method prompt remote_ip resource skill task_id tool tool_destructive tool_read_only"
 	if got := strings.Join(HopFields(), " "); got != want {
 		t.Errorf("HopFields = %q, want %q", got, want)
 	}

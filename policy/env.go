@@ -113,6 +113,8 @@ var hopFields = map[string]field{
 	"tool":             hopString(func(h *Hop) string { return h.Tool }),
 	"tool_destructive": hopBool(func(h *Hop) bool { return h.ToolDestructive }),
 	"tool_read_only":   hopBool(func(h *Hop) bool { return h.ToolReadOnly }),
+	"resource":         hopString(func(h *Hop) string { return h.Resource }),
+	"prompt":           hopString(func(h *Hop) string { return h.Prompt }),
 	"method":           hopString(func(h *Hop) string { return h.Method }),
 	"task_id":          hopString(func(h *Hop) string { return h.TaskID }),
 	"remote_ip":        hopString(func(h *Hop) string { return h.RemoteIP }),

@@ -39,6 +39,12 @@ type Hop struct {
 	ToolDestructive bool
 	// ToolReadOnly is the tool's readOnlyHint.
 	ToolReadOnly bool
+	// Resource is the MCP resource URI a resources/read (or a listing of
+	// it) is about; for a resource template's listing, the URI template.
+	Resource string
+	// Prompt is the MCP prompt a prompts/get (or a listing of it) is about,
+	// under its own name on its server (not a fronted server's prefixed name).
+	Prompt string
 	// Method is the protocol method: "SendMessage", "GetTask", "tools/call", ...
 	Method string
 	// TaskID is the task the request names, if any.

@@ -77,7 +77,7 @@ func TestDecisionMemoDoesNotCarryAnAllowAcrossHopFields(t *testing.T) {
 	base := Hop{
 		Principal: p, Face: FaceA2A, Direction: DirFrontA2A, Agent: "billing", Skill: "refund",
 		Tool: "search", ToolDestructive: false, ToolReadOnly: true, Method: "SendMessage",
-		TaskID: "task-1", RemoteIP: "192.0.2.1",
+		TaskID: "task-1", RemoteIP: "192.0.2.1", Resource: "a2a://agents/billing/card", Prompt: "summary",
 	}
 	tests := []struct {
 		name  string
@@ -94,6 +94,8 @@ func TestDecisionMemoDoesNotCarryAnAllowAcrossHopFields(t *testing.T) {
 		{"method", `hop.method == "SendMessage"`, func(h *Hop) { h.Method = "CancelTask" }},
 		{"task_id", `hop.task_id == "task-1"`, func(h *Hop) { h.TaskID = "task-2" }},
 		{"remote_ip", `hop.remote_ip == "192.0.2.1"`, func(h *Hop) { h.RemoteIP = "198.51.100.7" }},
+		{"resource", `hop.resource == "a2a://agents/billing/card"`, func(h *Hop) { h.Resource = "a2a://agents/payroll/card" }},
+		{"prompt", `hop.prompt == "summary"`, func(h *Hop) { h.Prompt = "leak" }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

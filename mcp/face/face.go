@@ -210,9 +210,11 @@ type Face struct {
 	toolDefs []byte // the served tool definitions, as last set
 	handlers atomic.Pointer[map[string]server.ToolHandlerFunc]
 	resURIs  []string
-	prompts  []string
-	subs     *subscriptions
-	samples  *samplingRelay
+	// templates are the served resource templates (syncTemplates).
+	templates atomic.Pointer[[]*mcp.URITemplate]
+	prompts   []string
+	subs      *subscriptions
+	samples   *samplingRelay
 }
 
 // New builds the face and registers the sources' tools.
@@ -287,18 +289,7 @@ func New(cfg Config) (*Face, error) {
 	}
 	httpOpts := []server.StreamableHTTPOption{server.WithStateLess(true)}
 	hooks := &server.Hooks{}
-	hooks.AddAfterListResources(func(ctx context.Context, _ any, _ *mcp.ListResourcesRequest, res *mcp.ListResourcesResult) {
-		if res == nil {
-			return
-		}
-		kept := res.Resources[:0]
-		for _, r := range res.Resources {
-			if f.allowResource(ctx, r.URI) {
-				kept = append(kept, r)
-			}
-		}
-		res.Resources = kept
-	})
+	f.listHooks(hooks)
 	hooks.AddAfterInitialize(declareTasks)
 	if f.subs != nil {
 		f.subs.hook(hooks)
@@ -381,7 +372,7 @@ func (f *Face) Sync() {
 		f.resURIs = append(f.resURIs, r.Resource.URI)
 		h, uri := r.Handler, r.Resource.URI
 		res[i].Handler = func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-			if !f.allowResource(ctx, uri) {
+			if !f.allowResource(ctx, uri, uri) {
 				return nil, fmt.Errorf("face: resource %s not found", uri)
 			}
 			return h(ctx, req)
@@ -441,54 +432,11 @@ func (f *Face) filter(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
 	}
 	out := tools[:0:0]
 	for _, t := range tools {
-		hop := policy.Hop{Tool: t.Name}
-		for _, s := range f.cfg.Sources {
-			if hd, ok := s.(HopDescriber); ok {
-				if h, ok := hd.Hop(t.Name); ok {
-					hop = h
-					break
-				}
-			}
-		}
-		hop.Principal = p
-		hop.Face = policy.FaceMCP
-		hop.Tool = t.Name
-		hop.Method = "tools/call"
-		if t.Annotations.DestructiveHint != nil {
-			hop.ToolDestructive = *t.Annotations.DestructiveHint
-		}
-		if t.Annotations.ReadOnlyHint != nil {
-			hop.ToolReadOnly = *t.Annotations.ReadOnlyHint
-		}
-		if f.cfg.Policy.Decide(ctx, hop).Allow {
+		if f.cfg.Policy.Decide(ctx, f.toolHop(p, t.Name, &t)).Allow {
 			out = append(out, t)
 		}
 	}
 	return out
-}
-
-// allowResource applies the policy to reading a resource.
-func (f *Face) allowResource(ctx context.Context, uri string) bool {
-	p := auth.FromContext(ctx)
-	if p == nil {
-		return false
-	}
-	if f.cfg.Policy == nil {
-		return true
-	}
-	var hop policy.Hop
-	for _, s := range f.cfg.Sources {
-		if rd, ok := s.(ResourceHopDescriber); ok {
-			if h, ok := rd.ResourceHop(uri); ok {
-				hop = h
-				break
-			}
-		}
-	}
-	hop.Principal = p
-	hop.Face = policy.FaceMCP
-	hop.Method = "resources/read"
-	return f.cfg.Policy.Decide(ctx, hop).Allow
 }
 
 // Mount registers the MCP endpoint and its resource metadata document on mux.
@@ -772,7 +720,7 @@ func (f *Face) syncPrompts(prompts []server.ServerPrompt) {
 		f.prompts = append(f.prompts, p.Prompt.Name)
 		h := p.Handler
 		prompts[i].Handler = func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-			if auth.FromContext(ctx) == nil {
+			if !f.allowPrompt(ctx, req.Params.Name) {
 				return nil, fmt.Errorf("face: prompt %s not found", req.Params.Name)
 			}
 			return h(ctx, req)
@@ -786,19 +734,22 @@ func (f *Face) syncPrompts(prompts []server.ServerPrompt) {
 // syncTemplates replaces the served resource templates, each read filtered
 // by the policy under its URI template; f.syncMu is held.
 func (f *Face) syncTemplates(templates []server.ServerResourceTemplate) {
+	var served []*mcp.URITemplate
 	for i, t := range templates {
 		h := t.Handler
 		raw := ""
 		if t.Template.URITemplate != nil && t.Template.URITemplate.Template != nil {
 			raw = t.Template.URITemplate.Raw()
+			served = append(served, t.Template.URITemplate)
 		}
 		templates[i].Handler = func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-			if !f.allowResource(ctx, raw) {
+			if !f.allowResource(ctx, raw, req.Params.URI) {
 				return nil, fmt.Errorf("face: resource %s not found", req.Params.URI)
 			}
 			return h(ctx, req)
 		}
 	}
+	f.templates.Store(&served)
 	f.mcp.SetResourceTemplates(templates...)
 }
 
@@ -809,8 +760,8 @@ type completer struct{ f *Face }
 
 // CompletePromptArgument implements server.PromptCompletionProvider.
 func (c completer) CompletePromptArgument(ctx context.Context, prompt string, arg mcp.CompleteArgument, cc mcp.CompleteContext) (*mcp.Completion, error) {
-	if auth.FromContext(ctx) == nil {
-		return nil, errors.New("face: no authenticated caller")
+	if !c.f.allowPrompt(ctx, prompt) {
+		return nil, fmt.Errorf("face: prompt %s not found", prompt)
 	}
 	var last error
 	for _, s := range c.f.cfg.Sources {
@@ -830,7 +781,7 @@ func (c completer) CompletePromptArgument(ctx context.Context, prompt string, ar
 
 // CompleteResourceArgument implements server.ResourceCompletionProvider.
 func (c completer) CompleteResourceArgument(ctx context.Context, uri string, arg mcp.CompleteArgument, cc mcp.CompleteContext) (*mcp.Completion, error) {
-	if !c.f.allowResource(ctx, uri) {
+	if !c.f.allowResource(ctx, uri, uri) {
 		return nil, fmt.Errorf("face: resource %s not found", uri)
 	}
 	var last error

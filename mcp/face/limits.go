@@ -65,33 +65,15 @@ func (f *Face) hop(p *auth.Principal, m *message, ip string) policy.Hop {
 	hop := policy.Hop{}
 	switch mcp.MCPMethod(m.Method) {
 	case mcp.MethodToolsCall:
-		name := m.Params.Name
-		for _, s := range f.cfg.Sources {
-			if hd, ok := s.(HopDescriber); ok {
-				if h, ok := hd.Hop(name); ok {
-					hop = h
-					break
-				}
-			}
+		var t *mcp.Tool
+		if st := f.mcp.GetTool(m.Params.Name); st != nil {
+			t = &st.Tool
 		}
-		hop.Tool = name
-		if st := f.mcp.GetTool(name); st != nil {
-			if d := st.Tool.Annotations.DestructiveHint; d != nil {
-				hop.ToolDestructive = *d
-			}
-			if r := st.Tool.Annotations.ReadOnlyHint; r != nil {
-				hop.ToolReadOnly = *r
-			}
-		}
+		hop = f.toolHop(p, m.Params.Name, t)
 	case mcp.MethodResourcesRead:
-		for _, s := range f.cfg.Sources {
-			if rd, ok := s.(ResourceHopDescriber); ok {
-				if h, ok := rd.ResourceHop(m.Params.URI); ok {
-					hop = h
-					break
-				}
-			}
-		}
+		hop = f.resourceHop(p, m.Params.URI, m.Params.URI)
+	case mcp.MethodPromptsGet:
+		hop = f.promptHop(p, m.Params.Name)
 	}
 	hop.Principal, hop.Face, hop.Method, hop.RemoteIP = p, policy.FaceMCP, m.Method, ip
 	return hop

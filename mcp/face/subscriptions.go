@@ -56,7 +56,7 @@ func (s *subscriptions) hook(h *server.Hooks) {
 // read uri) and subscribes the sources on the first one.
 func (s *subscriptions) subscribe(ctx context.Context, uri string) {
 	cs := server.ClientSessionFromContext(ctx)
-	if cs == nil || cs.SessionID() == "" || uri == "" || !s.f.allowResource(ctx, uri) {
+	if cs == nil || cs.SessionID() == "" || uri == "" || !s.f.allowResource(ctx, uri, uri) {
 		return
 	}
 	s.mu.Lock()

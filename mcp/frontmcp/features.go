@@ -71,6 +71,7 @@ var (
 	_ face.ResourceSource         = (*Source)(nil)
 	_ face.ResourceTemplateSource = (*Source)(nil)
 	_ face.ResourceHopDescriber   = (*Source)(nil)
+	_ face.PromptHopDescriber     = (*Source)(nil)
 )
 
 // extras are the prompts, resources and templates served, rebuilt from the
@@ -202,12 +203,28 @@ func (s *Source) ResourceHop(uri string) (policy.Hop, bool) {
 	if !ok {
 		return policy.Hop{}, false
 	}
-	return policy.Hop{Face: policy.FaceMCP, Direction: policy.DirFrontMCP, Agent: e.name, Method: "resources/read"}, true
+	return policy.Hop{Face: policy.FaceMCP, Direction: policy.DirFrontMCP, Agent: e.name, Resource: uri, Method: "resources/read"}, true
 }
 
+// PromptHop implements face.PromptHopDescriber for a served prompt name:
+// its server and its own name there.
+func (s *Source) PromptHop(name string) (policy.Hop, bool) {
+	s.mu.Lock()
+	r, ok := s.extras.promptTo[name]
+	s.mu.Unlock()
+	if !ok {
+		return policy.Hop{}, false
+	}
+	return policy.Hop{Face: policy.FaceMCP, Direction: policy.DirFrontMCP, Agent: r.entry.name, Prompt: r.original, Method: "prompts/get"}, true
+}
+
+// object is what a prompts/get or resources/read hop is about: the
+// prompt's own name or the resource URI.
+type object struct{ prompt, resource string }
+
 // checkHop applies the Checker to a prompts/get or resources/read of e.
-func (s *Source) checkHop(ctx context.Context, e *entry, method string) error {
-	h := policy.Hop{Face: policy.FaceMCP, Direction: policy.DirFrontMCP, Agent: e.name, Method: method, Principal: auth.FromContext(ctx)}
+func (s *Source) checkHop(ctx context.Context, e *entry, method string, o object) error {
+	h := policy.Hop{Face: policy.FaceMCP, Direction: policy.DirFrontMCP, Agent: e.name, Method: method, Prompt: o.prompt, Resource: o.resource, Principal: auth.FromContext(ctx)}
 	if h.Principal == nil {
 		return errors.New("no authenticated caller")
 	}
@@ -224,7 +241,7 @@ func (s *Source) checkHop(ctx context.Context, e *entry, method string) error {
 // promptHandler gets original from e after the hop check.
 func (s *Source) promptHandler(e *entry, original string) server.PromptHandlerFunc {
 	return func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-		if err := s.checkHop(ctx, e, "prompts/get"); err != nil {
+		if err := s.checkHop(ctx, e, "prompts/get", object{prompt: original}); err != nil {
 			return nil, fmt.Errorf("%s: %w", req.Params.Name, err)
 		}
 		pu := e.up.(PromptUpstream)
@@ -243,7 +260,7 @@ func (s *Source) promptHandler(e *entry, original string) server.PromptHandlerFu
 // readHandler reads the requested URI from e after the hop check.
 func (s *Source) readHandler(e *entry) server.ResourceHandlerFunc {
 	return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-		if err := s.checkHop(ctx, e, "resources/read"); err != nil {
+		if err := s.checkHop(ctx, e, "resources/read", object{resource: req.Params.URI}); err != nil {
 			return nil, fmt.Errorf("%s: %w", req.Params.URI, err)
 		}
 		ru := e.up.(ResourceUpstream)
@@ -271,7 +288,7 @@ func (s *Source) CompletePromptArgument(ctx context.Context, prompt string, arg 
 	if !ok {
 		return &mcp.Completion{Values: []string{}}, nil
 	}
-	if err := s.checkHop(ctx, r.entry, "prompts/get"); err != nil {
+	if err := s.checkHop(ctx, r.entry, "prompts/get", object{prompt: r.original}); err != nil {
 		return nil, err
 	}
 	uctx, stop := detach(ctx)
@@ -292,7 +309,7 @@ func (s *Source) CompleteResourceArgument(ctx context.Context, uri string, arg m
 	if !ok {
 		return &mcp.Completion{Values: []string{}}, nil
 	}
-	if err := s.checkHop(ctx, e, "resources/read"); err != nil {
+	if err := s.checkHop(ctx, e, "resources/read", object{resource: uri}); err != nil {
 		return nil, err
 	}
 	uctx, stop := detach(ctx)
@@ -344,7 +361,7 @@ func (s *Source) SubscribeResource(ctx context.Context, uri string) error {
 	if !ok {
 		return fmt.Errorf("frontmcp: the %s server does not notify resource updates", e.name)
 	}
-	if err := s.checkHop(ctx, e, "resources/read"); err != nil {
+	if err := s.checkHop(ctx, e, "resources/read", object{resource: uri}); err != nil {
 		return fmt.Errorf("frontmcp: %s: %w", uri, err)
 	}
 	uctx, stop := detach(ctx)
