@@ -71,6 +71,7 @@ type AgentTools struct {
 	byTool   map[string]toolRef
 	names    *namer
 	onChange []func()
+	asking   *askQueue
 }
 
 type toolRef struct {
@@ -137,7 +138,7 @@ func New(cfg Config) (*AgentTools, error) {
 	} else if len(key) < 32 {
 		return nil, errors.New("agenttools: state key must be at least 32 bytes")
 	}
-	t := &AgentTools{cfg: cfg, log: cfg.Logger, key: key, owners: newOwners(cfg.Now), byTool: map[string]toolRef{}, names: newNamer()}
+	t := &AgentTools{cfg: cfg, log: cfg.Logger, key: key, owners: newOwners(cfg.Now), byTool: map[string]toolRef{}, names: newNamer(), asking: newAskQueue()}
 	for _, ac := range cfg.Agents {
 		a := t.newAgent(ac)
 		t.agents = append(t.agents, a)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/mcp/elicitation"
 	"github.com/a2a-mcp-bridge/bridge/mcp/face"
 )
 
@@ -93,6 +94,10 @@ func (t *AgentTools) call(ctx context.Context, a *agent, skill string, req mcp.C
 			return errResult("agent %s: the user did not complete the authorization; call the tool again with taskId %q after authorizing", alias, st.TaskID)
 		case !accepted:
 			return t.declined(a, st.TaskID, st.ContextID, st.Question)
+		case checkAnswer(answer) != nil:
+			// The question stands: asked again, with what was wrong, under
+			// the same state.
+			return server.NewInputRequestBuilder(req.Params.RequestState).Elicit(elicitID, elicitParams(alias, checkAnswer(answer).Error()+"\n"+st.Question)).ToolResult()
 		default:
 			in = args{Message: elicitText(answer), TaskID: st.TaskID, ContextID: st.ContextID}
 		}
@@ -157,10 +162,7 @@ func (t *AgentTools) call(ctx context.Context, a *agent, skill string, req mcp.C
 			}
 			return server.NewInputRequestBuilder(state).Elicit(elicitID, elicitParams(alias, question)).ToolResult()
 		case canElicit(ctx):
-			res, err := server.ServerFromContext(ctx).RequestElicitation(callCtx, mcp.ElicitationRequest{
-				Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
-				Params:  elicitParams(alias, question),
-			})
+			res, err := t.ask(ctx, callCtx, alias, question)
 			if err != nil {
 				t.log.Info("agenttools: elicitation failed; returning a continuation", "agent", alias, "error", err.Error())
 				return t.result(a, r)
@@ -444,6 +446,62 @@ func elicitParams(alias, question string) mcp.ElicitationParams {
 			},
 			"required": []string{elicitID},
 		},
+	}
+}
+
+// MaxAsks bounds how often one question is asked again after answers that
+// do not match its schema.
+const MaxAsks = 3
+
+// answerSchema is the schema of elicitParams.
+var answerSchema = func() *elicitation.Schema {
+	b, _ := json.Marshal(elicitParams("", "").RequestedSchema)
+	s, err := elicitation.Parse(b)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}()
+
+// checkAnswer holds an accepted answer to the schema the bridge asked with.
+func checkAnswer(r *mcp.ElicitationResult) error {
+	m, ok := r.Content.(map[string]any)
+	if !ok {
+		return &elicitation.Error{Problems: []string{elicitID + " is required"}}
+	}
+	return answerSchema.Validate(m)
+}
+
+// ask sends the host elicitation/create (2025 eras) and waits for an
+// answer that fits the schema: one that does not is never passed on (it
+// would reach the agent as an empty reply); the question is asked again
+// with what was wrong, up to MaxAsks times. The host's session takes one
+// question at a time: a second call's question waits for the first's answer
+// (hosts show one dialog at a time) instead of being refused.
+func (t *AgentTools) ask(ctx, callCtx context.Context, alias, question string) (*mcp.ElicitationResult, error) {
+	release, err := t.asking.acquire(callCtx, server.ClientSessionFromContext(ctx))
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	text := question
+	for i := 1; ; i++ {
+		res, err := server.ServerFromContext(ctx).RequestElicitation(callCtx, mcp.ElicitationRequest{
+			Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
+			Params:  elicitParams(alias, text),
+		})
+		if err != nil || res.Action != mcp.ElicitationResponseActionAccept {
+			return res, err
+		}
+		bad := checkAnswer(res)
+		if bad == nil {
+			return res, nil
+		}
+		t.log.Info("agenttools: an elicitation answer does not match the requested schema; asking again", "agent", alias, "error", bad.Error())
+		if i == MaxAsks {
+			return nil, fmt.Errorf("agenttools: %d answers did not match the requested schema: %w", i, bad)
+		}
+		text = bad.Error() + "\n" + question
 	}
 }
 
