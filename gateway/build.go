@@ -533,6 +533,15 @@ func (b *Bridge) publishGuard(agent string, up *filteredUpstream, exec *toolagen
 					return err // named two ways: refused before any count
 				}
 				hop.Tool = tool
+				if c.TaskID != "" {
+					// An answer to a tool's question that does not fit its
+					// schema gets InvalidParams; the task and the
+					// question stay as they are.
+					owner, _ := a2a.OwnerFromContext(ctx)
+					if err := exec.CheckAnswer(owner, c.TaskID, req.Message); err != nil {
+						return err
+					}
+				}
 			}
 			if hop.Tool != "" {
 				hop.ToolDestructive, hop.ToolReadOnly = up.hints(hop.Tool)

@@ -1,17 +1,20 @@
 package toolagent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/mcp/elicitation"
 	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
 )
 
@@ -93,11 +96,18 @@ func (r *run) elicit(ctx context.Context, e upstream.Elicitation) (upstream.Elic
 // Execute implements a2a.Executor.
 func (a *Agent) Execute(ctx context.Context, req *a2a.Request, u *a2a.Updater) error {
 	if req.Task != nil {
-		if r := a.resume(req.TaskID); r != nil {
-			ans := answer(req.Message, r.pending.e)
-			r.pending.reply <- ans
-			r.pending = nil
-			return a.drive(ctx, r, u)
+		if r, q := a.parked(req.TaskID); r != nil {
+			ans, err := answer(req.Message, q.e)
+			if err != nil {
+				// The question stands: asked again with what was wrong; the
+				// upstream never sees an answer that does not fit.
+				return a.reask(ctx, r, u, q, err)
+			}
+			if r := a.resume(req.TaskID); r != nil {
+				r.pending.reply <- ans
+				r.pending = nil
+				return a.drive(ctx, r, u)
+			}
 		}
 		if req.Task.Status.State == a2a.TaskStateInputRequired {
 			return u.Fail(ctx, "the tool call that asked for input is no longer waiting (it timed out, or the bridge restarted); send a new message to call the tool again")
@@ -181,6 +191,57 @@ func (a *Agent) forget(r *run) {
 }
 
 // resume takes over a parked run of the task, if there is one.
+// parked returns the run of taskID waiting for an answer, and its question.
+func (a *Agent) parked(taskID string) (*run, *elicitReq) {
+	a.runsMu.Lock()
+	r := a.runs[taskID]
+	a.runsMu.Unlock()
+	if r == nil {
+		return nil, nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.state != stateParked || r.pending == nil {
+		return nil, nil
+	}
+	return r, r.pending
+}
+
+// CheckAnswer reports whether msg, sent by owner on taskID, answers the
+// question the task waits on: nil when the task waits on none (another
+// message) or when it fits; otherwise an a2a InvalidParams error naming
+// what does not fit, for the caller to get before anything changes (the
+// question stands).
+func (a *Agent) CheckAnswer(owner, taskID string, msg *a2a.Message) error {
+	r, q := a.parked(taskID)
+	if r == nil || r.owner != owner || msg == nil {
+		return nil
+	}
+	if _, err := answer(msg, q.e); err != nil {
+		return a2a.ErrInvalidParams.Withf("%s", err.Error())
+	}
+	return nil
+}
+
+// reask answers a message that does not fit the question: INPUT_REQUIRED
+// again, with the problem and the question; the run stays parked.
+func (a *Agent) reask(ctx context.Context, r *run, u *a2a.Updater, q *elicitReq, problem error) error {
+	r.mu.Lock()
+	r.u = u
+	r.mu.Unlock()
+	parts := []a2a.Part{a2a.TextPart(problem.Error() + "\n" + questionText(q.e))}
+	if len(q.e.RequestedSchema) > 0 {
+		if p, err := a2a.DataPart(json.RawMessage(q.e.RequestedSchema)); err == nil {
+			p.MediaType = "application/schema+json"
+			p.Metadata = a2a.Metadata{"mcp.elicitation": "requestedSchema"}
+			parts = append(parts, p)
+		}
+	}
+	msg := u.NewAgentMessage(parts...)
+	msg.Metadata = a2a.Metadata{"mcp.tool": r.tool.Name, "mcp.elicitation.mode": q.e.Mode}
+	return u.Status(ctx, a2a.TaskStateInputRequired, msg)
+}
+
 func (a *Agent) resume(taskID string) *run {
 	a.runsMu.Lock()
 	r := a.runs[taskID]
@@ -368,39 +429,90 @@ func (a *Agent) watchParked(r *run, resumed chan struct{}) {
 
 // answer turns the client's next message into the elicitation's answer: a
 // data part is accepted content; the text "decline" or "cancel" is that
-// action; other text fills the only property of a one-property schema.
-func answer(msg *a2a.Message, e upstream.Elicitation) upstream.ElicitResult {
+// action; other text fills the only property of a one-property schema
+// (read as its type). Accepted content is held to the requested schema: an
+// answer that does not fit is an error, never an empty or declined answer
+// given on the user's behalf.
+func answer(msg *a2a.Message, e upstream.Elicitation) (upstream.ElicitResult, error) {
+	schema, serr := elicitation.Parse(e.RequestedSchema)
+	accept := func(m map[string]any) (upstream.ElicitResult, error) {
+		if serr == nil {
+			if err := schema.Validate(m); err != nil {
+				return upstream.ElicitResult{}, err
+			}
+		}
+		return upstream.ElicitResult{Action: upstream.ActionAccept, Content: m}, nil
+	}
 	var texts []string
 	for _, p := range msg.Parts {
 		switch p.Kind {
 		case a2a.PartData:
+			d := json.NewDecoder(bytes.NewReader(p.Data))
+			d.UseNumber()
 			var m map[string]any
-			if json.Unmarshal(p.Data, &m) == nil {
-				return upstream.ElicitResult{Action: upstream.ActionAccept, Content: m}
+			if d.Decode(&m) == nil && m != nil {
+				return accept(m)
 			}
+			return upstream.ElicitResult{}, errors.New("the answer's data part must be a JSON object matching the requested schema")
 		case a2a.PartText:
 			texts = append(texts, p.Text)
 		}
 	}
 	text := strings.TrimSpace(strings.Join(texts, "\n"))
 	switch strings.ToLower(text) {
-	case "", "cancel":
-		return upstream.ElicitResult{Action: upstream.ActionCancel}
+	case "cancel":
+		return upstream.ElicitResult{Action: upstream.ActionCancel}, nil
 	case "decline":
-		return upstream.ElicitResult{Action: upstream.ActionDecline}
-	}
-	var s struct {
-		Properties map[string]any `json:"properties"`
-	}
-	if json.Unmarshal(e.RequestedSchema, &s) == nil && len(s.Properties) == 1 {
-		for k := range s.Properties {
-			return upstream.ElicitResult{Action: upstream.ActionAccept, Content: map[string]any{k: text}}
-		}
+		return upstream.ElicitResult{Action: upstream.ActionDecline}, nil
 	}
 	if e.Mode == "url" {
-		return upstream.ElicitResult{Action: upstream.ActionAccept}
+		return upstream.ElicitResult{Action: upstream.ActionAccept}, nil
 	}
-	return upstream.ElicitResult{Action: upstream.ActionDecline}
+	if serr == nil && len(schema.Properties()) == 1 && text != "" {
+		k := schema.Properties()[0]
+		return accept(map[string]any{k: typedText(text, schema.Type(k))})
+	}
+	if serr != nil {
+		var s struct {
+			Properties map[string]any `json:"properties"`
+		}
+		if json.Unmarshal(e.RequestedSchema, &s) == nil && len(s.Properties) == 1 && text != "" {
+			for k := range s.Properties {
+				return upstream.ElicitResult{Action: upstream.ActionAccept, Content: map[string]any{k: text}}, nil
+			}
+		}
+	}
+	if text == "" {
+		return upstream.ElicitResult{}, errors.New("the answer is empty")
+	}
+	want := "the requested schema"
+	if serr == nil {
+		want = "the requested schema (properties " + strings.Join(schema.Properties(), ", ") + ")"
+	}
+	return upstream.ElicitResult{}, fmt.Errorf("a text answer fits only a one-property schema: send a data part matching %s", want)
+}
+
+// typedText reads a text answer as the property's type: a number, an
+// integer or a boolean when it is one (else the text, which the schema then
+// refuses with its own message).
+func typedText(text, typ string) any {
+	switch typ {
+	case "number", "integer":
+		if f, err := strconv.ParseFloat(text, 64); err == nil {
+			return f
+		}
+	case "boolean":
+		if b, err := strconv.ParseBool(text); err == nil {
+			return b
+		}
+	case "array":
+		var list []any
+		for _, s := range strings.Split(text, ",") {
+			list = append(list, strings.TrimSpace(s))
+		}
+		return list
+	}
+	return text
 }
 
 // finish ends the task from the call's outcome.

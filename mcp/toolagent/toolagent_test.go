@@ -312,6 +312,44 @@ func TestElicitationBecomesInputRequired(t *testing.T) {
 	}
 }
 
+// TestElicitationAnswerOutsideTheSchemaIsRefused: {"response":"Ada"} to a
+// request for {name} gets InvalidParams from CheckAnswer (what the A2A
+// guard answers with, before anything changes) and, sent anyway, leaves the
+// task INPUT_REQUIRED with what was wrong and the question; the upstream
+// never sees it. The fitting answer then completes the call.
+func TestElicitationAnswerOutsideTheSchemaIsRefused(t *testing.T) {
+	f := newFixture(t, toolagent.Config{})
+	task := f.send(t, dataMsg(t, call("ask", nil)))
+	for _, bad := range []*a2a.Message{
+		dataMsg(t, map[string]any{"response": "Ada"}),
+		dataMsg(t, map[string]any{"name": 7}),
+		{MessageID: "empty", Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart("  ")}},
+	} {
+		bad.TaskID = task.ID
+		err := f.agent.CheckAnswer("alice", task.ID, bad)
+		var ae *a2a.Error
+		if !errors.As(err, &ae) || ae.Code != a2a.ErrInvalidParams.Code {
+			t.Fatalf("CheckAnswer(%s) = %v, want InvalidParams", bad.Parts[0].Data, err)
+		}
+		if err := f.agent.CheckAnswer("mallory", task.ID, bad); err != nil {
+			t.Fatalf("another caller learns of alice's question: %v", err)
+		}
+		again := f.send(t, bad)
+		if again.Status.State != a2a.TaskStateInputRequired || !strings.Contains(statusText(again), "What is your name?") {
+			t.Fatalf("after a bad answer: %s (%s), want the question to stand", again.Status.State, statusText(again))
+		}
+	}
+	good := dataMsg(t, map[string]any{"name": "Ada"})
+	good.TaskID = task.ID
+	if err := f.agent.CheckAnswer("alice", task.ID, good); err != nil {
+		t.Fatalf("a fitting answer refused: %v", err)
+	}
+	a := onlyArtifact(t, f.send(t, good))
+	if a.Parts[0].Text != "Hello, Ada!" {
+		t.Fatalf("parts = %+v", a.Parts)
+	}
+}
+
 func TestElicitationDeclinedByText(t *testing.T) {
 	f := newFixture(t, toolagent.Config{})
 	task := f.send(t, dataMsg(t, call("ask", nil)))
