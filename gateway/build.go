@@ -428,6 +428,10 @@ func (b *Bridge) publish(ctx context.Context, p *config.PublishedServer) error {
 	if err != nil {
 		return err
 	}
+	// A2A callers answer questions (INPUT_REQUIRED) but have nothing to
+	// sample with: the server is not told it may ask for sampling, which
+	// would always fail.
+	ucfg.NoSampling = true
 	ucfg.OnRestart = b.metrics.restarted("publish/" + p.Name)
 	pa := &publishedAgent{name: p.Name, base: b.publicURL + "/a2a/" + p.Name}
 	ref := &connRef{}

@@ -293,7 +293,15 @@ func (b *Bridge) buildFrontMCP(ctx context.Context) error {
 
 // frontMCPConfig converts one front.mcp entry.
 func (b *Bridge) frontMCPConfig(m *config.FrontedMCPServer) (upstream.Config, error) {
-	return upstreamConfig(&config.PublishedServer{Name: m.Name, MCPUpstream: m.MCPUpstream, Credentials: m.Credentials}, b.streams, b.log)
+	u, err := upstreamConfig(&config.PublishedServer{Name: m.Name, MCPUpstream: m.MCPUpstream, Credentials: m.Credentials}, b.streams, b.log)
+	// A fronted server's questions and sampling requests reach a host only
+	// on stdio (bridge mcp) or on an HTTP session (expose.mcp.sessions):
+	// the stateless endpoint cannot send a 2025-era host a request, and
+	// 2026-07-28 calls are not parked. Where none can, the server is not
+	// told it may ask, so it does not offer tools that would always fail.
+	relay := b.mcpOnly || b.cfg.Expose.MCP.Sessions
+	u.NoElicitation, u.NoSampling = !relay, !relay
+	return u, err
 }
 
 // openFrontMCP connects one front.mcp server (a server down now is

@@ -223,7 +223,9 @@ func toolText(t *testing.T, m rpcMessage) string {
 // and a fronted server's elicitation and sampling requests reach it on the
 // tool call's own response stream, its answers going back to the server.
 // With the option off (the default) no session is issued and the host is
-// never asked: the elicitation is declined and the sampling refused.
+// never asked: the fronted server is not told it may ask (no elicitation or
+// sampling capability), so its asking tool fails as the server's own error
+// instead of getting a "decline" no user gave, and sampling is refused.
 func TestMCPSessionsRelayElicitationAndSamplingOverHTTP(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -237,7 +239,7 @@ func TestMCPSessionsRelayElicitationAndSamplingOverHTTP(t *testing.T) {
 			`{"action":"accept","content":{"name":"Ada"}}`, "Hello, Ada!"},
 		{"sessions on, sampling", true, "files_model", mcp.MethodSamplingCreateMessage,
 			`{"role":"assistant","content":{"type":"text","text":"4"},"model":"m","stopReason":"endTurn"}`, "model said 4"},
-		{"sessions off, elicitation declined", false, "files_ask", "", "", "no name given (decline)"},
+		{"sessions off, elicitation not offered", false, "files_ask", "", "", "files_ask: the files server failed"},
 		{"sessions off, sampling refused", false, "files_model", "", "", "no model:"},
 	}
 	for _, tt := range tests {

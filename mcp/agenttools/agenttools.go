@@ -23,6 +23,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
 	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/mcp/elicitation"
 	"github.com/a2a-mcp-bridge/bridge/mcp/face"
 	"github.com/a2a-mcp-bridge/bridge/policy"
 )
@@ -71,7 +72,7 @@ type AgentTools struct {
 	byTool   map[string]toolRef
 	names    *namer
 	onChange []func()
-	asking   *askQueue
+	asking   *elicitation.Turns
 }
 
 type toolRef struct {
@@ -138,7 +139,7 @@ func New(cfg Config) (*AgentTools, error) {
 	} else if len(key) < 32 {
 		return nil, errors.New("agenttools: state key must be at least 32 bytes")
 	}
-	t := &AgentTools{cfg: cfg, log: cfg.Logger, key: key, owners: newOwners(cfg.Now), byTool: map[string]toolRef{}, names: newNamer(), asking: newAskQueue()}
+	t := &AgentTools{cfg: cfg, log: cfg.Logger, key: key, owners: newOwners(cfg.Now), byTool: map[string]toolRef{}, names: newNamer(), asking: elicitation.NewTurns()}
 	for _, ac := range cfg.Agents {
 		a := t.newAgent(ac)
 		t.agents = append(t.agents, a)

@@ -479,7 +479,7 @@ func checkAnswer(r *mcp.ElicitationResult) error {
 // question at a time: a second call's question waits for the first's answer
 // (hosts show one dialog at a time) instead of being refused.
 func (t *AgentTools) ask(ctx, callCtx context.Context, alias, question string) (*mcp.ElicitationResult, error) {
-	release, err := t.asking.acquire(callCtx, server.ClientSessionFromContext(ctx))
+	release, err := t.asking.Acquire(callCtx, server.ClientSessionFromContext(ctx))
 	if err != nil {
 		return nil, err
 	}

@@ -34,6 +34,7 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/mcp/elicitation"
 	"github.com/a2a-mcp-bridge/bridge/mcp/face"
 	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
 	"github.com/a2a-mcp-bridge/bridge/policy"
@@ -96,6 +97,7 @@ type Source struct {
 	log   *slog.Logger
 	check Checker
 	seq   atomic.Uint64
+	turns *elicitation.Turns // one relayed question at a time per host session
 
 	mu        sync.Mutex
 	servers   []*entry // the served servers, in configuration order
@@ -132,7 +134,7 @@ var (
 // list cannot be read contributes no tools until it reports a change (or
 // Refresh is called); the others are served.
 func New(ctx context.Context, cfg Config) (*Source, error) {
-	s := &Source{log: cfg.Logger, check: cfg.Check, names: newNamer(), pnames: newNamer(), lists: map[string][]upstream.Tool{}, hops: map[string]binding{}}
+	s := &Source{log: cfg.Logger, check: cfg.Check, names: newNamer(), pnames: newNamer(), lists: map[string][]upstream.Tool{}, hops: map[string]binding{}, turns: elicitation.NewTurns()}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -527,15 +529,24 @@ func clean(s string, n int) string {
 
 // elicit relays an upstream's elicitation to the caller when the caller can
 // answer it now (a handshake-era session that declared elicitation);
-// otherwise it declines, which the upstream sees as the user's answer.
-// 2026-07-28 callers would need the upstream call parked across requests,
-// which the source does not do.
+// otherwise it refuses with an error, which the upstream sees as a failed
+// request, never as the user's answer. 2026-07-28 callers would need the
+// upstream call parked across requests, which the source does not do. The
+// caller's answer is held to the upstream's schema: one that does not fit is
+// asked again with what was wrong (up to maxAsks times), never passed on.
+// Questions to one session take turns.
 func (s *Source) elicit(ctx context.Context) upstream.ElicitFunc {
 	return func(_ context.Context, e upstream.Elicitation) (upstream.ElicitResult, error) {
 		srv := server.ServerFromContext(ctx)
 		if srv == nil || server.IsModernRequest(ctx) || !canElicit(ctx) {
-			return upstream.ElicitResult{Action: upstream.ActionDecline}, nil
+			return upstream.ElicitResult{}, errors.New("frontmcp: the caller cannot be asked during this call")
 		}
+		release, err := s.turns.Acquire(ctx, server.ClientSessionFromContext(ctx))
+		if err != nil {
+			return upstream.ElicitResult{}, err
+		}
+		defer release()
+		schema, serr := elicitation.Parse(e.RequestedSchema)
 		p := mcp.ElicitationParams{Message: e.Message}
 		if e.Mode == "url" {
 			p.Mode, p.URL = "url", e.URL
@@ -544,22 +555,41 @@ func (s *Source) elicit(ctx context.Context) upstream.ElicitFunc {
 		if len(e.RequestedSchema) > 0 {
 			p.RequestedSchema = e.RequestedSchema
 		}
-		res, err := srv.RequestElicitation(ctx, mcp.ElicitationRequest{
-			Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
-			Params:  p,
-		})
-		if err != nil {
-			return upstream.ElicitResult{}, fmt.Errorf("frontmcp: relay elicitation: %w", err)
-		}
-		out := upstream.ElicitResult{Action: string(res.Action)}
-		if res.Action == mcp.ElicitationResponseActionAccept {
-			if m, ok := res.Content.(map[string]any); ok {
-				out.Content = m
+		for i := 1; ; i++ {
+			res, err := srv.RequestElicitation(ctx, mcp.ElicitationRequest{
+				Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
+				Params:  p,
+			})
+			if err != nil {
+				return upstream.ElicitResult{}, fmt.Errorf("frontmcp: relay elicitation: %w", err)
 			}
+			out := upstream.ElicitResult{Action: string(res.Action)}
+			if res.Action != mcp.ElicitationResponseActionAccept {
+				return out, nil
+			}
+			m, _ := res.Content.(map[string]any)
+			if m == nil {
+				m = map[string]any{}
+			}
+			if e.Mode == "url" || serr != nil {
+				out.Content = m
+				return out, nil
+			}
+			bad := schema.Validate(m)
+			if bad == nil {
+				out.Content = m
+				return out, nil
+			}
+			if i == maxAsks {
+				return upstream.ElicitResult{}, fmt.Errorf("frontmcp: %d answers did not match the requested schema: %w", i, bad)
+			}
+			p.Message = bad.Error() + "\n" + e.Message
 		}
-		return out, nil
 	}
 }
+
+// maxAsks bounds how often one relayed question is asked again.
+const maxAsks = 3
 
 // sample relays an upstream's sampling request to the caller when the
 // caller can answer it now (a handshake-era session that declared

@@ -49,6 +49,10 @@ type Conn struct {
 	tokenSeq atomic.Uint64
 	callsMu  sync.Mutex
 	calls    map[string]*call // by progress token
+
+	// asking lets one call that may be asked something run at a time on a
+	// session whose questions cannot be told apart (asksUncorrelated).
+	asking chan struct{}
 }
 
 type session struct {
@@ -187,8 +191,14 @@ func newChecked(cfg Config) (*Conn, error) {
 func InProcess(ctx context.Context, s *server.MCPServer, cfg Config) (*Conn, error) {
 	c := newConn(cfg)
 	c.dial = func(ctx context.Context, _ *session) (transport.Interface, *process, error) {
-		t := transport.NewInProcessTransportWithOptions(s, transport.WithElicitationHandler(elicitAdapter{c}), transport.WithSamplingHandler(samplingAdapter{c}))
-		return t, nil, nil
+		var opts []transport.InProcessOption
+		if !cfg.NoElicitation {
+			opts = append(opts, transport.WithElicitationHandler(elicitAdapter{c}))
+		}
+		if !cfg.NoSampling {
+			opts = append(opts, transport.WithSamplingHandler(samplingAdapter{c}))
+		}
+		return transport.NewInProcessTransportWithOptions(s, opts...), nil, nil
 	}
 	if err := c.start(ctx); err != nil {
 		c.cancel()
@@ -226,7 +236,7 @@ func newConn(cfg Config) *Conn {
 	life, cancel := context.WithCancel(context.Background())
 	return &Conn{
 		cfg: cfg, log: log.With("upstream", cfg.Name),
-		life: life, cancel: cancel,
+		life: life, cancel: cancel, asking: make(chan struct{}, 1),
 		ready: make(chan struct{}),
 		since: time.Now(),
 		calls: map[string]*call{},
@@ -268,7 +278,13 @@ func (c *Conn) connect(ctx context.Context) (*session, error) {
 	}
 	s.proc = proc
 	s.rt = newRawTransport(t, c, s)
-	opts := []client.ClientOption{client.WithElicitationHandler(elicitAdapter{c}), client.WithSamplingHandler(samplingAdapter{c})}
+	var opts []client.ClientOption
+	if !c.cfg.NoElicitation {
+		opts = append(opts, client.WithElicitationHandler(elicitAdapter{c}))
+	}
+	if !c.cfg.NoSampling {
+		opts = append(opts, client.WithSamplingHandler(samplingAdapter{c}))
+	}
 	if c.cfg.ProtocolVersion != "" {
 		opts = append(opts, client.WithProtocolVersion(c.cfg.ProtocolVersion))
 	}
@@ -841,6 +857,20 @@ func (c *Conn) CallToolWith(ctx context.Context, name string, args json.RawMessa
 	if err != nil {
 		return nil, err
 	}
+	if (h.Elicit != nil && !c.cfg.NoElicitation) || (h.Sample != nil && !c.cfg.NoSampling) {
+		if c.asksUncorrelated(s) {
+			// The server's questions carry nothing that names the call
+			// they belong to: two calls that may ask take turns, so that
+			// each question reaches the caller whose call asked (never
+			// another caller, never declined for want of knowing).
+			select {
+			case c.asking <- struct{}{}:
+				defer func() { <-c.asking }()
+			case <-ctx.Done():
+				return nil, fmt.Errorf("upstream %q: call %s: waiting for the call that is asking the user: %w", c.cfg.Name, name, ctx.Err())
+			}
+		}
+	}
 	cl := &call{token: "bridge-" + strconv.FormatUint(c.tokenSeq.Add(1), 10), progress: h.Progress, elicit: h.Elicit, log: h.Log, sample: h.Sample}
 	c.callsMu.Lock()
 	c.calls[cl.token] = cl
@@ -976,9 +1006,11 @@ func toFloat(v any) (float64, bool) {
 
 // elicitAdapter routes an upstream elicitation to the call it belongs to:
 // the call in the request's context (2026-07-28 round trips, HTTP streams,
-// in-process), else the only call in flight that accepts elicitations. When
-// that is ambiguous it declines: showing one caller's question to another
-// would leak it.
+// in-process), else the only call in flight that accepts elicitations
+// (CallToolWith lets only one run where questions cannot be told apart).
+// With none it refuses with an error: showing one caller's question to
+// another would leak it, and declining would answer for a user who was
+// never asked.
 type elicitAdapter struct{ c *Conn }
 
 func (a elicitAdapter) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
@@ -986,8 +1018,8 @@ func (a elicitAdapter) Elicit(ctx context.Context, req mcp.ElicitationRequest) (
 	if cl == nil || cl.elicit == nil {
 		cl = a.c.onlyCall(func(x *call) bool { return x.elicit != nil })
 		if cl == nil {
-			a.c.log.Warn("declining an elicitation that matches no single call")
-			return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionDecline}}, nil
+			a.c.log.Warn("refusing an elicitation that matches no call that can ask its user")
+			return nil, errors.New("upstream: no caller of this request can be asked")
 		}
 	}
 	e := Elicitation{Mode: req.Params.Mode, Message: req.Params.Message, URL: req.Params.URL}
@@ -1009,6 +1041,15 @@ func (a elicitAdapter) Elicit(ctx context.Context, req mcp.ElicitationRequest) (
 		out.Content = res.Content
 	}
 	return out, nil
+}
+
+// asksUncorrelated reports whether the server's elicitation and sampling
+// requests on s arrive without the call they belong to: over stdio and
+// legacy SSE in the handshake eras they are sent on the shared stream
+// (streamable HTTP sends them on the call's own response stream, the
+// 2026-07-28 era inside the call's result, in-process with the call).
+func (c *Conn) asksUncorrelated(s *session) bool {
+	return (c.cfg.Stdio != nil || c.cfg.SSE != nil) && !mcp.IsModernProtocol(s.era)
 }
 
 // onlyCall returns the only call in flight that ok accepts, or nil.

@@ -56,6 +56,12 @@ type Config struct {
 	// ProtocolVersion pins the era (one of the Era constants). Default "":
 	// negotiate, preferring 2026-07-28.
 	ProtocolVersion string
+	// NoElicitation and NoSampling withhold the elicitation and sampling
+	// client capabilities: set them when no caller of this server can be
+	// asked (the bridge relays neither), so that the server does not offer
+	// what would always fail. Such a request is then refused, never
+	// answered on the user's behalf. Default false: both declared.
+	NoElicitation, NoSampling bool
 	// ToolsTTL, if positive, re-reads the tool list on this interval, for
 	// servers that cannot notify changes (HTTP servers of the handshake eras
 	// have no stream to notify on). Default 0: rely on notifications only.

@@ -1,4 +1,4 @@
-package agenttools
+package elicitation
 
 import (
 	"context"
@@ -7,12 +7,12 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
-// askQueue lets one question at a time out to each host session: hosts show
+// Turns lets one question at a time out to each host session: hosts show
 // one elicitation dialog at a time, and a question sent while another is
 // open may be dropped or refused by the host, which the user never saw. A
 // later question waits its turn (bounded by its call's context) and is
 // never declined on the user's behalf.
-type askQueue struct {
+type Turns struct {
 	mu    sync.Mutex
 	turns map[string]*turn
 }
@@ -22,11 +22,12 @@ type turn struct {
 	users int
 }
 
-func newAskQueue() *askQueue { return &askQueue{turns: map[string]*turn{}} }
+// NewTurns returns an empty queue.
+func NewTurns() *Turns { return &Turns{turns: map[string]*turn{}} }
 
-// acquire waits for the session's turn; release gives it back. Without a
+// Acquire waits for the session's turn; release gives it back. Without a
 // session (no id) there is nothing to queue on.
-func (q *askQueue) acquire(ctx context.Context, cs server.ClientSession) (release func(), err error) {
+func (q *Turns) Acquire(ctx context.Context, cs server.ClientSession) (release func(), err error) {
 	if cs == nil || cs.SessionID() == "" {
 		return func() {}, nil
 	}
