@@ -656,8 +656,17 @@ func (f *Face) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) erro
 // declareTasks declares the 2025-11-25 tasks capability: the face serves
 // tasks/list, tasks/cancel and task-augmented tools/call from its own
 // principal-keyed store (interceptTask), never from mcp-go's.
+//
+// It also keeps out what the negotiated revision does not know: tasks came
+// with 2025-11-25, and no revision before it has a server elicitation or
+// sampling capability (those are the client's to declare), so a 2025-06-18
+// client is declared neither.
 func declareTasks(_ context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
 	if res == nil {
+		return
+	}
+	if res.ProtocolVersion < mcp.ProtocolVersion20251125 {
+		res.Capabilities.Tasks, res.Capabilities.Elicitation, res.Capabilities.Sampling = nil, nil, nil
 		return
 	}
 	res.Capabilities.Tasks = &mcp.TasksCapability{

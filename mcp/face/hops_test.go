@@ -2,7 +2,9 @@ package face_test
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -172,4 +174,46 @@ func TestEveryHopNamesItsAgentAndObject(t *testing.T) {
 	if !sawTemplateRead || !sawPrompt {
 		t.Errorf("template read decided on its URI: %v; prompt decided: %v", sawTemplateRead, sawPrompt)
 	}
+}
+
+// TestCapabilitiesFollowTheNegotiatedRevision: a 2025-06-18 client is not
+// declared tasks (2025-11-25) nor a server elicitation capability no
+// revision defines; a 2025-11-25 client is declared tasks.
+func TestCapabilitiesFollowTheNegotiatedRevision(t *testing.T) {
+	e := start(t, nil)
+	tok := e.token(t, "alice", e.public+"/mcp", "agents")
+	for _, tt := range []struct {
+		version   string
+		wantTasks bool
+	}{{"2025-06-18", false}, {"2025-11-25", true}} {
+		t.Run(tt.version, func(t *testing.T) {
+			resp := e.post(t, tok, "", strings.Replace(initBody, "2025-06-18", tt.version, 1))
+			var m struct {
+				Result struct {
+					ProtocolVersion string                     `json:"protocolVersion"`
+					Capabilities    map[string]json.RawMessage `json:"capabilities"`
+				} `json:"result"`
+			}
+			if err := json.NewDecoder(resp.Body).Decode(&m); err != nil {
+				t.Fatal(err)
+			}
+			if m.Result.ProtocolVersion != tt.version {
+				t.Fatalf("negotiated %q", m.Result.ProtocolVersion)
+			}
+			_, tasks := m.Result.Capabilities["tasks"]
+			_, elicit := m.Result.Capabilities["elicitation"]
+			if tasks != tt.wantTasks || (elicit && tt.version == "2025-06-18") {
+				t.Fatalf("capabilities %s: tasks %v elicitation %v", mapKeys(m.Result.Capabilities), tasks, elicit)
+			}
+		})
+	}
+}
+
+func mapKeys(m map[string]json.RawMessage) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }
