@@ -67,14 +67,19 @@ func (t *AgentTools) call(ctx context.Context, a *agent, skill string, req mcp.C
 		return errResult("agent %s: no authenticated caller", alias)
 	}
 	a.mu.RLock()
-	cl, c, lastErr, refused := a.client, a.card, a.lastError, a.refused
+	cl, c, lastErr, cause, refused := a.client, a.card, a.lastError, a.lastErr, a.refused
 	a.mu.RUnlock()
 	if cl == nil {
 		t.log.Warn("agenttools: call to an agent without a usable card", "agent", alias, "error", lastErr)
 		if refused {
+			// Not the verification error: nothing of a refused card
+			// reaches the model.
 			return errResult("agent %s is unavailable: its card failed verification; retry later", alias)
 		}
-		return errResult("agent %s is unreachable: its card could not be fetched; retry later", alias)
+		if cause == nil {
+			return errResult("agent %s unreachable: its card has not been fetched yet; retry later", alias)
+		}
+		return errResult("agent %s unreachable: fetching its card failed: %s; retry later", alias, causeText(cause))
 	}
 	streaming := c.Capabilities.Streaming != nil && *c.Capabilities.Streaming
 
@@ -447,6 +452,29 @@ func elicitParams(alias, question string) mcp.ElicitationParams {
 			"required": []string{elicitID},
 		},
 	}
+}
+
+// causeText is why an agent's card is missing, for the caller: the network
+// error or HTTP status underneath, without the agenttools prefixes (the card
+// URL has no credentials: Validate refuses them).
+func causeText(err error) string {
+	if err == nil {
+		return "unknown"
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return cleanText(ue.Err.Error(), 300)
+	}
+	msg := err.Error()
+	for _, sep := range []string{"fetch card: ", "read card: "} {
+		if _, rest, ok := strings.Cut(msg, sep); ok {
+			return cleanText(rest, 300)
+		}
+	}
+	if _, rest, ok := strings.Cut(msg, "\": "); ok {
+		return cleanText(rest, 300)
+	}
+	return cleanText(msg, 300)
 }
 
 // MaxAsks bounds how often one question is asked again after answers that
