@@ -36,6 +36,77 @@ func statusText(m *a2a.Message) string {
 	return strings.Join(parts, "\n")
 }
 
+// Part metadata keys for what MCP content carries beyond its payload (the
+// same as toolagent's, so a published MCP server's content crosses two
+// bridges whole).
+const (
+	metaAnnotations = "mcp.annotations"
+	metaTitle       = "mcp.title"
+	metaDescription = "mcp.description"
+	metaMeta        = "mcp.meta"
+)
+
+// whole gives c the annotations and _meta p carries: "mcp.annotations" as
+// the annotations, "mcp.meta" as _meta (keys reserved by MCP dropped), and
+// the part's other metadata under the one _meta key "a2a/metadata", so that
+// an agent's metadata cannot pose as a key a host acts on.
+func whole(c mcp.Content, p a2a.Part) mcp.Content {
+	if len(p.Metadata) == 0 {
+		return c
+	}
+	var ann *mcp.Annotations
+	if v, ok := p.Metadata[metaAnnotations].(map[string]any); ok {
+		if b, err := json.Marshal(v); err == nil {
+			var a mcp.Annotations
+			if json.Unmarshal(b, &a) == nil {
+				ann = &a
+			}
+		}
+	}
+	meta := map[string]any{}
+	if v, ok := p.Metadata[metaMeta].(map[string]any); ok {
+		for k, x := range v {
+			meta[k] = x
+		}
+	}
+	for k := range meta {
+		if k == "progressToken" || strings.HasPrefix(k, "io.modelcontextprotocol/") || strings.Contains(k, "modelcontextprotocol.io/") {
+			delete(meta, k)
+		}
+	}
+	others := map[string]any{}
+	for k, v := range p.Metadata {
+		if !strings.HasPrefix(k, "mcp.") {
+			others[k] = v
+		}
+	}
+	if len(others) > 0 {
+		meta["a2a/metadata"] = others
+	}
+	var m *mcp.Meta
+	if len(meta) > 0 {
+		m = &mcp.Meta{AdditionalFields: meta}
+	}
+	switch x := c.(type) {
+	case mcp.TextContent:
+		x.Annotations, x.Meta = ann, m
+		return x
+	case mcp.ImageContent:
+		x.Annotations, x.Meta = ann, m
+		return x
+	case mcp.AudioContent:
+		x.Annotations, x.Meta = ann, m
+		return x
+	case mcp.EmbeddedResource:
+		x.Annotations, x.Meta = ann, m
+		return x
+	case mcp.ResourceLink:
+		x.Annotations, x.Meta = ann, m
+		return x
+	}
+	return c
+}
+
 // result maps what the agent said to a tool result: text parts as text,
 // data parts as structuredContent (plus a JSON text block), raw image/audio
 // as image/audio content, other raw bytes as an embedded resource, url parts
@@ -52,10 +123,10 @@ func (t *AgentTools) result(a *agent, r *run) *mcp.CallToolResult {
 			switch p.Kind {
 			case a2a.PartText:
 				texts = append(texts, p.Text)
-				res.Content = append(res.Content, mcp.NewTextContent(p.Text))
+				res.Content = append(res.Content, whole(mcp.NewTextContent(p.Text), p))
 			case a2a.PartData:
 				data = append(data, p.Data)
-				res.Content = append(res.Content, mcp.NewTextContent(string(p.Data)))
+				res.Content = append(res.Content, whole(mcp.NewTextContent(string(p.Data)), p))
 			case a2a.PartRaw:
 				if len(p.Raw) > MaxInlineBytes {
 					res.Content = append(res.Content, mcp.NewTextContent(fmt.Sprintf("[file %q (%s, %d bytes) omitted: larger than %d bytes]", cleanText(p.Filename, 100), cleanText(p.MediaType, 100), len(p.Raw), MaxInlineBytes)))
@@ -65,9 +136,9 @@ func (t *AgentTools) result(a *agent, r *run) *mcp.CallToolResult {
 				mt := strings.ToLower(p.MediaType)
 				switch {
 				case strings.HasPrefix(mt, "image/"):
-					res.Content = append(res.Content, mcp.NewImageContent(b64, p.MediaType))
+					res.Content = append(res.Content, whole(mcp.NewImageContent(b64, p.MediaType), p))
 				case strings.HasPrefix(mt, "audio/"):
-					res.Content = append(res.Content, mcp.NewAudioContent(b64, p.MediaType))
+					res.Content = append(res.Content, whole(mcp.NewAudioContent(b64, p.MediaType), p))
 				default:
 					name := p.Filename
 					if name == "" {
@@ -77,16 +148,24 @@ func (t *AgentTools) result(a *agent, r *run) *mcp.CallToolResult {
 					if mtype == "" {
 						mtype = "application/octet-stream"
 					}
-					res.Content = append(res.Content, mcp.NewEmbeddedResource(mcp.BlobResourceContents{
+					res.Content = append(res.Content, whole(mcp.NewEmbeddedResource(mcp.BlobResourceContents{
 						URI: base + "/" + url.PathEscape(name), MIMEType: mtype, Blob: b64,
-					}))
+					}), p))
 				}
 			case a2a.PartURL:
 				name := p.Filename
 				if name == "" {
 					name = p.URL
 				}
-				res.Content = append(res.Content, mcp.NewResourceLink(p.URL, cleanText(name, 200), "a file produced by agent "+alias+" (not fetched by the bridge)", p.MediaType))
+				desc := "a file produced by agent " + alias + " (not fetched by the bridge)"
+				if d, _ := p.Metadata[metaDescription].(string); d != "" {
+					desc = cleanText(d, 500) + " (from agent " + alias + ", not fetched by the bridge)"
+				}
+				link := mcp.NewResourceLink(p.URL, cleanText(name, 200), desc, p.MediaType)
+				if title, _ := p.Metadata[metaTitle].(string); title != "" {
+					link.Title = cleanText(title, 200)
+				}
+				res.Content = append(res.Content, whole(link, p))
 			}
 		}
 	}

@@ -19,12 +19,16 @@ type callResult struct {
 }
 
 type contentBlock struct {
-	Type     string `json:"type"`
-	Text     string `json:"text"`
-	Data     string `json:"data"`
-	MimeType string `json:"mimeType"`
-	URI      string `json:"uri"`
-	Name     string `json:"name"`
+	Type        string          `json:"type"`
+	Text        string          `json:"text"`
+	Data        string          `json:"data"`
+	MimeType    string          `json:"mimeType"`
+	URI         string          `json:"uri"`
+	Name        string          `json:"name"`
+	Title       string          `json:"title"`
+	Description string          `json:"description"`
+	Annotations json.RawMessage `json:"annotations"`
+	Meta        json.RawMessage `json:"_meta"`
 	Resource *struct {
 		URI      string  `json:"uri"`
 		MimeType string  `json:"mimeType"`
@@ -33,11 +37,46 @@ type contentBlock struct {
 	} `json:"resource"`
 }
 
+// Part metadata that carries what an MCP content block has beyond its
+// payload, so that nothing of it is lost on the way to A2A (and back,
+// agenttools reads the same keys).
+const (
+	MetaAnnotations = "mcp.annotations" // the block's annotations object
+	MetaTitle       = "mcp.title"       // a resource link's title
+	MetaDescription = "mcp.description" // a resource link's description
+	MetaMeta        = "mcp.meta"        // the block's _meta object
+)
+
+// keep copies c's annotations, title, description and _meta into p's
+// metadata.
+func keep(p a2a.Part, c contentBlock) a2a.Part {
+	set := func(k string, v any) {
+		if p.Metadata == nil {
+			p.Metadata = a2a.Metadata{}
+		}
+		p.Metadata[k] = v
+	}
+	for k, raw := range map[string]json.RawMessage{MetaAnnotations: c.Annotations, MetaMeta: c.Meta} {
+		var obj map[string]any
+		if len(raw) > 0 && json.Unmarshal(raw, &obj) == nil && len(obj) > 0 {
+			set(k, obj)
+		}
+	}
+	if c.Title != "" {
+		set(MetaTitle, c.Title)
+	}
+	if c.Description != "" {
+		set(MetaDescription, c.Description)
+	}
+	return p
+}
+
 // toParts maps a tool result to A2A parts: text → text part; image and
 // audio → raw part with its media type; resource_link → url part (name,
 // media type); embedded resource → text or raw part with media type and
-// file name; structuredContent → data part. errText is the text of an
-// isError result.
+// file name; structuredContent → data part. Each block's annotations,
+// title, description and _meta go into its part's metadata (keep). errText
+// is the text of an isError result.
 func toParts(raw json.RawMessage) (parts []a2a.Part, isError bool, errText string, err error) {
 	var res callResult
 	if err := json.Unmarshal(raw, &res); err != nil {
@@ -51,16 +90,16 @@ func toParts(raw json.RawMessage) (parts []a2a.Part, isError bool, errText strin
 		}
 		switch c.Type {
 		case "text":
-			parts = append(parts, a2a.TextPart(c.Text))
+			parts = append(parts, keep(a2a.TextPart(c.Text), c))
 			texts = append(texts, c.Text)
 		case "image", "audio":
 			data, err := base64.StdEncoding.DecodeString(c.Data)
 			if err != nil {
 				return nil, false, "", fmt.Errorf("the tool's %s content is not valid base64", c.Type)
 			}
-			parts = append(parts, a2a.RawPart(data, c.MimeType, ""))
+			parts = append(parts, keep(a2a.RawPart(data, c.MimeType, ""), c))
 		case "resource_link":
-			parts = append(parts, a2a.URLPart(c.URI, c.MimeType, c.Name))
+			parts = append(parts, keep(a2a.URLPart(c.URI, c.MimeType, c.Name), c))
 		case "resource":
 			r := c.Resource
 			if r == nil {
@@ -74,15 +113,15 @@ func toParts(raw json.RawMessage) (parts []a2a.Part, isError bool, errText strin
 			case r.Text != nil:
 				p := a2a.TextPart(*r.Text)
 				p.MediaType, p.Filename = r.MimeType, name
-				parts = append(parts, p)
+				parts = append(parts, keep(p, c))
 			case r.Blob != nil:
 				data, err := base64.StdEncoding.DecodeString(*r.Blob)
 				if err != nil {
 					return nil, false, "", fmt.Errorf("the tool's embedded resource %s is not valid base64", r.URI)
 				}
-				parts = append(parts, a2a.RawPart(data, r.MimeType, name))
+				parts = append(parts, keep(a2a.RawPart(data, r.MimeType, name), c))
 			default:
-				parts = append(parts, a2a.URLPart(r.URI, r.MimeType, name))
+				parts = append(parts, keep(a2a.URLPart(r.URI, r.MimeType, name), c))
 			}
 		default:
 			// A content type this version does not know: keep it as data so
