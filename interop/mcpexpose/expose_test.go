@@ -120,7 +120,13 @@ func (a tokenAuth) Authenticate(r *http.Request) (*auth.Principal, error) {
 
 func runNode(t *testing.T, node string, env ...string) {
 	t.Helper()
-	cmd := exec.Command(node, "--test", "--test-reporter=spec", "client-test.mjs")
+	runNodeScript(t, node, "client-test.mjs", env...)
+}
+
+// runNodeScript runs one node:test script with env added.
+func runNodeScript(t *testing.T, node, script string, env ...string) {
+	t.Helper()
+	cmd := exec.Command(node, "--test", "--test-reporter=spec", script)
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
