@@ -56,6 +56,9 @@ func TestServerEverythingThroughA2AJS(t *testing.T) {
 	conn, err := upstream.Dial(ctx, upstream.Config{
 		Name:  "everything",
 		Stdio: &upstream.StdioConfig{Command: node, Args: []string{everything, "stdio"}, InheritEnv: []string{"PATH", "HOME"}},
+		// As the gateway publishes: A2A callers answer questions but
+		// cannot sample.
+		NoSampling: true,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -83,6 +86,16 @@ func TestServerEverythingThroughA2AJS(t *testing.T) {
 		t.Fatal(err)
 	}
 	agent.OnCardChanged(func() { _ = srv.SetCard(agent.Card(base)) })
+	// server-everything offers its sampling tool only to a client that
+	// declared sampling: the card has no skill bound to fail, and keeps the
+	// elicitation one, which A2A callers answer (INPUT_REQUIRED).
+	skills := map[string]bool{}
+	for _, sk := range agent.Card(base).Skills {
+		skills[sk.ID] = true
+	}
+	if skills["trigger-sampling-request"] || !skills["trigger-elicitation-request"] {
+		t.Errorf("card skills %v: want trigger-elicitation-request and no trigger-sampling-request", skills)
+	}
 	gateway.Mount(mux, "/a2a/everything", srv)
 
 	cmd := exec.CommandContext(ctx, node, "--test", "client-test.mjs")
