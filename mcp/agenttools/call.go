@@ -2,13 +2,16 @@ package agenttools
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/url"
 	"strings"
+	"syscall"
 
 	"github.com/google/uuid"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -18,6 +21,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/mcp/elicitation"
 	"github.com/a2a-mcp-bridge/bridge/mcp/face"
+	"github.com/a2a-mcp-bridge/bridge/netguard"
 )
 
 // elicitID is the input request id and the single form field of the
@@ -454,27 +458,35 @@ func elicitParams(alias, question string) mcp.ElicitationParams {
 	}
 }
 
-// causeText is why an agent's card is missing, for the caller: the network
-// error or HTTP status underneath, without the agenttools prefixes (the card
-// URL has no credentials: Validate refuses them).
+// causeText is why an agent's card could not be fetched, for the caller:
+// the kind of failure (refused, timed out, name not found, TLS, the egress
+// policy, an HTTP status), never the bridge's side of it (addresses, URLs,
+// dial errors), which the log has.
 func causeText(err error) string {
-	if err == nil {
-		return "unknown"
+	var dns *net.DNSError
+	var cert *tls.CertificateVerificationError
+	var blocked *netguard.BlockedError
+	var ne net.Error
+	switch {
+	case err == nil:
+		return "the reason is not known"
+	case errors.As(err, &blocked) || errors.Is(err, netguard.ErrBlocked):
+		return "the bridge's egress policy refuses its address"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.As(err, &dns):
+		return "its host name does not resolve"
+	case errors.As(err, &cert):
+		return "its TLS certificate is not trusted"
+	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout():
+		return "the connection timed out"
+	case errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return "the connection was closed"
 	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return cleanText(ue.Err.Error(), 300)
+	if _, st, ok := strings.Cut(err.Error(), "HTTP status "); ok {
+		return "HTTP status " + cleanText(st, 10)
 	}
-	msg := err.Error()
-	for _, sep := range []string{"fetch card: ", "read card: "} {
-		if _, rest, ok := strings.Cut(msg, sep); ok {
-			return cleanText(rest, 300)
-		}
-	}
-	if _, rest, ok := strings.Cut(msg, "\": "); ok {
-		return cleanText(rest, 300)
-	}
-	return cleanText(msg, 300)
+	return "the connection failed"
 }
 
 // MaxAsks bounds how often one question is asked again after answers that

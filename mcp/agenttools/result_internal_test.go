@@ -1,11 +1,19 @@
 package agenttools
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/netguard"
 )
 
 // TestContentKeptWhole: what an A2A part's metadata carries of MCP content
@@ -45,5 +53,28 @@ func TestContentKeptWhole(t *testing.T) {
 	}
 	if got[1]["title"] != "Quarterly report" || !strings.HasPrefix(got[1]["description"].(string), "Q3 numbers") || got[1]["type"] != "resource_link" {
 		t.Errorf("link content %s", b)
+	}
+}
+
+// TestCauseTextNamesTheKindNotTheAddress: a down agent's call says why,
+// but never which address or URL the bridge dialled.
+func TestCauseTextNamesTheKindNotTheAddress(t *testing.T) {
+	refused := &url.Error{Op: "Get", URL: "http://10.0.0.7:9000/.well-known/agent-card.json", Err: &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}}
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{fmt.Errorf("agenttools: agent %q: fetch card: %w", "x", refused), "connection refused"},
+		{fmt.Errorf("fetch card: %w", &net.DNSError{Err: "no such host", Name: "billing.internal", IsNotFound: true}), "its host name does not resolve"},
+		{fmt.Errorf("fetch card: %w", context.DeadlineExceeded), "the connection timed out"},
+		{errors.New(`agenttools: agent "x": fetch card: HTTP status 503`), "HTTP status 503"},
+		{fmt.Errorf("fetch card: %w", netguard.ErrBlocked), "the bridge's egress policy refuses its address"},
+		{errors.New("something else at 10.0.0.7"), "the connection failed"},
+	}
+	for _, tt := range tests {
+		got := causeText(tt.err)
+		if got != tt.want || strings.Contains(got, "10.0.0.7") || strings.Contains(got, "billing.internal") {
+			t.Errorf("causeText(%v) = %q, want %q", tt.err, got, tt.want)
+		}
 	}
 }

@@ -29,7 +29,7 @@ type contentBlock struct {
 	Description string          `json:"description"`
 	Annotations json.RawMessage `json:"annotations"`
 	Meta        json.RawMessage `json:"_meta"`
-	Resource *struct {
+	Resource    *struct {
 		URI      string  `json:"uri"`
 		MimeType string  `json:"mimeType"`
 		Text     *string `json:"text"`
