@@ -344,3 +344,30 @@ func TestMCPSessionsWarnAtStartWhenReplicasShareState(t *testing.T) {
 		})
 	}
 }
+
+// TestRelayedAnswerOutsideTheSchemaIsAskedAgain: a host's answer to a
+// fronted server's question that does not fit the server's schema is not
+// passed on; the host is asked again, told what was wrong, and the fitting
+// answer reaches the server.
+func TestRelayedAnswerOutsideTheSchemaIsAskedAgain(t *testing.T) {
+	h := &legacyHost{t: t, url: startSessions(t, true), key: aliceKey}
+	h.initialize()
+	stream := h.call(9, "files_ask")
+	first := nextMessage(t, stream)
+	if first.Method != string(mcp.MethodElicitationCreate) {
+		t.Fatalf("first message %q, want elicitation/create", first.Method)
+	}
+	if got := h.answer(first.ID, `{"action":"accept","content":{"nom":"Ada"}}`); got != http.StatusAccepted {
+		t.Fatalf("answer: status %d", got)
+	}
+	second := nextMessage(t, stream)
+	if second.Method != string(mcp.MethodElicitationCreate) || !strings.Contains(string(second.Params), "name is required") || !strings.Contains(string(second.Params), "What is your name?") {
+		t.Fatalf("after a bad answer: %q %s, want the question again with what was wrong", second.Method, second.Params)
+	}
+	if got := h.answer(second.ID, `{"action":"accept","content":{"name":"Ada"}}`); got != http.StatusAccepted {
+		t.Fatalf("answer: status %d", got)
+	}
+	if m := nextMessage(t, stream); toolText(t, m) != "Hello, Ada!" {
+		t.Fatalf("result %q", toolText(t, m))
+	}
+}

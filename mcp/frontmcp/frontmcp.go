@@ -600,6 +600,13 @@ func (s *Source) sample(ctx context.Context) upstream.SampleFunc {
 		if srv == nil || server.IsModernRequest(ctx) || !canSample(ctx) || !face.SamplingAvailable(ctx) {
 			return nil, errors.New("frontmcp: the caller cannot answer sampling requests")
 		}
+		// Sampling asks the user too (hosts show it for approval): it takes
+		// its turn with the session's questions.
+		release, err := s.turns.Acquire(ctx, server.ClientSessionFromContext(ctx))
+		if err != nil {
+			return nil, err
+		}
+		defer release()
 		res, err := srv.RequestSampling(ctx, mcp.CreateMessageRequest{
 			Request:             mcp.Request{Method: string(mcp.MethodSamplingCreateMessage)},
 			CreateMessageParams: p,
