@@ -66,6 +66,7 @@ var plainTextFields = []string{
 	"config.PublishedServer.AllowTools",
 	"config.PublishedServer.DenyTools",
 	"config.PublishedServer.Audience",
+	"config.Expose.ToolNameSeparator",
 	"config.ExposedAgent.Alias",
 	"config.ExposedAgent.CredentialHosts",
 	"config.CardVerification.Keys",
