@@ -168,6 +168,9 @@ func Compile(cfg Config, opts ...Option) (*Engine, error) {
 // A hop decided before (the same principal value and the same hop fields)
 // gets the remembered decision without running the rules again; it is still
 // audited. The principal must not be modified once authenticated.
+//
+// Under a [WithListing] context the decision is one item of a listing: it is
+// recorded there and audited with the listing's one line.
 func (e *Engine) Decide(ctx context.Context, hop Hop) Decision {
 	if ctx == nil {
 		ctx = context.Background()
@@ -176,10 +179,17 @@ func (e *Engine) Decide(ctx context.Context, hop Hop) Decision {
 	var d Decision
 	if e == nil {
 		d = Decision{Reason: "no policy configured", Code: CodeNoPolicy}
+	} else {
+		d = e.decide(ctx, a)
+	}
+	if l := listingFrom(ctx); l != nil {
+		l.add(e, &a.hop, d) // audited once for the whole listing
+		return d
+	}
+	if e == nil {
 		auditLog(ctx, slog.Default(), &a.hop, d)
 		return d
 	}
-	d = e.decide(ctx, a)
 	e.audit(ctx, &a.hop, d)
 	return d
 }

@@ -430,6 +430,13 @@ func (f *Face) filter(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
 	if f.cfg.Policy == nil {
 		return tools
 	}
+	if listing(ctx, len(tools)) {
+		// One decision for the listing, whose audit line says tools/list,
+		// not one line per tool each saying tools/call.
+		lctx, l := policy.WithListing(ctx, string(mcp.MethodToolsList))
+		defer l.Audit(ctx)
+		ctx = lctx
+	}
 	out := tools[:0:0]
 	for _, t := range tools {
 		if f.cfg.Policy.Decide(ctx, f.toolHop(p, t.Name, &t)).Allow {
@@ -437,6 +444,18 @@ func (f *Face) filter(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
 		}
 	}
 	return out
+}
+
+// listing reports whether the tool filter, given n tools, is filtering a
+// tools/list (mcp-go runs the same filter over the one tool of a
+// tools/call). Over HTTP the request's view says; over stdio, where
+// mcp-go reads the lines itself, a filter over more than one tool is a
+// listing.
+func listing(ctx context.Context, n int) bool {
+	if m := viewFrom(ctx); m != nil {
+		return m.Method != string(mcp.MethodToolsCall)
+	}
+	return n > 1
 }
 
 // Mount registers the MCP endpoint and its resource metadata document on mux.

@@ -129,8 +129,10 @@ func (f *Face) listHooks(hooks *server.Hooks) {
 			return
 		}
 		kept := res.Resources[:0]
+		lctx, l := policy.WithListing(ctx, string(mcp.MethodResourcesList))
+		defer l.Audit(ctx)
 		for _, r := range res.Resources {
-			if f.allowResource(ctx, r.URI, r.URI) {
+			if f.allowResource(lctx, r.URI, r.URI) {
 				kept = append(kept, r)
 			}
 		}
@@ -141,8 +143,10 @@ func (f *Face) listHooks(hooks *server.Hooks) {
 			return
 		}
 		kept := res.ResourceTemplates[:0]
+		lctx, l := policy.WithListing(ctx, string(mcp.MethodResourcesTemplatesList))
+		defer l.Audit(ctx)
 		for _, t := range res.ResourceTemplates {
-			if raw := templateRaw(t); f.allowResource(ctx, raw, raw) {
+			if raw := templateRaw(t); f.allowResource(lctx, raw, raw) {
 				kept = append(kept, t)
 			}
 		}
@@ -153,8 +157,10 @@ func (f *Face) listHooks(hooks *server.Hooks) {
 			return
 		}
 		kept := res.Prompts[:0]
+		lctx, l := policy.WithListing(ctx, string(mcp.MethodPromptsList))
+		defer l.Audit(ctx)
 		for _, p := range res.Prompts {
-			if f.allowPrompt(ctx, p.Name) {
+			if f.allowPrompt(lctx, p.Name) {
 				kept = append(kept, p)
 			}
 		}

@@ -1,0 +1,98 @@
+package face_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/a2a-mcp-bridge/bridge/mcp/face"
+	"github.com/a2a-mcp-bridge/bridge/policy"
+)
+
+// syncBuffer is a bytes.Buffer safe for the server's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// auditLines are the "policy decision" lines written so far.
+func (s *syncBuffer) auditLines(t *testing.T) []map[string]any {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(s.b.String()), "\n") {
+		var m map[string]any
+		if line == "" || json.Unmarshal([]byte(line), &m) != nil || m["msg"] != "policy decision" {
+			continue
+		}
+		out = append(out, m)
+	}
+	s.b.Reset()
+	return out
+}
+
+// TestOneAuditLinePerDecision: a tools/list filtered by the policy is one
+// decision, audited in one line that says tools/list and how many tools it
+// hid (not one line per tool, each saying tools/call); a tools/call is one
+// line that says tools/call and names the tool.
+func TestOneAuditLinePerDecision(t *testing.T) {
+	var logs syncBuffer
+	eng, err := policy.Compile(policy.Config{Default: "allow", Rules: []policy.Rule{
+		{Name: "no-beta", Deny: `hop.tool == "beta"`},
+		{Name: "no-gamma", Deny: `hop.tool == "gamma"`},
+	}}, policy.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := start(t, func(c *face.Config) {
+		c.Policy = eng
+		c.Sources = []face.ToolSource{tools{"alpha", "beta", "gamma", "delta"}}
+	})
+	c := connect(t, e.public+"/mcp", e.token(t, "alice", e.public+"/mcp", "agents"))
+	logs.auditLines(t) // initialize decides nothing; start afresh
+
+	lst, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	if err != nil || len(lst.Tools) != 2 {
+		t.Fatalf("tools/list: %+v %v", lst, err)
+	}
+	lines := logs.auditLines(t)
+	if len(lines) != 1 {
+		t.Fatalf("tools/list wrote %d audit lines, want 1: %v", len(lines), lines)
+	}
+	want := map[string]any{"method": "tools/list", "decision": "allow", "code": "listing", "face": "mcp",
+		"shown": float64(2), "hidden": float64(2), "hidden_by": []any{"no-beta", "no-gamma"}}
+	for k, v := range want {
+		if got := lines[0][k]; !equalJSON(got, v) {
+			t.Errorf("listing line %s = %v, want %v", k, got, v)
+		}
+	}
+
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "alpha"
+	if _, err := c.CallTool(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	lines = logs.auditLines(t)
+	if len(lines) != 1 || lines[0]["method"] != "tools/call" || lines[0]["tool"] != "alpha" || lines[0]["decision"] != "allow" {
+		t.Fatalf("tools/call audit lines: %v", lines)
+	}
+}
+
+func equalJSON(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return bytes.Equal(x, y)
+}
