@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -181,6 +182,10 @@ func (w *walker) walk(n ast.Node, t reflect.Type, path string) {
 		}
 		return
 	}
+	if msg := mismatch(n, t); msg != "" {
+		w.bad(n, path, errors.New(msg))
+		return
+	}
 	switch t.Kind() {
 	case reflect.Struct:
 		fields := yamlFields(t)
@@ -332,4 +337,104 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// mismatch says, in the file's words, why node n cannot be decoded into a
+// field of type t ("want a number, got \"abc\""), or "" when it can (or
+// when the decoder is better placed to tell: types that decode themselves).
+// Only values of number and boolean fields are quoted: those hold no
+// secrets.
+func mismatch(n ast.Node, t reflect.Type) string {
+	if _, ok := n.(*ast.NullNode); ok {
+		return ""
+	}
+	if _, ok := reflect.PointerTo(t).MethodByName("UnmarshalYAML"); ok {
+		return ""
+	}
+	var want string
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if _, ok := n.(*ast.IntegerNode); ok {
+			return ""
+		}
+		want = "a whole number"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if i, ok := n.(*ast.IntegerNode); ok {
+			if _, neg := i.Value.(int64); !neg || i.Value.(int64) >= 0 {
+				return ""
+			}
+			return "want a number of 0 or more, got " + strconv.Quote(clip(i.GetToken().Value))
+		}
+		want = "a number of 0 or more"
+	case reflect.Float32, reflect.Float64:
+		switch n.(type) {
+		case *ast.IntegerNode, *ast.FloatNode, *ast.InfinityNode, *ast.NanNode:
+			return ""
+		}
+		want = "a number"
+	case reflect.Bool:
+		if _, ok := n.(*ast.BoolNode); ok {
+			return ""
+		}
+		want = "true or false"
+	case reflect.String:
+		switch n.(type) {
+		case *ast.MappingNode, *ast.MappingValueNode:
+			return "want a string, got a mapping: quote the value if it holds a colon"
+		case *ast.SequenceNode:
+			return "want a string, got a list"
+		}
+		return ""
+	case reflect.Struct:
+		switch n.(type) {
+		case *ast.MappingNode, *ast.MappingValueNode:
+			return ""
+		case *ast.SequenceNode:
+			return "want a mapping (key: value lines), got a list"
+		}
+		return "want a mapping (key: value lines), got " + scalarKind(n)
+	case reflect.Map:
+		switch n.(type) {
+		case *ast.MappingNode, *ast.MappingValueNode:
+			return ""
+		case *ast.SequenceNode:
+			return "want a mapping (key: value lines), got a list"
+		}
+		return "want a mapping (key: value lines), got " + scalarKind(n)
+	case reflect.Slice:
+		switch n.(type) {
+		case *ast.SequenceNode:
+			return ""
+		case *ast.MappingNode, *ast.MappingValueNode:
+			return "want a list (- item lines or [a, b]), got a mapping"
+		}
+		return "want a list (- item lines or [a, b]), got " + scalarKind(n)
+	default:
+		return ""
+	}
+	switch v := n.(type) {
+	case *ast.MappingNode, *ast.MappingValueNode:
+		return "want " + want + ", got a mapping"
+	case *ast.SequenceNode:
+		return "want " + want + ", got a list"
+	case ast.ScalarNode:
+		if tk := v.GetToken(); tk != nil {
+			return "want " + want + ", got " + strconv.Quote(clip(tk.Value))
+		}
+	}
+	return "want " + want
+}
+
+// scalarKind names what a scalar node is, without quoting it (a string
+// field's value may be a secret).
+func scalarKind(n ast.Node) string {
+	switch n.(type) {
+	case *ast.IntegerNode, *ast.FloatNode:
+		return "a number"
+	case *ast.BoolNode:
+		return "true or false"
+	case *ast.StringNode, *ast.LiteralNode:
+		return "a string"
+	}
+	return "a single value"
 }

@@ -225,3 +225,18 @@ func newRedisClient(rawURL string) (*redis.Client, error) {
 	o.DisableIdentity = true // no CLIENT SETINFO round trip on every new connection
 	return redis.NewClient(o), nil
 }
+
+// PingRedis reports whether the Redis server at rawURL answers a PING
+// (bounded by ctx and the limiter's short timeouts). The error never
+// carries the URL's password.
+func PingRedis(ctx context.Context, rawURL string) error {
+	c, err := newRedisClient(rawURL)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if err := c.Ping(ctx).Err(); err != nil {
+		return fmt.Errorf("ratelimit: redis: %w", err)
+	}
+	return nil
+}

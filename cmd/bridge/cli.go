@@ -26,7 +26,9 @@ Usage:
                                                  --debug-addr serves Go runtime profiles on loopback
   bridge mcp --config FILE                       serve the exposed agents as MCP tools over stdio (Claude Desktop)
   bridge demo [--addr HOST:PORT] [--store URL]   run the demo agent on the embedded defaults
-  bridge check-config FILE                       validate a config file; print every problem with its position
+  bridge check-config [--probe|--file-only] FILE validate a config file and what it needs here (keys, commands,
+                                                 store, Redis; --probe: upstreams and issuers); print every problem
+                                                 with its position
   bridge status [--admin URL] [--json]           print a running bridge's upstreams, routes, tasks and refusals
                                                  from its admin listener (default http://127.0.0.1:9090;
                                                  credentials from env BRIDGE_ADMIN_TOKEN or --token-file)

@@ -128,7 +128,7 @@ func TestExamplesPassCheckConfig(t *testing.T) {
 	t.Setenv("BILLING_CLIENT_SECRET", "test-secret")
 	for _, f := range files {
 		var out strings.Builder
-		if err := runCheckConfig(context.Background(), []string{f}, &out, io.Discard); err != nil {
+		if err := runCheckConfig(context.Background(), []string{"--file-only", f}, &out, io.Discard); err != nil {
 			t.Errorf("%s: %v\n%s", f, err, out.String())
 		}
 	}
