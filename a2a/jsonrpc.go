@@ -2,6 +2,7 @@ package a2a
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -292,9 +293,16 @@ func (s *Server) streamRPC(w http.ResponseWriter, r *http.Request, id json.RawMe
 }
 
 // loggedError converts err for the wire, logging what the caller won't see.
+// A call that ended because its client went away (context.Canceled: the
+// connection closed, the stream was cancelled) is logged as such, at Info:
+// it is not a failure of the server.
 func (s *Server) loggedError(err error) *Error {
 	e := AsError(err)
 	if e == ErrInternal {
+		if errors.Is(err, context.Canceled) {
+			s.cfg.Logger.Info("a2a: client disconnected before the response")
+			return e
+		}
 		s.cfg.Logger.Error("a2a: request failed", "err", err)
 	}
 	return e

@@ -69,6 +69,7 @@ type Options struct {
 // Bridge is the running bridge built from one configuration.
 type Bridge struct {
 	cfg       *config.Config
+	tasks     *taskCounts // nil: the store does not count its tasks (bridge_tasks, and counter)
 	log       *slog.Logger
 	reg       *prometheus.Registry
 	metrics   *Metrics
@@ -342,8 +343,14 @@ func (b *Bridge) buildA2A(ctx context.Context, opts Options) error {
 		}
 		b.store, b.closeStore = st, closeFn
 	}
-	b.counter, _ = b.store.(a2a.TaskCounter)
+	raw := b.store
 	b.store = countStoreErrors(b.store, b.metrics)
+	if err := b.countTasks(raw); err != nil {
+		return fmt.Errorf("gateway: metrics: %w", err)
+	}
+	if b.tasks != nil {
+		b.counter = b.tasks // the status page reads the counts bridge_tasks reads
+	}
 	if err := b.newMaintainer(); err != nil {
 		return err
 	}
@@ -452,7 +459,7 @@ func (b *Bridge) publish(ctx context.Context, p *config.PublishedServer) error {
 	b.upMu.Lock()
 	b.agents = append(b.agents, pa)
 	b.upMu.Unlock()
-	up := &filteredUpstream{Upstream: conn, allow: p.AllowTools, deny: p.DenyTools}
+	up := &filteredUpstream{Upstream: conn, allow: p.AllowTools, deny: p.DenyTools, agent: p.Name, m: b.metrics}
 	name := p.Name
 	pa.exec, err = toolagent.New(toolagent.Config{
 		Name: p.Name, Description: p.Description, Version: Version,
@@ -525,6 +532,7 @@ func (b *Bridge) agentServer(name string, mgr *a2a.Manager, card *a2a.AgentCard,
 func (b *Bridge) publishGuard(agent string, up *filteredUpstream, exec *toolagent.Agent) func(ctx context.Context, c *a2a.Call) error {
 	return func(ctx context.Context, c *a2a.Call) error {
 		setMethod(ctx, c.Method)
+		setTarget(ctx, target{agent: agent, skill: c.Skill})
 		hop := policy.Hop{
 			Principal: auth.FromContext(ctx), Face: policy.FaceA2A, Direction: policy.DirPublish,
 			Agent: agent, Skill: c.Skill, Method: c.Method, TaskID: c.TaskID, RemoteIP: clientIP(c.Request),
@@ -537,6 +545,7 @@ func (b *Bridge) publishGuard(agent string, up *filteredUpstream, exec *toolagen
 					return err // named two ways: refused before any count
 				}
 				hop.Tool = tool
+				setTarget(ctx, target{skill: tool, tool: tool})
 				if c.TaskID != "" {
 					// An answer to a tool's question that does not fit its
 					// schema gets InvalidParams; the task and the
@@ -707,7 +716,8 @@ func (b *Bridge) buildExpose(ctx context.Context, mux *http.ServeMux, mcpOnly bo
 		Name: "a2a-mcp-bridge", Version: Version, PublicURL: b.publicURL, Path: cfg.Expose.MCP.Path,
 		AllowedOrigins: cfg.Expose.MCP.AllowedOrigins, MaxBodyBytes: int64(cfg.Server.MaxBodyBytes),
 		Policy: b.front.decider(exposeDecider{&b.policy}), Sources: append([]face.ToolSource{&limitedTools{src: tools, hops: b.hops}}, b.front.sources...),
-		Logger: b.log, ServerOptions: []server.ServerOption{server.WithToolHandlerMiddleware(observe.ToolMiddleware())},
+		Logger: b.log, OnRequest: observeMCPRequest,
+		ServerOptions: []server.ServerOption{server.WithToolHandlerMiddleware(observe.ToolMiddleware()), server.WithToolHandlerMiddleware(b.countToolCalls)},
 	}
 	if mcpOnly {
 		fcfg.UnsafeNoAuth = true // stdio only: never mounted on a listener

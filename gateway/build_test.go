@@ -97,6 +97,12 @@ func start(t *testing.T) *env {
 // startWith is start with the exposed agent given.
 func startWith(t *testing.T, demo *httptest.Server) *env {
 	t.Helper()
+	return startLogged(t, demo, quiet)
+}
+
+// startLogged is startWith with the bridge logging to log.
+func startLogged(t *testing.T, demo *httptest.Server, log *slog.Logger) *env {
+	t.Helper()
 	du, _ := url.Parse(demo.URL)
 	yaml := fmt.Sprintf(`
 listen: 127.0.0.1:8080
@@ -139,7 +145,7 @@ observability:
 	e := &env{url: pub, mcp: upstreamtest.NewServer(upstreamtest.Options{}), yaml: yaml}
 	ctx := context.Background()
 	b, err := gateway.Build(ctx, cfg, gateway.Options{
-		Logger: quiet, PublicURL: pub,
+		Logger: log, PublicURL: pub,
 		DialUpstream: func(ctx context.Context, c upstream.Config) (*upstream.Conn, error) {
 			return upstream.InProcess(ctx, e.mcp.MCP, c)
 		},

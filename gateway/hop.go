@@ -176,6 +176,7 @@ func (h *Hops) A2AGuard(agent string, dir policy.Direction) func(ctx context.Con
 			Agent: agent, Skill: c.Skill, Method: c.Method, TaskID: c.TaskID, RemoteIP: clientIP(c.Request),
 		}
 		setMethod(ctx, c.Method)
+		setTarget(ctx, target{agent: agent, skill: c.Skill})
 		return h.Check(ctx, hop)
 	}
 }

@@ -46,6 +46,50 @@ type requestInfo struct {
 	mu     sync.Mutex
 	method string
 	who    string
+	target target
+}
+
+// target is what a request called, beyond its method: the agent, skill,
+// tool or resource, for the access log (never a metrics label as given:
+// a caller chooses them).
+type target struct {
+	agent, skill, tool, resource string
+}
+
+// setTarget records what the request ctx belongs to called; empty fields
+// keep what was recorded before.
+func setTarget(ctx context.Context, t target) {
+	ri, _ := ctx.Value(infoKey).(*requestInfo)
+	if ri == nil {
+		return
+	}
+	ri.mu.Lock()
+	defer ri.mu.Unlock()
+	for _, f := range []struct {
+		dst *string
+		v   string
+	}{
+		{&ri.target.agent, t.agent}, {&ri.target.skill, t.skill}, {&ri.target.tool, t.tool}, {&ri.target.resource, t.resource},
+	} {
+		if f.v != "" {
+			*f.dst = clipLog(f.v)
+		}
+	}
+}
+
+func (ri *requestInfo) getTarget() target {
+	ri.mu.Lock()
+	defer ri.mu.Unlock()
+	return ri.target
+}
+
+// clipLog bounds a caller-chosen value in a log line.
+func clipLog(s string) string {
+	const max = 128
+	if len(s) > max {
+		return s[:max] + "…"
+	}
+	return s
 }
 
 // setPrincipal records who the request was authenticated as, for the
@@ -226,6 +270,9 @@ func (m *Metrics) observe(log *slog.Logger, mcpPath string, mux http.Handler) ht
 				return // logged and forgotten when the released stream ends
 			}
 			o.forget(sw)
+			// The client went away before the handler was done: the line
+			// says so (it is not an error of the bridge's).
+			sw.access.gone = ctx.Err() != nil
 			sw.access.write(sw.code())
 		}()
 		byFace[face].ServeHTTP(sw, r.WithContext(ctx))
@@ -243,6 +290,8 @@ type accessEntry struct {
 	r                        *http.Request
 	httpMethod, path, remote string
 	bytesIn                  int64
+	// gone: the client disconnected before the handler returned.
+	gone bool
 }
 
 // detach copies what the line needs of the request and lets go of it (a
@@ -263,12 +312,22 @@ func (e *accessEntry) write(status int) {
 	if method == "" {
 		method = e.httpMethod
 	}
-	e.log.LogAttrs(e.ctx, slog.LevelInfo, "request",
-		slog.String("who", e.ri.getWho()),
-		slog.String("face", e.face), slog.String("method", method),
-		slog.String("http_method", e.httpMethod), slog.String("path", e.path),
+	attrs := make([]slog.Attr, 0, 14)
+	attrs = append(attrs, slog.String("who", e.ri.getWho()),
+		slog.String("face", e.face), slog.String("method", method))
+	t := e.ri.getTarget()
+	for _, f := range [...]struct{ k, v string }{{"agent", t.agent}, {"skill", t.skill}, {"tool", t.tool}, {"resource", t.resource}} {
+		if f.v != "" {
+			attrs = append(attrs, slog.String(f.k, f.v))
+		}
+	}
+	attrs = append(attrs, slog.String("http_method", e.httpMethod), slog.String("path", e.path),
 		slog.Int("status", status), slog.String("duration", time.Since(e.start).String()),
 		slog.String("remote", e.remote), slog.Int64("bytes_in", e.bytesIn))
+	if e.gone {
+		attrs = append(attrs, slog.String("outcome", "client_disconnected"))
+	}
+	e.log.LogAttrs(e.ctx, slog.LevelInfo, "request", attrs...)
 }
 
 // goingAway tells every open event stream that the server is draining

@@ -218,3 +218,14 @@ func (s *countingStore) Orphans(ctx context.Context, after string, limit int) ([
 func (m *Metrics) restarted(label string) func(string) {
 	return func(string) { m.series().UpstreamRestarted(label) }
 }
+
+// CountTasks implements a2a.TaskCounter when the store underneath does.
+func (s *countingStore) CountTasks(ctx context.Context) (map[a2a.TaskState]int64, error) {
+	c, ok := s.Store.(a2a.TaskCounter)
+	if !ok {
+		return nil, errors.New("gateway: the store does not count its tasks")
+	}
+	counts, err := c.CountTasks(ctx)
+	s.count("CountTasks", err)
+	return counts, err
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path"
 	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -17,6 +18,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/mcp/face"
 	"github.com/a2a-mcp-bridge/bridge/mcp/toolagent"
 	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
+	"github.com/a2a-mcp-bridge/bridge/observe"
 	"github.com/a2a-mcp-bridge/bridge/policy"
 	"github.com/a2a-mcp-bridge/bridge/ratelimit"
 )
@@ -27,6 +29,10 @@ import (
 type filteredUpstream struct {
 	toolagent.Upstream
 	allow, deny []string
+	// agent names the published agent in the skill call metrics (m, nil:
+	// none).
+	agent string
+	m     *Metrics
 
 	mu    sync.Mutex
 	known map[string]upstream.Annotations
@@ -91,7 +97,59 @@ func (f *filteredUpstream) CallTool(ctx context.Context, name string, args json.
 	if !f.visible(name) {
 		return nil, fmt.Errorf("gateway: tool %q is not published", name)
 	}
-	return f.Upstream.CallTool(ctx, name, args, progress, elicit)
+	start := time.Now()
+	res, err := f.Upstream.CallTool(ctx, name, args, progress, elicit)
+	outcome := callOutcome(res, err)
+	if ctx.Err() != nil {
+		outcome = observe.OutcomeCanceled // the task was cancelled
+	}
+	f.m.series().SkillCall(f.agent, name, outcome, time.Since(start))
+	return res, err
+}
+
+// callOutcome is the outcome label of an MCP tool call's raw result.
+func callOutcome(res json.RawMessage, err error) string {
+	if err != nil {
+		return observe.OutcomeError
+	}
+	var r struct {
+		IsError bool `json:"isError"`
+	}
+	if json.Unmarshal(res, &r) == nil && r.IsError {
+		return observe.OutcomeToolError
+	}
+	return observe.OutcomeOK
+}
+
+// countToolCalls is the MCP face's tool middleware that counts every
+// tools/call by tool, outcome and latency, and names the tool in the
+// access line. mcp-go runs it only for a tool the face serves, so the tool
+// label takes served names only.
+func (b *Bridge) countToolCalls(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		setTarget(ctx, target{tool: req.Params.Name})
+		start := time.Now()
+		res, err := next(ctx, req)
+		outcome := observe.OutcomeOK
+		switch {
+		case ctx.Err() != nil:
+			outcome = observe.OutcomeCanceled // the host went away or cancelled
+		case err != nil:
+			outcome = observe.OutcomeError
+		case res != nil && res.IsError:
+			outcome = observe.OutcomeToolError
+		}
+		b.metrics.series().ToolCall(req.Params.Name, outcome, time.Since(start))
+		return res, err
+	}
+}
+
+// observeMCPRequest is the MCP face's OnRequest: the method (also when the
+// limits do not count it) for the metrics and the access line, and what
+// was called for the access line.
+func observeMCPRequest(ctx context.Context, hop policy.Hop, resource string) {
+	setMethod(ctx, hop.Method)
+	setTarget(ctx, target{agent: hop.Agent, tool: hop.Tool, resource: resource})
 }
 
 // OnToolsChanged implements toolagent.Upstream.

@@ -22,6 +22,8 @@ const (
 	maxUpstreams = 256
 	maxOps       = 32
 	maxRules     = 64
+	maxTools     = 256
+	maxSkills    = 256
 )
 
 // Metrics holds the bridge's Prometheus series. Every method is safe for
@@ -41,8 +43,12 @@ type Metrics struct {
 	decisions *prometheus.CounterVec
 	limited   *prometheus.CounterVec
 	pushes    *prometheus.CounterVec
+	toolCalls *prometheus.CounterVec
+	toolDur   *prometheus.HistogramVec
+	skillCall *prometheus.CounterVec
+	skillDur  *prometheus.HistogramVec
 
-	faces, methods, upstreams, ops, rules *boundedLabel
+	faces, methods, upstreams, ops, rules, tools, skills *boundedLabel
 }
 
 // NewMetrics creates the bridge's series and registers them, with the Go
@@ -59,6 +65,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		upstreams: newBoundedLabel(maxUpstreams),
 		ops:       newBoundedLabel(maxOps),
 		rules:     newBoundedLabel(maxRules),
+		tools:     newBoundedLabel(maxTools),
+		skills:    newBoundedLabel(maxSkills),
 	}
 	m.gatherer = prometheus.DefaultGatherer
 	if g, ok := reg.(prometheus.Gatherer); ok {
@@ -109,6 +117,25 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		Name: "bridge_push_deliveries_total",
 		Help: "Push notification deliveries by outcome (ok or failed).",
 	}, []string{"outcome"}))
+	callBuckets := []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300}
+	m.toolCalls = register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bridge_tool_calls_total",
+		Help: "MCP tools/call served by the MCP face, by tool (its served name; past 256 names, other) and outcome (ok, tool_error: an isError result, error, canceled: the host went away or cancelled).",
+	}, []string{"tool", "outcome"}))
+	m.toolDur = register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "bridge_tool_call_duration_seconds",
+		Help:    "Latency of MCP tools/call served by the MCP face, by tool.",
+		Buckets: callBuckets,
+	}, []string{"tool"}))
+	m.skillCall = register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bridge_skill_calls_total",
+		Help: "Skill calls of the agents the bridge publishes (one per tool of the MCP server behind), by agent, skill (past 256 names, other) and outcome (ok, tool_error, error, canceled).",
+	}, []string{"agent", "skill", "outcome"}))
+	m.skillDur = register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "bridge_skill_call_duration_seconds",
+		Help:    "Latency of the skill calls of the agents the bridge publishes (the MCP tool call behind), by agent and skill.",
+		Buckets: callBuckets,
+	}, []string{"agent", "skill"}))
 	register(reg, collectors.NewGoCollector())
 	register(reg, collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	for _, o := range []string{"ok", "failed"} {
@@ -349,4 +376,36 @@ func (m *Metrics) PushDelivery(ok bool) {
 		o = "ok"
 	}
 	m.pushes.WithLabelValues(o).Inc()
+}
+
+// Outcomes of tool and skill calls.
+const (
+	OutcomeOK        = "ok"
+	OutcomeToolError = "tool_error" // the tool answered with an error result
+	OutcomeError     = "error"      // the call failed
+	OutcomeCanceled  = "canceled"   // the caller went away or cancelled
+)
+
+// ToolCall counts one tools/call the MCP face served, of the named tool
+// (a name the face serves: mcp-go runs only those), with its outcome
+// (OutcomeOK, OutcomeToolError, OutcomeError) and latency.
+func (m *Metrics) ToolCall(tool, outcome string, d time.Duration) {
+	if m == nil {
+		return
+	}
+	t := m.tools.value(tool)
+	m.toolCalls.WithLabelValues(t, outcome).Inc()
+	m.toolDur.WithLabelValues(t).Observe(d.Seconds())
+}
+
+// SkillCall counts one skill call of a published agent (its configured
+// name), of the named skill (a tool the MCP server behind lists), with its
+// outcome and latency.
+func (m *Metrics) SkillCall(agent, skill, outcome string, d time.Duration) {
+	if m == nil {
+		return
+	}
+	a, sk := m.upstreams.value(agent), m.skills.value(skill)
+	m.skillCall.WithLabelValues(a, sk, outcome).Inc()
+	m.skillDur.WithLabelValues(a, sk).Observe(d.Seconds())
 }

@@ -191,6 +191,12 @@ type Config struct {
 	// "prefix/*" for a family, "*" for every request. Notifications and
 	// responses are never counted. Default DefaultLimitedMethods.
 	LimitedMethods []string
+	// OnRequest, if set, is told of every JSON-RPC request (not responses or
+	// notifications) the face reads over HTTP, before the limits: its hop
+	// (method; for tools/call the tool, its agent and hints) and, for
+	// resources/read, the resource URI (caller-chosen: never a metrics
+	// label). Metrics and access logs name what was called from it.
+	OnRequest func(ctx context.Context, hop policy.Hop, resource string)
 }
 
 // Face is the MCP server face. It is an http.Handler for the MCP endpoint.
@@ -579,6 +585,13 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		ctx := withView(auth.WithPrincipal(r.Context(), p), view)
+		if f.cfg.OnRequest != nil && !view.Response && view.ID != nil {
+			var uri string
+			if view.Method == string(mcp.MethodResourcesRead) {
+				uri = view.Params.URI
+			}
+			f.cfg.OnRequest(ctx, f.hop(p, view, clientIP(r)), uri)
+		}
 		if f.limited(view) {
 			if res, err := f.cfg.Limiter.Allow(ctx, f.hop(p, view, clientIP(r))); err != nil {
 				f.writeLimited(w, view, res, err)
