@@ -162,3 +162,26 @@ func TestPostgresWatchWakesOtherReplica(t *testing.T) {
 		t.Fatal("replica B was not woken by a cancel request on replica A")
 	}
 }
+
+// TestPostgresCountTasksSeesEveryReplica: two replicas on one database
+// count the same tasks, whichever created them.
+func TestPostgresCountTasksSeesEveryReplica(t *testing.T) {
+	u := postgresSchema(t)
+	a, b := openPostgres(t, u), openPostgres(t, u)
+	ctx := context.Background()
+	for i, s := range []*store.Postgres{a, b, b} {
+		task := &a2a.Task{ID: fmt.Sprintf("t%d", i), ContextID: "c", Status: a2a.TaskStatus{State: a2a.TaskStateWorking}}
+		if err := s.CreateTask(ctx, fmt.Sprintf("owner-%d", i), task); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, s := range map[string]*store.Postgres{"a": a, "b": b} {
+		got, err := s.CountTasks(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got[a2a.TaskStateWorking] != 3 || len(got) != 1 {
+			t.Errorf("replica %s counts %v, want 3 working", name, got)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -95,4 +96,35 @@ func equalJSON(a, b any) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return bytes.Equal(x, y)
+}
+
+// TestOnRequestNamesEveryMethod: the face tells OnRequest of every request
+// it reads with its method (and, for tools/call, its tool), whether or not
+// the limits count that method, so metrics never fall back to POST.
+func TestOnRequestNamesEveryMethod(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	e := start(t, func(c *face.Config) {
+		c.OnRequest = func(_ context.Context, hop policy.Hop, _ string) {
+			mu.Lock()
+			defer mu.Unlock()
+			seen = append(seen, hop.Method+" "+hop.Tool)
+		}
+	})
+	c := connect(t, e.public+"/mcp", e.token(t, "alice", e.public+"/mcp", "agents"))
+	if _, err := c.ListTools(context.Background(), mcp.ListToolsRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "alpha"
+	if _, err := c.CallTool(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, want := range []string{"tools/list ", "tools/call alpha"} {
+		if !slices.Contains(seen, want) {
+			t.Errorf("OnRequest saw %q, want %q among them", seen, want)
+		}
+	}
 }
