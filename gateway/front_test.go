@@ -361,6 +361,15 @@ func TestFrontReadyWhenUpstreamsAre(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("readyz %d: %s", resp.StatusCode, body)
 	}
+	// The metrics read the same state: the fronted agent is up, by kind.
+	want := `bridge_upstream_up{kind="front.a2a",upstream="agent"} 1`
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, m := get(t, e.url+"/metrics"); strings.Contains(string(m), want) {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("metrics lack %s:\n%s", want, grepLines(string(m), "bridge_upstream"))
+		}
+	}
 }
 
 // TestFrontA2ATaskContinuesAfterRestart: with a signing key, the state key
