@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -265,4 +266,26 @@ func BenchmarkMetricsMiddleware(b *testing.B) {
 	for b.Loop() {
 		h.ServeHTTP(w, r)
 	}
+}
+
+// TestToolAndSkillLabelsAreCapped: tool and skill labels stop growing at
+// their caps (the rest count as "other"), and unsafe names are "other".
+func TestToolAndSkillLabelsAreCapped(t *testing.T) {
+	m := NewMetrics(prometheus.NewRegistry())
+	for i := range maxTools + 50 {
+		m.ToolCall("tool-"+strconv.Itoa(i), OutcomeOK, time.Millisecond)
+		m.SkillCall("agent", "skill-"+strconv.Itoa(i), OutcomeError, time.Millisecond)
+	}
+	m.ToolCall("bad\"name", OutcomeToolError, time.Millisecond)
+	body := scrape(t, m)
+	if n := strings.Count(body, "bridge_tool_calls_total{"); n != maxTools+2 {
+		t.Errorf("%d tool series, want %d (the cap, other/ok and other/tool_error)", n, maxTools+2)
+	}
+	if n := strings.Count(body, "bridge_skill_calls_total{"); n != maxSkills+1 {
+		t.Errorf("%d skill series, want %d (the cap plus other)", n, maxSkills+1)
+	}
+	wantSample(t, body, `bridge_tool_calls_total{outcome="ok",tool="other"}`, 50)
+	wantSample(t, body, `bridge_tool_calls_total{outcome="tool_error",tool="other"}`, 1)
+	wantSample(t, body, `bridge_skill_calls_total{agent="agent",outcome="error",skill="other"}`, 50)
+	wantSample(t, body, `bridge_tool_call_duration_seconds_count{tool="tool-0"}`, 1)
 }
