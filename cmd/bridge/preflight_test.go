@@ -111,6 +111,8 @@ expose:
 			"FILE:4:1: store: directory DIR/nowhere does not exist: create it, or name a file in another one\n"},
 		{"sqlite file not a database", "store: sqlite:DIR/notdb.db\n",
 			"FILE:4:1: store: DIR/notdb.db is not a SQLite database: name another file\n"},
+		{"CEL does not compile", "store: \"memory:\"\nlimits:\n  rules:\n    - {per: principal, rate: 10/s, when: 'hop.tool =='}\n",
+			"FILE:7:54: limits.rules[0].when: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n"},
 		{"redis unreachable", "store: \"memory:\"\nredis: redis://REFUSED/0\nlimits: {on_redis_error: closed}\n",
 			"FILE:5:1: redis: Redis does not answer within 3s: dial tcp REFUSED: connect: connection refused\n"},
 	}
