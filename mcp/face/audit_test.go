@@ -128,3 +128,44 @@ func TestOnRequestNamesEveryMethod(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryListingIsOneAuditLine: resources/list, resources/templates/list
+// and prompts/list filtered by the policy are each one audit line saying
+// their own method, with what they hid.
+func TestEveryListingIsOneAuditLine(t *testing.T) {
+	var logs syncBuffer
+	eng, err := policy.Compile(policy.Config{Default: "allow", Rules: []policy.Rule{
+		{Name: "no-secret", Deny: `hop.resource == "file:///secret.txt"`},
+		{Name: "no-leak", Deny: `hop.prompt == "leak"`},
+	}}, policy.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := start(t, func(c *face.Config) { c.Policy, c.Sources = eng, []face.ToolSource{ownedSource{}} })
+	c := connect(t, e.public+"/mcp", e.token(t, "alice", e.public+"/mcp", "agents"))
+	ctx := context.Background()
+	logs.auditLines(t)
+	tests := []struct {
+		method string
+		list   func() error
+		shown  int
+		hidden int
+	}{
+		{"resources/list", func() error { _, err := c.ListResources(ctx, mcp.ListResourcesRequest{}); return err }, 1, 1},
+		{"resources/templates/list", func() error {
+			_, err := c.ListResourceTemplates(ctx, mcp.ListResourceTemplatesRequest{})
+			return err
+		}, 1, 0},
+		{"prompts/list", func() error { _, err := c.ListPrompts(ctx, mcp.ListPromptsRequest{}); return err }, 1, 1},
+	}
+	for _, tt := range tests {
+		if err := tt.list(); err != nil {
+			t.Fatalf("%s: %v", tt.method, err)
+		}
+		lines := logs.auditLines(t)
+		if len(lines) != 1 || lines[0]["method"] != tt.method || lines[0]["agent"] != "files" ||
+			lines[0]["shown"] != float64(tt.shown) || lines[0]["hidden"] != float64(tt.hidden) {
+			t.Errorf("%s: audit lines %v, want one saying %s with %d shown and %d hidden", tt.method, lines, tt.method, tt.shown, tt.hidden)
+		}
+	}
+}
