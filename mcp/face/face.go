@@ -515,6 +515,7 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	var sampler *postSampler
+	var direct *postStream
 	var view *message
 	var body []byte
 	if r.Body != nil {
@@ -582,7 +583,7 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			defer ps.finish()
 			w = ps
 			ps.sampler = postSampler{relay: f.samples, stream: ps, owner: p.Key(), session: r.Header.Get(server.HeaderKeySessionID)}
-			sampler = &ps.sampler
+			sampler, direct = &ps.sampler, ps
 		}
 	}
 	if f.sess != nil && r.Method == http.MethodGet {
@@ -595,6 +596,9 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := auth.WithPrincipal(r.Context(), p)
 	if view != nil {
 		ctx = withView(ctx, view)
+	}
+	if direct != nil {
+		ctx = withDirect(ctx, direct)
 	}
 	if sampler != nil {
 		ctx = server.WithInProcessSamplingHandler(ctx, sampler)
@@ -643,9 +647,10 @@ func (f *Face) originAllowed(r *http.Request) bool {
 func (f *Face) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	p := f.cfg.StdioPrincipal
 	s := server.NewStdioServer(f.mcp)
-	s.SetContextFunc(func(ctx context.Context) context.Context { return auth.WithPrincipal(ctx, p) })
-	s.SetErrorLogger(slog.NewLogLogger(f.log.Handler(), slog.LevelWarn))
 	in, out = f.stdioTasks(auth.WithPrincipal(ctx, p), in, out)
+	direct := stdioOut{w: out}
+	s.SetContextFunc(func(ctx context.Context) context.Context { return withDirect(auth.WithPrincipal(ctx, p), direct) })
+	s.SetErrorLogger(slog.NewLogLogger(f.log.Handler(), slog.LevelWarn))
 	err := s.Listen(ctx, in, out)
 	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, io.EOF)) {
 		return nil

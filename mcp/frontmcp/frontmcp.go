@@ -674,7 +674,9 @@ func (r *relay) progress(p, total float64, msg string) {
 	if msg != "" {
 		params["message"] = msg
 	}
-	_ = r.srv.SendNotificationToClient(r.ctx, string(mcp.MethodNotificationProgress), params)
+	// Written on the call's own stream before this returns, so that it
+	// precedes the result (face.Notify).
+	_ = face.Notify(r.ctx, string(mcp.MethodNotificationProgress), params)
 }
 
 // log forwards one upstream log message to the caller's session (mcp-go
@@ -693,7 +695,7 @@ func (r *relay) log(m upstream.LogMessage) {
 	if len(m.Data) > 0 && json.Unmarshal(m.Data, &data) != nil {
 		return
 	}
-	_ = r.srv.SendLogMessageToClient(r.ctx, mcp.NewLoggingMessageNotification(mcp.LoggingLevel(m.Level), m.Logger, data))
+	_ = face.NotifyLog(r.ctx, mcp.NewLoggingMessageNotification(mcp.LoggingLevel(m.Level), m.Logger, data))
 }
 
 func (r *relay) finish() {
