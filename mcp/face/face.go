@@ -416,6 +416,7 @@ func (f *Face) dispatch(name string) server.ToolHandlerFunc {
 		if h == nil {
 			return mcp.NewToolResultError(fmt.Sprintf("tool %s is not available", name)), nil
 		}
+		defer settleStdio(ctx)
 		return h(ctx, req)
 	}
 }
@@ -648,7 +649,7 @@ func (f *Face) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) erro
 	p := f.cfg.StdioPrincipal
 	s := server.NewStdioServer(f.mcp)
 	in, out = f.stdioTasks(auth.WithPrincipal(ctx, p), in, out)
-	direct := stdioOut{w: out}
+	direct := &stdioOut{w: out}
 	s.SetContextFunc(func(ctx context.Context) context.Context { return withDirect(auth.WithPrincipal(ctx, p), direct) })
 	s.SetErrorLogger(slog.NewLogLogger(f.log.Handler(), slog.LevelWarn))
 	err := s.Listen(ctx, in, out)

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -82,18 +84,52 @@ func NotifyLog(ctx context.Context, n mcp.LoggingMessageNotification) error {
 	return Notify(ctx, n.Method, map[string]any{"level": n.Params.Level, "logger": n.Params.Logger, "data": n.Params.Data})
 }
 
+// stdioSettle is the least time between the last notification written to
+// a stdio host and a tool call's result. The MCP TypeScript client (1.x)
+// handles a notification one microtask late but a response at once, and
+// forgets a call's progress handler with its response: a progress
+// notification read in the same chunk as the result is dropped. Written
+// this far apart, the two are read apart.
+const stdioSettle = 5 * time.Millisecond
+
 // stdioOut is the direct stream of a stdio request: whole lines on the
 // face's serialised output (mcp-go writes each of its messages with one
 // Write, under the same lock).
-type stdioOut struct{ w io.Writer }
+type stdioOut struct {
+	w    io.Writer
+	last atomic.Int64 // when the last notification was written (UnixNano)
+}
 
-func (s stdioOut) writeMessage(msg []byte) error {
+func (s *stdioOut) writeMessage(msg []byte) error {
 	b := make([]byte, 0, len(msg)+1)
 	b = append(append(b, msg...), '\n')
 	if _, err := s.w.Write(b); err != nil {
 		return fmt.Errorf("face: notify: write to the host: %w", err)
 	}
+	s.last.Store(time.Now().UnixNano())
 	return nil
+}
+
+// settle waits, before a tool call's result is written, until stdioSettle
+// has passed since the last notification (no wait when none is recent).
+func (s *stdioOut) settle(ctx context.Context) {
+	wait := time.Until(time.Unix(0, s.last.Load()).Add(stdioSettle))
+	if wait <= 0 {
+		return
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// settleStdio is settle for the stdio host of the request in ctx, if any.
+func settleStdio(ctx context.Context) {
+	if s, ok := ctx.Value(directKey{}).(*stdioOut); ok {
+		s.settle(ctx)
+	}
 }
 
 // writeMessage implements directOut for a tools/call POST: one SSE event on
