@@ -291,6 +291,7 @@ func New(cfg Config) (*Face, error) {
 	hooks := &server.Hooks{}
 	f.listHooks(hooks)
 	hooks.AddAfterInitialize(declareTasks)
+	hooks.AddAfterDiscover(declareTasksExtension)
 	if f.subs != nil {
 		f.subs.hook(hooks)
 	}
@@ -648,8 +649,10 @@ func (f *Face) originAllowed(r *http.Request) bool {
 func (f *Face) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	p := f.cfg.StdioPrincipal
 	s := server.NewStdioServer(f.mcp)
-	in, out = f.stdioTasks(auth.WithPrincipal(ctx, p), in, out)
-	direct := &stdioOut{w: out}
+	lw := &lockedWriter{w: out}
+	direct := &stdioOut{w: lw}
+	in = f.stdioTasks(withDirect(auth.WithPrincipal(ctx, p), direct), in, lw)
+	out = lw
 	s.SetContextFunc(func(ctx context.Context) context.Context { return withDirect(auth.WithPrincipal(ctx, p), direct) })
 	s.SetErrorLogger(slog.NewLogLogger(f.log.Handler(), slog.LevelWarn))
 	err := s.Listen(ctx, in, out)

@@ -109,6 +109,10 @@ type taskEntry struct {
 	result        json.RawMessage
 	rpcErr        json.RawMessage
 	resultIsErr   bool
+	// notify, if set, is the requestor's stream for status notifications
+	// (stdio); modern marks a 2026-07-28 task (no such notifications).
+	notify directOut
+	modern bool
 }
 
 func (e *taskEntry) touch() {
@@ -277,6 +281,7 @@ func (s *taskStore) finish(e *taskEntry, resp []byte) {
 	}
 	e.touch()
 	close(e.ready)
+	e.notifyStatus()
 }
 
 // cancelTask marks p's task cancelled and stops its work. It returns the
@@ -301,6 +306,7 @@ func (s *taskStore) cancelTask(p *auth.Principal, id string) (*taskEntry, bool, 
 	e.task.Status, e.task.StatusMessage = mcp.TaskStatusCancelled, "cancelled by the requestor"
 	e.touch()
 	e.cancel()
+	e.notifyStatus()
 	return e, returned, nil
 }
 

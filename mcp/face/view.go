@@ -249,7 +249,7 @@ func parseMessage(body []byte) (*message, *viewError) {
 // readsParams reports the methods whose params the face decides on.
 func readsParams(method string) bool {
 	switch mcp.MCPMethod(method) {
-	case mcp.MethodToolsCall, mcp.MethodTasksGet, mcp.MethodTasksResult, mcp.MethodTasksCancel, mcp.MethodTasksList,
+	case mcp.MethodToolsCall, mcp.MethodTasksGet, mcp.MethodTasksResult, mcp.MethodTasksCancel, mcp.MethodTasksList, methodTasksUpdate,
 		mcp.MethodNotificationCancelled, mcp.MethodResourcesRead, mcp.MethodPromptsGet:
 		return true
 	}
