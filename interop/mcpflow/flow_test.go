@@ -21,10 +21,13 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/gateway"
 	"github.com/a2a-mcp-bridge/bridge/mcp/face"
 	"github.com/a2a-mcp-bridge/bridge/mcp/frontmcp"
 	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
@@ -173,4 +176,45 @@ func TestTSClientProgressPrecedesResult(t *testing.T) {
 			runNode(t, node, "progress-test.mjs", e...)
 		})
 	}
+}
+
+// serveExpose runs `bridge demo` in-process (gateway.NewDemo): the demo
+// A2A agent exposed as MCP tools at /mcp (anonymous loopback callers,
+// stateless); its "echo" tool declares task support.
+func serveExpose(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	public := "http://" + ln.Addr().String()
+	var h atomic.Pointer[http.Handler]
+	hs := &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		(*h.Load()).ServeHTTP(w, r)
+	})}}
+	ctx, cancel := context.WithCancel(context.Background())
+	demo, err := gateway.NewDemo(ctx, gateway.DemoOptions{PublicURL: public, Store: store.NewMemory(), ListenAddr: ln.Addr().String(), Log: quiet()})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	h.Store(&demo.Handler)
+	hs.Start()
+	demo.Run(ctx)
+	t.Cleanup(func() {
+		hs.Close()
+		cancel()
+		demo.Close()
+		demo.Manager.Wait()
+		demo.Tools.Wait()
+	})
+	return public + "/mcp"
+}
+
+// TestTSClientTaskFlow: MCP tasks through the expose face, the 2025-11-25
+// flow with the TypeScript client's task API and the 2026-07-28 flow
+// (tasks extension) with the messages the script sends itself.
+func TestTSClientTaskFlow(t *testing.T) {
+	node := requireNode(t)
+	runNode(t, node, "tasks-test.mjs", "MCP_URL="+serveExpose(t), "MCP_TOOL=echo")
 }
