@@ -218,3 +218,17 @@ func TestTSClientTaskFlow(t *testing.T) {
 	node := requireNode(t)
 	runNode(t, node, "tasks-test.mjs", "MCP_URL="+serveExpose(t), "MCP_TOOL=echo")
 }
+
+// TestTSClientSamplingThroughFront: server-everything's sampling request
+// reaches the host and its answer the server, through front.mcp on HTTP
+// with sessions and over stdio; the stateless face refuses it (it cannot
+// know that a 2025 host declared sampling).
+func TestTSClientSamplingThroughFront(t *testing.T) {
+	node := requireNode(t)
+	expect := map[string]string{"http-sessions": "answer", "stdio": "answer", "http-stateless": "refused"}
+	for name, env := range faces(t, node) {
+		t.Run(name, func(t *testing.T) {
+			runNode(t, node, "sampling-test.mjs", append(env(t), "MCP_EXPECT="+expect[name])...)
+		})
+	}
+}
