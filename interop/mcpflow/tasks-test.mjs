@@ -145,3 +145,53 @@ test('2026-07-28: tasks/cancel is acknowledged and the task ends cancelled; erro
   assert.notEqual(sync.result.resultType, 'task');
   assert.match(sync.result.content[0].text, /hi/);
 });
+
+test('2026-07-28: subscriptions/listen with the task id carries notifications/tasks up to the result', async () => {
+  const created = await rpc26('tools/call', { name: tool, arguments: { message: '/slow 1' } });
+  const id = created.result.taskId;
+  const ctl = new AbortController();
+  const res = await fetch(url, {
+    method: 'POST', signal: ctl.signal,
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'subscriptions/listen' },
+    body: JSON.stringify({
+      jsonrpc: '2.0', id: 'listen-1', method: 'subscriptions/listen',
+      params: {
+        notifications: { taskIds: [id] },
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'bridge-interop-tasks', version: '0.0.0' },
+          'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+        },
+      },
+    }),
+  });
+  assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
+  const methods = [];
+  let done;
+  const decoder = new TextDecoder();
+  let buf = '';
+  try {
+    for await (const chunk of res.body) {
+      buf += decoder.decode(chunk, { stream: true });
+      let i;
+      while ((i = buf.indexOf('\n\n')) >= 0) {
+        const ev = buf.slice(0, i);
+        buf = buf.slice(i + 2);
+        const data = ev.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('');
+        if (!data) continue;
+        const msg = JSON.parse(data);
+        methods.push(msg.method);
+        assert.equal(msg.params._meta['io.modelcontextprotocol/subscriptionId'], 'listen-1');
+        if (msg.method === 'notifications/subscriptions/acknowledged') assert.deepEqual(msg.params.notifications.taskIds, [id]);
+        if (msg.method === 'notifications/tasks' && msg.params.status === 'completed') done = msg.params;
+      }
+      if (done) break;
+    }
+  } finally {
+    ctl.abort();
+  }
+  assert.equal(methods[0], 'notifications/subscriptions/acknowledged');
+  assert.ok(done, `no completed notification: ${methods}`);
+  assert.equal(done.taskId, id);
+  assert.equal(done.result.structuredContent.state, 'completed');
+});

@@ -1,6 +1,7 @@
 package agenttools_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -214,4 +215,83 @@ func TestModernTaskCancelAndErrors(t *testing.T) {
 			t.Fatalf("%s = %+v, want -32601", m, e)
 		}
 	}
+}
+
+// TestModernTaskStatusOnListenStream: a subscriptions/listen naming tasks
+// is acknowledged with the caller's own tasks only, then carries
+// notifications/tasks (the full task, tagged with the subscription id)
+// until the task's result; without the extension it is -32021.
+func TestModernTaskStatusOnListenStream(t *testing.T) {
+	b, _ := echoBridge(t, nil)
+	tok := b.token(t, "alice")
+	res, e := b.rpc26(t, tok, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "/slow 1"}}, true)
+	if e != nil {
+		t.Fatalf("tools/call: %+v", e)
+	}
+	id := decode[task26](t, res).TaskID
+	if _, e := b.rpc26(t, tok, "subscriptions/listen", map[string]any{"notifications": map[string]any{"taskIds": []string{id}}}, false); e == nil || e.Code != -32021 {
+		t.Fatalf("listen without the extension = %+v, want -32021", e)
+	}
+	params := map[string]any{"notifications": map[string]any{"taskIds": []string{id, "not-alices"}}, "_meta": modernMeta(true)}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 77, "method": "subscriptions/listen", "params": params})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, b.url, bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+tok)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "subscriptions/listen")
+	resp, err := rpcClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		t.Fatalf("listen answered %s", resp.Header.Get("Content-Type"))
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	acked := false
+	for sc.Scan() {
+		d, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		var n struct {
+			Method string `json:"method"`
+			Params struct {
+				task26
+				Notifications struct {
+					TaskIDs []string `json:"taskIds"`
+				} `json:"notifications"`
+			} `json:"params"`
+		}
+		if err := json.Unmarshal([]byte(d), &n); err != nil {
+			t.Fatalf("event %s: %v", d, err)
+		}
+		if string(n.Params.Meta["io.modelcontextprotocol/subscriptionId"]) != "77" {
+			t.Fatalf("event not tagged with the subscription: %s", d)
+		}
+		switch n.Method {
+		case "notifications/subscriptions/acknowledged":
+			if len(n.Params.Notifications.TaskIDs) != 1 || n.Params.Notifications.TaskIDs[0] != id {
+				t.Fatalf("acknowledged %v, want only [%s]", n.Params.Notifications.TaskIDs, id)
+			}
+			acked = true
+		case "notifications/tasks":
+			if !acked || n.Params.TaskID != id {
+				t.Fatalf("task notification before the acknowledgement or for another task: %s", d)
+			}
+			if n.Params.Status == "completed" {
+				if !strings.Contains(string(n.Params.Result), `"state":"completed"`) {
+					t.Fatalf("completed without the result: %s", d)
+				}
+				return
+			}
+		default:
+			t.Fatalf("unexpected event %s", d)
+		}
+	}
+	t.Fatalf("the stream ended before the task completed: %v", sc.Err())
 }

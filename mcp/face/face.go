@@ -569,6 +569,10 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
+		if listensForTasks(view) && r.Method == http.MethodPost {
+			f.serveTaskListen(w, r, p, view)
+			return
+		}
 		resp, pass, handled := f.interceptTask(ctx, view, body)
 		if handled {
 			if resp != nil {

@@ -84,6 +84,7 @@ func ReportTask(ctx context.Context, r TaskReport) {
 		e.task.StatusMessage = cleanMessage(r.Message)
 		e.touch()
 	}
+	e.signalWatchers()
 }
 
 // UpstreamCanceler is implemented by tool sources that can cancel upstream
@@ -113,6 +114,9 @@ type taskEntry struct {
 	// (stdio); modern marks a 2026-07-28 task (no such notifications).
 	notify directOut
 	modern bool
+	// watchers are signalled when the status changes (subscriptions/listen
+	// streams of 2026-07-28 callers).
+	watchers map[chan struct{}]bool
 }
 
 func (e *taskEntry) touch() {

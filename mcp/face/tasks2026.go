@@ -3,6 +3,7 @@ package face
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -16,9 +17,11 @@ import (
 // background in the same principal-keyed store as the 2025-11-25 tasks, and
 // the caller follows it with tasks/get (the result or error inline once
 // terminal), tasks/update and tasks/cancel (cooperative, an empty
-// acknowledgement). There is no tasks/result and no tasks/list in this
-// revision; a caller that did not declare the extension gets -32021 for
-// every tasks/* request.
+// acknowledgement), or over HTTP by notifications/tasks on a
+// subscriptions/listen stream that names the task (serveTaskListen). There
+// is no tasks/result and no tasks/list in this revision; a caller that did
+// not declare the extension gets -32021 for every tasks/* request and for
+// such a listen.
 const (
 	// TasksExtension is the extension identifier, declared in server/discover.
 	TasksExtension = "io.modelcontextprotocol/tasks"
@@ -209,9 +212,135 @@ func taskFields(t taskJSON) map[string]any {
 // stream the task was created over when it lasts (stdio). Callers hold
 // st.mu.
 func (e *taskEntry) notifyStatus() {
+	e.signalWatchers()
 	if e.notify == nil || e.modern {
 		return
 	}
 	msg, out := e.statusNotification(), e.notify
 	go func() { _ = out.writeMessage(msg) }()
+}
+
+// signalWatchers wakes the listen streams that follow e. Callers hold
+// st.mu.
+func (e *taskEntry) signalWatchers() {
+	for ch := range e.watchers {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// listensForTasks reports a 2026-07-28 subscriptions/listen that asks for
+// task status notifications.
+func listensForTasks(m *message) bool {
+	return m.Method == string(mcp.MethodSubscriptionsListen) && m.ID != nil && len(m.Params.Notifications.TaskIDs) > 0 &&
+		m.Params.Meta != nil && mcp.IsModernProtocol(m.Params.Meta.ProtocolVersion())
+}
+
+// maxListenedTasks bounds the task ids one subscriptions/listen may name.
+const maxListenedTasks = 100
+
+// serveTaskListen serves a subscriptions/listen that names tasks: the
+// acknowledgement lists the caller's own tasks among them (an id of no task
+// of the caller's is left out, as for one that does not exist), then each
+// agreed task's state goes out as notifications/tasks now and whenever it
+// changes, tagged with the subscription id, until the caller closes the
+// stream. The stream serves tasks only: the acknowledgement agrees to no
+// other notification type (open another listen for list changes).
+func (f *Face) serveTaskListen(w http.ResponseWriter, r *http.Request, p *auth.Principal, m *message) {
+	w.Header().Set("Content-Type", "application/json")
+	if !declaresTasks(m.Params.Meta) {
+		_, _ = w.Write(rpcRaw(m.ID, "error", mustMarshal(map[string]any{
+			"code": missingCapability, "message": "Missing required client capability",
+			"data": map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{TasksExtension: map[string]any{}}}},
+		})))
+		return
+	}
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		_, _ = w.Write(rpcError(m.ID, mcp.INTERNAL_ERROR, "the response cannot stream"))
+		return
+	}
+	var sub any
+	_ = json.Unmarshal(m.ID, &sub)
+	agreed := []string{}
+	var entries []*taskEntry
+	for _, id := range m.Params.Notifications.TaskIDs {
+		if len(entries) == maxListenedTasks {
+			break
+		}
+		if e, err := f.tasks.get(p, id); err == nil {
+			agreed = append(agreed, id)
+			entries = append(entries, e)
+		}
+	}
+	sig := make(chan struct{}, 1)
+	f.tasks.mu.Lock()
+	for _, e := range entries {
+		if e.watchers == nil {
+			e.watchers = map[chan struct{}]bool{}
+		}
+		e.watchers[sig] = true
+	}
+	f.tasks.mu.Unlock()
+	defer func() {
+		f.tasks.mu.Lock()
+		for _, e := range entries {
+			delete(e.watchers, sig)
+		}
+		f.tasks.mu.Unlock()
+	}()
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	send := func(method string, params map[string]any) bool {
+		meta := map[string]any{mcp.MetaKeySubscriptionID: sub}
+		if m, ok := params["_meta"].(map[string]any); ok {
+			for k, v := range m {
+				meta[k] = v
+			}
+			delete(params, "_meta")
+		}
+		err := writeEvent(w, mustMarshal(mcp.JSONRPCNotification{
+			JSONRPC:      mcp.JSONRPC_VERSION,
+			Notification: mcp.Notification{Method: method, Params: mcp.NotificationParams{Meta: meta, AdditionalFields: params}},
+		}))
+		fl.Flush()
+		return err == nil
+	}
+	if !send(string(mcp.MethodNotificationSubscriptionsAcknowledged), map[string]any{"notifications": map[string]any{"taskIds": agreed}}) {
+		return
+	}
+	last := map[*taskEntry]string{}
+	report := func() bool {
+		for _, e := range entries {
+			f.tasks.mu.Lock()
+			t := e.detailed()
+			f.tasks.mu.Unlock()
+			key := string(mustMarshal([]any{t["status"], t["lastUpdatedAt"], t["_meta"]}))
+			if last[e] == key {
+				continue
+			}
+			last[e] = key
+			if !send("notifications/tasks", t) {
+				return false
+			}
+		}
+		return true
+	}
+	if !report() {
+		return
+	}
+	for {
+		select {
+		case <-sig:
+			if !report() {
+				return
+			}
+		case <-r.Context().Done():
+			return
+		}
+	}
 }
