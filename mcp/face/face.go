@@ -654,7 +654,7 @@ func (f *Face) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) erro
 	p := f.cfg.StdioPrincipal
 	s := server.NewStdioServer(f.mcp)
 	lw := &lockedWriter{w: out}
-	direct := &stdioOut{w: lw}
+	direct := &stdioOut{w: lw, sink: out}
 	in = f.stdioTasks(withDirect(auth.WithPrincipal(ctx, p), direct), in, lw)
 	out = lw
 	s.SetContextFunc(func(ctx context.Context) context.Context { return withDirect(auth.WithPrincipal(ctx, p), direct) })

@@ -85,18 +85,26 @@ func NotifyLog(ctx context.Context, n mcp.LoggingMessageNotification) error {
 }
 
 // stdioSettle is the least time between the last notification written to
-// a stdio host and a tool call's result. The MCP TypeScript client (1.x)
-// handles a notification one microtask late but a response at once, and
-// forgets a call's progress handler with its response: a progress
-// notification read in the same chunk as the result is dropped. Written
-// this far apart, the two are read apart.
-const stdioSettle = 5 * time.Millisecond
+// a stdio host and a tool call's result, where the face cannot see whether
+// the host has read it; stdioSettleMax bounds the wait where it can. The MCP
+// TypeScript client (1.x) handles a notification one microtask late but a
+// response at once, and forgets a call's progress handler with its
+// response: a progress notification read in the same chunk as the result
+// is dropped. So the result is written once the host has read everything
+// before it (the pipe is empty), or stdioSettle after the last
+// notification.
+const (
+	stdioSettle    = 5 * time.Millisecond
+	stdioSettleMax = 250 * time.Millisecond
+)
 
 // stdioOut is the direct stream of a stdio request: whole lines on the
 // face's serialised output (mcp-go writes each of its messages with one
-// Write, under the same lock).
+// Write, under the same lock). sink is the output as given to the face
+// (the host's pipe), asked how much of it is unread.
 type stdioOut struct {
 	w    io.Writer
+	sink any
 	last atomic.Int64 // when the last notification was written (UnixNano)
 }
 
@@ -110,18 +118,32 @@ func (s *stdioOut) writeMessage(msg []byte) error {
 	return nil
 }
 
-// settle waits, before a tool call's result is written, until stdioSettle
-// has passed since the last notification (no wait when none is recent).
+// settle waits, before a tool call's result is written, until the host has
+// read the notifications written before it (see stdioSettle); no wait when
+// none is recent.
 func (s *stdioOut) settle(ctx context.Context) {
-	wait := time.Until(time.Unix(0, s.last.Load()).Add(stdioSettle))
-	if wait <= 0 {
+	last := time.Unix(0, s.last.Load())
+	if time.Since(last) >= stdioSettleMax {
 		return
 	}
-	t := time.NewTimer(wait)
+	until := last.Add(stdioSettle)
+	if n, ok := unreadBytes(s.sink); ok {
+		if n == 0 {
+			return
+		}
+		until = last.Add(stdioSettleMax)
+	}
+	t := time.NewTicker(time.Millisecond)
 	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
+	for time.Now().Before(until) {
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return
+		}
+		if n, ok := unreadBytes(s.sink); ok && n == 0 {
+			return
+		}
 	}
 }
 
