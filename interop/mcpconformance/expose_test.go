@@ -10,13 +10,18 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/signal"
 	"sort"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
+	"github.com/a2a-mcp-bridge/bridge/mcp/agenttools"
+	"github.com/a2a-mcp-bridge/bridge/mcp/face"
+	"github.com/a2a-mcp-bridge/bridge/netguard"
 )
 
 // fixtureScenarios are the scenarios that call the suite's own fixture
@@ -92,7 +97,59 @@ func serveExpose(t *testing.T) string {
 // server-sse-multiple-streams); the fixture scenarios are reported only.
 func TestConformanceExposeFace(t *testing.T) {
 	requireSuite(t)
-	res, out := run(t, serveExpose(t))
+	t.Run("http", func(t *testing.T) { checkExpose(t, serveExpose(t)) })
+	t.Run("stdio", func(t *testing.T) { checkExpose(t, serveStdioShim(t, selfCommand(t, exposeStdioEnv+"=1"))) })
+}
+
+// exposeStdioEnv makes the test binary serve the demo agent's tools over
+// stdio (the face's stdio transport, as bridge mcp does) instead of running
+// tests.
+const exposeStdioEnv = "BRIDGE_CONFORMANCE_EXPOSE_STDIO"
+
+// serveExposeStdio is the child mode: the demo agent (gateway.NewDemo on a
+// loopback listener of this process) exposed as MCP tools by agenttools
+// behind the face on this process's stdio.
+func serveExposeStdio() int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	log := quietLog()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 1
+	}
+	public := "http://" + ln.Addr().String()
+	demo, err := gateway.NewDemo(ctx, gateway.DemoOptions{PublicURL: public, Store: store.NewMemory(), ListenAddr: ln.Addr().String(), Log: log})
+	if err != nil {
+		log.Error("conformance: demo", "err", err)
+		return 1
+	}
+	defer demo.Close()
+	hs := &http.Server{Handler: demo.Handler}
+	go func() { _ = hs.Serve(ln) }()
+	defer hs.Close()
+	go demo.Run(ctx)
+	at, err := agenttools.New(agenttools.Config{
+		Agents:     []agenttools.AgentConfig{{Alias: "echo", CardURL: public + "/.well-known/agent-card.json"}},
+		HTTPClient: netguard.Trusted(netguard.Config{Timeout: -1, MaxBodyBytes: -1}),
+		Logger:     log,
+	})
+	if err != nil {
+		log.Error("conformance: agenttools", "err", err)
+		return 1
+	}
+	go at.Run(ctx)
+	f, err := face.New(face.Config{Name: "bridge-demo", Sources: []face.ToolSource{at}, Logger: log})
+	if err != nil {
+		return 1
+	}
+	if err := f.ServeStdio(ctx, os.Stdin, os.Stdout); err != nil {
+		return 1
+	}
+	return 0
+}
+
+func checkExpose(t *testing.T, url string) {
+	res, out := run(t, url)
 	names := make([]string, 0, len(res))
 	for n := range res {
 		names = append(names, n)

@@ -118,6 +118,32 @@ for (const binding of Object.keys(bindings)) {
       for (let i = 1; i < progress.length; i++) assert.ok(progress[i] > progress[i - 1], `in order: ${progress}`);
     });
 
+    test('50 bursts of progress: the last one always precedes COMPLETED', { timeout: TIMEOUT }, async () => {
+      // Five notifications 10 ms apart and the result right after the last:
+      // WORKING updates are rate limited (the latest wins), but the last
+      // progress the server sent is reported, and before the result.
+      const short = [];
+      for (let run = 0; run < 50; run++) {
+        const seen = [];
+        let final;
+        for await (const ev of client.sendMessageStream(send(callMessage('trigger-long-running-operation', { duration: 0.05, steps: 5 })))) {
+          const p = ev.payload;
+          if (p?.$case === 'statusUpdate') {
+            if (TERMINAL.has(p.value.status.state)) {
+              final = stateName(p.value.status.state);
+              break;
+            }
+            const m = /\((\d+)\/(\d+)\)/.exec(texts(p.value.status.message?.parts).join(''));
+            if (m) seen.push(Number(m[1]));
+          }
+        }
+        assert.equal(final, 'TASK_STATE_COMPLETED', `run ${run}`);
+        for (let i = 1; i < seen.length; i++) assert.ok(seen[i] > seen[i - 1], `run ${run}: in order: ${seen}`);
+        if (seen.at(-1) !== 5) short.push(`run ${run}: ${seen}`);
+      }
+      assert.deepEqual(short, [], 'runs whose last progress before COMPLETED was not the last one sent');
+    });
+
     test('trigger-long-running-operation cancelled midway', { timeout: TIMEOUT }, async () => {
       let taskId;
       let canceled;

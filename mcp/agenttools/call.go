@@ -584,7 +584,7 @@ func (p *progress) send(msg string) {
 		return
 	}
 	p.n++
-	_ = s.SendNotificationToClient(p.ctx, string(mcp.MethodNotificationProgress), map[string]any{
+	_ = face.Notify(p.ctx, string(mcp.MethodNotificationProgress), map[string]any{
 		"progressToken": p.token,
 		"progress":      float64(p.n),
 		"message":       cleanText(msg, 300),

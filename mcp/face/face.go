@@ -297,6 +297,7 @@ func New(cfg Config) (*Face, error) {
 	hooks := &server.Hooks{}
 	f.listHooks(hooks)
 	hooks.AddAfterInitialize(declareTasks)
+	hooks.AddAfterDiscover(declareTasksExtension)
 	if f.subs != nil {
 		f.subs.hook(hooks)
 	}
@@ -422,6 +423,7 @@ func (f *Face) dispatch(name string) server.ToolHandlerFunc {
 		if h == nil {
 			return mcp.NewToolResultError(fmt.Sprintf("tool %s is not available", name)), nil
 		}
+		defer settleStdio(ctx)
 		return h(ctx, req)
 	}
 }
@@ -540,6 +542,7 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	var sampler *postSampler
+	var direct *postStream
 	var view *message
 	var body []byte
 	if r.Body != nil {
@@ -598,6 +601,10 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
+		if listensForTasks(view) && r.Method == http.MethodPost {
+			f.serveTaskListen(w, r, p, view)
+			return
+		}
 		resp, pass, handled := f.interceptTask(ctx, view, body)
 		if handled {
 			if resp != nil {
@@ -614,7 +621,7 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			defer ps.finish()
 			w = ps
 			ps.sampler = postSampler{relay: f.samples, stream: ps, owner: p.Key(), session: r.Header.Get(server.HeaderKeySessionID)}
-			sampler = &ps.sampler
+			sampler, direct = &ps.sampler, ps
 		}
 	}
 	if f.sess != nil && r.Method == http.MethodGet {
@@ -627,6 +634,9 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := auth.WithPrincipal(r.Context(), p)
 	if view != nil {
 		ctx = withView(ctx, view)
+	}
+	if direct != nil {
+		ctx = withDirect(ctx, direct)
 	}
 	if sampler != nil {
 		ctx = server.WithInProcessSamplingHandler(ctx, sampler)
@@ -675,9 +685,12 @@ func (f *Face) originAllowed(r *http.Request) bool {
 func (f *Face) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	p := f.cfg.StdioPrincipal
 	s := server.NewStdioServer(f.mcp)
-	s.SetContextFunc(func(ctx context.Context) context.Context { return auth.WithPrincipal(ctx, p) })
+	lw := &lockedWriter{w: out}
+	direct := &stdioOut{w: lw, sink: out}
+	in = f.stdioTasks(withDirect(auth.WithPrincipal(ctx, p), direct), in, lw)
+	out = lw
+	s.SetContextFunc(func(ctx context.Context) context.Context { return withDirect(auth.WithPrincipal(ctx, p), direct) })
 	s.SetErrorLogger(slog.NewLogLogger(f.log.Handler(), slog.LevelWarn))
-	in, out = f.stdioTasks(auth.WithPrincipal(ctx, p), in, out)
 	err := s.Listen(ctx, in, out)
 	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, io.EOF)) {
 		return nil

@@ -37,8 +37,8 @@ const (
 const sampleIDPrefix = "bridge-sampling-"
 
 var (
-	errSampleStreamEnded = errors.New("face: sampling/createMessage: the call's response stream has ended")
-	errSampleStreamJSON  = errors.New("face: sampling/createMessage: the call's response was already sent as JSON")
+	errSampleStreamEnded = errors.New("face: the call's response stream has ended")
+	errSampleStreamJSON  = errors.New("face: the call's response was already sent as JSON")
 	errSampleTooMany     = errors.New("face: sampling/createMessage: too many sampling requests waiting for the host")
 	errSampleModern      = errors.New("face: sampling/createMessage: a 2026-07-28 caller takes no server requests")
 )
@@ -209,7 +209,7 @@ func (s *postSampler) CreateMessage(ctx context.Context, req mcp.CreateMessageRe
 		return nil, fmt.Errorf("face: sampling/createMessage: encode: %w", err)
 	}
 	if err := s.stream.send(msg); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("face: sampling/createMessage: %w", err)
 	}
 	t := time.NewTimer(s.relay.timeout)
 	defer t.Stop()
@@ -328,7 +328,7 @@ func (s *postStream) Flush() {
 func (s *postStream) Unwrap() http.ResponseWriter { return s.w }
 
 // send writes msg as one SSE event, upgrading the response if nothing was
-// sent yet.
+// sent yet (sampling requests and the notifications of Notify).
 func (s *postStream) send(msg []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -346,7 +346,7 @@ func (s *postStream) send(msg []byte) error {
 		return errSampleStreamJSON
 	}
 	if err := writeEvent(s.w, msg); err != nil {
-		return fmt.Errorf("face: sampling/createMessage: write to the host: %w", err)
+		return fmt.Errorf("face: write to the host: %w", err)
 	}
 	s.fl.Flush()
 	return nil

@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -122,6 +124,15 @@ func (d *stdioDrain) Write(p []byte) (int, error) {
 	d.wmu.Lock()
 	defer d.wmu.Unlock()
 	return d.out.Write(p)
+}
+
+// SyscallConn implements syscall.Conn when the host's output does, so that
+// the face can see how much of it the host has not read yet.
+func (d *stdioDrain) SyscallConn() (syscall.RawConn, error) {
+	if sc, ok := d.out.(syscall.Conn); ok {
+		return sc.SyscallConn()
+	}
+	return nil, errors.New("face: the stdio output is not a file")
 }
 
 func (d *stdioDrain) doneLocked(id string) {

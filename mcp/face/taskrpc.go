@@ -19,10 +19,11 @@ import (
 // call already returned.
 const upstreamCancelTimeout = 10 * time.Second
 
-// isTaskMethod reports whether method is one of the 2025-11-25 task methods.
+// isTaskMethod reports whether method is one of the task methods
+// (2025-11-25, and tasks/update of 2026-07-28).
 func isTaskMethod(method string) bool {
 	switch mcp.MCPMethod(method) {
-	case mcp.MethodTasksGet, mcp.MethodTasksResult, mcp.MethodTasksCancel, mcp.MethodTasksList:
+	case mcp.MethodTasksGet, mcp.MethodTasksResult, mcp.MethodTasksCancel, mcp.MethodTasksList, methodTasksUpdate:
 		return true
 	}
 	return false
@@ -46,6 +47,11 @@ func (f *Face) interceptTask(ctx context.Context, m *message, body []byte) (resp
 	tp := m.Params
 	modern := tp.Meta != nil && mcp.IsModernProtocol(tp.Meta.ProtocolVersion())
 	if m.Method == string(mcp.MethodToolsCall) {
+		if modern && declaresTasks(tp.Meta) && f.taskTool(ctx, tp.Name) {
+			// The server decides (2026-07-28): a tool that declares task
+			// support runs as a task for a caller that takes them.
+			return f.startModernTask(ctx, m, stripTask(body)), nil, true
+		}
 		if tp.Task == nil {
 			return nil, body, false
 		}
@@ -56,7 +62,10 @@ func (f *Face) interceptTask(ctx context.Context, m *message, body []byte) (resp
 		return f.startTask(ctx, m, body), nil, true
 	}
 	if modern {
-		return nil, body, false // core tasks do not exist in 2026-07-28; mcp-go refuses them
+		return f.interceptModernTask(ctx, m), nil, true
+	}
+	if m.Method == methodTasksUpdate {
+		return rpcError(m.ID, mcp.METHOD_NOT_FOUND, "method tasks/update exists from protocol version 2026-07-28 on"), nil, true
 	}
 	p := auth.FromContext(ctx)
 	if p == nil {
@@ -132,15 +141,41 @@ func (f *Face) startTask(ctx context.Context, m *message, body []byte) []byte {
 	if p == nil {
 		return rpcError(m.ID, mcp.INVALID_REQUEST, "no authenticated caller")
 	}
-	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	e, err := f.tasks.create(p, m.Params.Task.TTL, cancel)
+	e, err := f.runTask(ctx, p, m.Params.Task.TTL, stripTask(body))
 	if err != nil {
-		cancel()
 		return taskError(m.ID, err)
 	}
-	call := stripTask(body)
+	f.tasks.mu.Lock()
+	t := e.snapshot()
+	f.tasks.mu.Unlock()
+	return rpcResult(m.ID, map[string]any{"task": t})
+}
+
+// runTask creates p's task and runs call (a tools/call without task
+// augmentation) through mcp-go in the background; the task ends with the
+// call's response.
+func (f *Face) runTask(ctx context.Context, p *auth.Principal, ttl *int64, call []byte) (*taskEntry, error) {
+	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	e, err := f.tasks.create(p, ttl, cancel)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	f.tasks.mu.Lock()
+	e.notify, _ = ctx.Value(directKey{}).(directOut)
+	var m struct {
+		Params struct {
+			Meta *mcp.Meta `json:"_meta"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(call, &m) == nil && m.Params.Meta != nil {
+		e.modern = mcp.IsModernProtocol(m.Params.Meta.ProtocolVersion())
+	}
+	f.tasks.mu.Unlock()
 	go func() {
 		defer cancel()
+		// Over stdio the call keeps the host's stream (its progress
+		// reaches the host while the task runs); over HTTP it has none.
 		resp := f.mcp.HandleMessage(context.WithValue(bg, taskKey{}, e), call)
 		b, err := json.Marshal(resp)
 		if resp == nil || err != nil {
@@ -148,10 +183,7 @@ func (f *Face) startTask(ctx context.Context, m *message, body []byte) []byte {
 		}
 		f.tasks.finish(e, b)
 	}()
-	f.tasks.mu.Lock()
-	t := e.snapshot()
-	f.tasks.mu.Unlock()
-	return rpcResult(m.ID, map[string]any{"task": t})
+	return e, nil
 }
 
 // cancelUpstream asks the sources to cancel the upstream work of a task
@@ -243,9 +275,8 @@ func mustMarshal(v any) []byte {
 // reads in line by line, answers task lines itself (on out, one write per
 // message, as mcp-go does) and passes every other line to the returned
 // reader.
-func (f *Face) stdioTasks(ctx context.Context, in io.Reader, out io.Writer) (io.Reader, io.Writer) {
+func (f *Face) stdioTasks(ctx context.Context, in io.Reader, lw *lockedWriter) io.Reader {
 	pr, pw := io.Pipe()
-	lw := &lockedWriter{w: out}
 	go func() {
 		br := bufio.NewReader(in)
 		for {
@@ -284,7 +315,7 @@ func (f *Face) stdioTasks(ctx context.Context, in io.Reader, out io.Writer) (io.
 			}
 		}
 	}()
-	return pr, lw
+	return pr
 }
 
 // isTasksResult reports a tasks/result request, which blocks until its

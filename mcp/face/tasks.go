@@ -84,6 +84,7 @@ func ReportTask(ctx context.Context, r TaskReport) {
 		e.task.StatusMessage = cleanMessage(r.Message)
 		e.touch()
 	}
+	e.signalWatchers()
 }
 
 // UpstreamCanceler is implemented by tool sources that can cancel upstream
@@ -109,6 +110,13 @@ type taskEntry struct {
 	result        json.RawMessage
 	rpcErr        json.RawMessage
 	resultIsErr   bool
+	// notify, if set, is the requestor's stream for status notifications
+	// (stdio); modern marks a 2026-07-28 task (no such notifications).
+	notify directOut
+	modern bool
+	// watchers are signalled when the status changes (subscriptions/listen
+	// streams of 2026-07-28 callers).
+	watchers map[chan struct{}]bool
 }
 
 func (e *taskEntry) touch() {
@@ -277,6 +285,7 @@ func (s *taskStore) finish(e *taskEntry, resp []byte) {
 	}
 	e.touch()
 	close(e.ready)
+	e.notifyStatus()
 }
 
 // cancelTask marks p's task cancelled and stops its work. It returns the
@@ -301,6 +310,7 @@ func (s *taskStore) cancelTask(p *auth.Principal, id string) (*taskEntry, bool, 
 	e.task.Status, e.task.StatusMessage = mcp.TaskStatusCancelled, "cancelled by the requestor"
 	e.touch()
 	e.cancel()
+	e.notifyStatus()
 	return e, returned, nil
 }
 

@@ -81,6 +81,11 @@ type viewParams struct {
 	RequestID json.RawMessage `json:"requestId"`
 	// Meta is _meta (the protocol version of a 2026-07-28 request).
 	Meta *mcp.Meta `json:"_meta"`
+	// Notifications is what a subscriptions/listen asks for; the face
+	// reads its taskIds (2026-07-28 tasks extension).
+	Notifications struct {
+		TaskIDs []string `json:"taskIds"`
+	} `json:"notifications"`
 }
 
 // envelopeIn is the JSON-RPC envelope as the view reads it.
@@ -249,7 +254,7 @@ func parseMessage(body []byte) (*message, *viewError) {
 // readsParams reports the methods whose params the face decides on.
 func readsParams(method string) bool {
 	switch mcp.MCPMethod(method) {
-	case mcp.MethodToolsCall, mcp.MethodTasksGet, mcp.MethodTasksResult, mcp.MethodTasksCancel, mcp.MethodTasksList,
+	case mcp.MethodToolsCall, mcp.MethodTasksGet, mcp.MethodTasksResult, mcp.MethodTasksCancel, mcp.MethodTasksList, methodTasksUpdate, mcp.MethodSubscriptionsListen,
 		mcp.MethodNotificationCancelled, mcp.MethodResourcesRead, mcp.MethodPromptsGet:
 		return true
 	}

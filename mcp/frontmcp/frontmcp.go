@@ -31,6 +31,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/auth"
@@ -497,7 +498,10 @@ func callFailure(public, server string, err error) *mcp.CallToolResult {
 // and must not leak into the upstream's (an in-process upstream would read
 // them as its own request's).
 func detach(ctx context.Context) (context.Context, context.CancelFunc) {
-	uctx, cancel := context.WithCancel(auth.WithPrincipal(context.Background(), auth.FromContext(ctx)))
+	// The trace context goes along: the upstream call joins the caller's
+	// trace (traceparent in the request's _meta).
+	base := trace.ContextWithSpanContext(context.Background(), trace.SpanContextFromContext(ctx))
+	uctx, cancel := context.WithCancel(auth.WithPrincipal(base, auth.FromContext(ctx)))
 	stop := context.AfterFunc(ctx, cancel)
 	return uctx, func() { stop(); cancel() }
 }
@@ -674,7 +678,9 @@ func (r *relay) progress(p, total float64, msg string) {
 	if msg != "" {
 		params["message"] = msg
 	}
-	_ = r.srv.SendNotificationToClient(r.ctx, string(mcp.MethodNotificationProgress), params)
+	// Written on the call's own stream before this returns, so that it
+	// precedes the result (face.Notify).
+	_ = face.Notify(r.ctx, string(mcp.MethodNotificationProgress), params)
 }
 
 // log forwards one upstream log message to the caller's session (mcp-go
@@ -693,7 +699,7 @@ func (r *relay) log(m upstream.LogMessage) {
 	if len(m.Data) > 0 && json.Unmarshal(m.Data, &data) != nil {
 		return
 	}
-	_ = r.srv.SendLogMessageToClient(r.ctx, mcp.NewLoggingMessageNotification(mcp.LoggingLevel(m.Level), m.Logger, data))
+	_ = face.NotifyLog(r.ctx, mcp.NewLoggingMessageNotification(mcp.LoggingLevel(m.Level), m.Logger, data))
 }
 
 func (r *relay) finish() {

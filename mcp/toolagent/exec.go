@@ -40,12 +40,9 @@ type run struct {
 	timedOut      atomic.Bool
 	cancelled     atomic.Bool
 
-	progMu   sync.Mutex
-	progP    float64
-	progT    float64
-	progMsg  string
-	progSeen bool
-	progSig  chan struct{}
+	progMu  sync.Mutex
+	progQ   []progressNote // received, not yet reported
+	progSig chan struct{}
 
 	elicits chan *elicitReq
 
@@ -61,16 +58,41 @@ type elicitReq struct {
 	reply chan upstream.ElicitResult
 }
 
-// onProgress runs on the transport's reader: it only records the latest
-// progress and signals the driver.
+// progressNote is one progress notification of the upstream.
+type progressNote struct {
+	p, total float64
+	msg      string
+}
+
+// maxQueuedProgress bounds the progress notifications waiting for the
+// driver; beyond it the latest replaces the last queued.
+const maxQueuedProgress = 256
+
+// onProgress runs on the transport's reader, before the call's result is
+// delivered: it queues the notification and signals the driver, which
+// reports every queued one before the result.
 func (r *run) onProgress(p, total float64, msg string) {
 	r.progMu.Lock()
-	r.progP, r.progT, r.progMsg, r.progSeen = p, total, msg, true
+	n := progressNote{p: p, total: total, msg: msg}
+	if len(r.progQ) >= maxQueuedProgress {
+		r.progQ[len(r.progQ)-1] = n
+	} else {
+		r.progQ = append(r.progQ, n)
+	}
 	r.progMu.Unlock()
 	select {
 	case r.progSig <- struct{}{}:
 	default:
 	}
+}
+
+// takeProgress returns and clears the queued progress notifications.
+func (r *run) takeProgress() []progressNote {
+	r.progMu.Lock()
+	defer r.progMu.Unlock()
+	q := r.progQ
+	r.progQ = nil
+	return q
 }
 
 // elicit hands an upstream question to the driver and waits for the answer.
@@ -275,37 +297,68 @@ func (a *Agent) drive(ctx context.Context, r *run, u *a2a.Updater) error {
 			throttle.Stop()
 		}
 	}()
-	emitProgress := func() error {
-		r.progMu.Lock()
-		p, total, msg, seen := r.progP, r.progT, r.progMsg, r.progSeen
-		r.progMu.Unlock()
-		if !seen || p <= lastP {
+	// held is a notification kept back by the rate limit (the latest wins).
+	var held *progressNote
+	emit := func(n progressNote) error {
+		if n.p <= lastP {
 			return nil
 		}
-		if iv := a.cfg.ProgressInterval; iv > 0 {
-			if wait := iv - time.Since(lastEmit); wait > 0 {
-				if throttleC == nil {
-					throttle = time.NewTimer(wait)
-					throttleC = throttle.C
+		lastP, lastEmit = n.p, time.Now()
+		return u.Working(ctx, progressText(n.p, n.total, n.msg))
+	}
+	// emitProgress reports the queued notifications in order; with
+	// ProgressInterval, one per interval and the latest wins. final
+	// reports what is held back too: the result comes next, and every
+	// progress the upstream sent before it precedes it.
+	emitProgress := func(final bool) error {
+		q := r.takeProgress()
+		if iv := a.cfg.ProgressInterval; iv > 0 && final && len(q) > 1 {
+			q = q[len(q)-1:] // rate limited: the latest stands for the rest
+		}
+		for _, n := range q {
+			if n.p <= lastP {
+				continue
+			}
+			if iv := a.cfg.ProgressInterval; iv > 0 && !final {
+				if wait := iv - time.Since(lastEmit); wait > 0 {
+					held = &n
+					if throttleC == nil {
+						throttle = time.NewTimer(wait)
+						throttleC = throttle.C
+					}
+					continue
 				}
-				return nil
+			}
+			held = nil
+			if err := emit(n); err != nil {
+				return err
 			}
 		}
-		lastP, lastEmit = p, time.Now()
-		return u.Working(ctx, progressText(p, total, msg))
+		if held != nil && (final || throttleC == nil) {
+			n := *held
+			held = nil
+			return emit(n)
+		}
+		return nil
+	}
+	finish := func() error {
+		// The upstream's progress is queued before its result is
+		// delivered: report it first; none is reported after the result.
+		if err := emitProgress(true); err != nil {
+			return err
+		}
+		a.forget(r)
+		return a.finish(ctx, r, u)
 	}
 	for {
-		// The result wins over pending progress: none is reported after it.
 		select {
 		case <-r.finished:
-			a.forget(r)
-			return a.finish(ctx, r, u)
+			return finish()
 		default:
 		}
 		select {
 		case <-r.finished:
-			a.forget(r)
-			return a.finish(ctx, r, u)
+			return finish()
 		case <-ctx.Done():
 			// The task was cancelled (Cancel has run) or the bridge stops.
 			r.cancelled.Store(true)
@@ -313,12 +366,12 @@ func (a *Agent) drive(ctx context.Context, r *run, u *a2a.Updater) error {
 			<-r.finished
 			return ctx.Err()
 		case <-r.progSig:
-			if err := emitProgress(); err != nil {
+			if err := emitProgress(false); err != nil {
 				return err
 			}
 		case <-throttleC:
 			throttle, throttleC = nil, nil
-			if err := emitProgress(); err != nil {
+			if err := emitProgress(false); err != nil {
 				return err
 			}
 		case q := <-r.elicits:

@@ -70,7 +70,9 @@ type Config struct {
 	InputTimeout time.Duration
 	// ProgressInterval is the least time between two WORKING updates made
 	// from progress notifications; the latest progress wins (default 250ms;
-	// negative: no limit).
+	// negative: no limit, every notification is reported). Whatever the
+	// interval, the last progress the upstream sent before its result is
+	// reported, and before the result.
 	ProgressInterval time.Duration
 	// Authorize, if set, is called before every tool call with the caller's
 	// request context (principal), the tool and whether it is destructive;

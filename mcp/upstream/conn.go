@@ -18,6 +18,8 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/a2a-mcp-bridge/bridge/observe"
 )
 
 // Conn is a supervised connection to one MCP server. It is safe for
@@ -899,6 +901,13 @@ func (c *Conn) CallToolWith(ctx context.Context, name string, args json.RawMessa
 	req.Params.Name = name
 	req.Params.Arguments = argv
 	req.Params.Meta = &mcp.Meta{ProgressToken: cl.token}
+	// The caller's W3C trace context, so that the server's spans join the
+	// trace (the MCP _meta convention, the same keys as the HTTP headers).
+	tc := map[string]any{}
+	observe.InjectMeta(ctx, tc)
+	if len(tc) > 0 {
+		req.Params.Meta.AdditionalFields = tc
+	}
 	if h.Log != nil {
 		lvl := h.LogLevel
 		if lvl == "" {
