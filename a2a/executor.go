@@ -91,6 +91,17 @@ func (u *Updater) settledTask() *Task {
 	return &t
 }
 
+// State is the task's state as this execution has left it so far (empty
+// before the task exists).
+func (u *Updater) State() TaskState {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.rec == nil {
+		return ""
+	}
+	return u.rec.Task.Status.State
+}
+
 // TaskID is the id of the task being updated.
 func (u *Updater) TaskID() string { return u.req.TaskID }
 

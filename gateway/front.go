@@ -212,7 +212,7 @@ func (b *Bridge) connectFront(ctx context.Context, fa *frontedAgent) error {
 	if err != nil {
 		return netguard.RedactURL(err)
 	}
-	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: b.store, Executor: px, OnEvent: b.taskEvents(fa.name), Logger: b.log.With("agent", fa.name), LeaseTTL: b.cfg.Tasks.LeaseTTL.D()})
+	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: b.store, Executor: &skillCountingExecutor{Executor: px, agent: fa.name, hasSkill: px.HasSkill, m: b.metrics}, OnEvent: b.taskEvents(fa.name), Logger: b.log.With("agent", fa.name), LeaseTTL: b.cfg.Tasks.LeaseTTL.D()})
 	if err != nil {
 		return fmt.Errorf("gateway: front.a2a %s: %w", fa.name, err)
 	}

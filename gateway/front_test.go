@@ -526,3 +526,48 @@ expose:
 	inW.Close()
 	<-done
 }
+
+// TestFrontedSkillCallsAreCounted: a fronted agent's messages are counted
+// per skill with their outcome, the skill label taking only the skills its
+// card lists ("other" for a name it does not list, "unknown" when the
+// message names none), so a caller cannot grow the label set.
+func TestFrontedSkillCallsAreCounted(t *testing.T) {
+	up := startFrontUpstream(t)
+	e := startFront(t, frontYAML(up.srv.URL, ""), gateway.Options{})
+	c := e.client(t, aliceKey)
+	ctx := context.Background()
+	send := func(text, skill string) {
+		t.Helper()
+		m := textMsg(text)
+		if skill != "" {
+			m.Metadata = a2a.Metadata{"skillId": skill}
+		}
+		if _, err := c.SendMessage(ctx, &a2a.SendMessageRequest{Message: m}); err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+	}
+	send("hello", "echo")
+	send("/fail", "fail")
+	send("hello", "no-such-skill-4f3a")
+	send("hello", "")
+	want := []string{
+		`bridge_skill_calls_total{agent="agent",outcome="ok",skill="echo"} 1`,
+		`bridge_skill_calls_total{agent="agent",outcome="error",skill="fail"} 1`,
+		`bridge_skill_calls_total{agent="agent",outcome="ok",skill="other"} 1`,
+		`bridge_skill_calls_total{agent="agent",outcome="ok",skill="unknown"} 1`,
+		`bridge_skill_call_duration_seconds_count{agent="agent",skill="echo"} 1`,
+	}
+	var body string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		_, b := get(t, e.url+"/metrics")
+		if body = string(b); missing(body, want) == nil {
+			break
+		}
+	}
+	if m := missing(body, want); m != nil {
+		t.Fatalf("metrics lack %q:\n%s", m, grepLines(body, "bridge_skill"))
+	}
+	if strings.Contains(body, "no-such-skill") {
+		t.Fatalf("a skill the card does not list became a label:\n%s", grepLines(body, "bridge_skill"))
+	}
+}

@@ -428,3 +428,14 @@ func cloneCard(c *a2a.AgentCard) *a2a.AgentCard {
 	}
 	return &out
 }
+
+// HasSkill reports whether the upstream card, as last fetched, lists the
+// skill id.
+func (p *Proxy) HasSkill(id string) bool {
+	for _, s := range p.state.Load().card.Skills {
+		if s.ID == id {
+			return true
+		}
+	}
+	return false
+}

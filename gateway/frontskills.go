@@ -1,0 +1,55 @@
+package gateway
+
+import (
+	"context"
+	"time"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/observe"
+)
+
+// skillCountingExecutor counts every message a fronted A2A agent runs as a
+// call of the skill it names (bridge_skill_calls_total and
+// bridge_skill_call_duration_seconds, as published agents' tools are).
+// The skill label takes only the skills the agent's card lists ("other"
+// for any other name, "unknown" when the message names none), so a caller
+// cannot grow the label set.
+type skillCountingExecutor struct {
+	a2a.Executor
+	agent  string
+	hasSkill func(id string) bool // the card lists the skill, as it is now
+	m      *Metrics
+}
+
+func (e *skillCountingExecutor) Execute(ctx context.Context, req *a2a.Request, u *a2a.Updater) error {
+	start := time.Now()
+	err := e.Executor.Execute(ctx, req, u)
+	e.m.series().SkillCall(e.agent, e.skillOf(req), executeOutcome(ctx, u, err), time.Since(start))
+	return err
+}
+
+// skillOf is the skill label of a message: the skill it names when the card
+// lists it.
+func (e *skillCountingExecutor) skillOf(req *a2a.Request) string {
+	id, err := a2a.SkillID(req.Message, req.Metadata)
+	if err != nil || id == "" {
+		return ""
+	}
+	if e.hasSkill(id) {
+		return id
+	}
+	return "other"
+}
+
+// executeOutcome is the outcome label of one execution: canceled when the
+// task was cancelled, error when it failed or the executor returned an
+// error, else ok (completed, or waiting for input).
+func executeOutcome(ctx context.Context, u *a2a.Updater, err error) string {
+	switch {
+	case ctx.Err() != nil || u.State() == a2a.TaskStateCanceled:
+		return observe.OutcomeCanceled
+	case err != nil, u.State() == a2a.TaskStateFailed, u.State() == a2a.TaskStateRejected:
+		return observe.OutcomeError
+	}
+	return observe.OutcomeOK
+}
