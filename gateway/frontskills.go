@@ -16,9 +16,9 @@ import (
 // cannot grow the label set.
 type skillCountingExecutor struct {
 	a2a.Executor
-	agent  string
+	agent    string
 	hasSkill func(id string) bool // the card lists the skill, as it is now
-	m      *Metrics
+	m        *Metrics
 }
 
 func (e *skillCountingExecutor) Execute(ctx context.Context, req *a2a.Request, u *a2a.Updater) error {
