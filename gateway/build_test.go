@@ -223,6 +223,13 @@ func TestServedCardIsSignedAndVerifiesAgainstJWKS(t *testing.T) {
 		if res.Status != card.StatusVerified || res.KeyID != e.bridge.Keys().Current.KeyID() {
 			t.Fatalf("%s: result %+v", path, res)
 		}
+		// A reader without A2A-Version is an A2A 0.3 reader: the verified
+		// card carries the 0.3 members, so the signature covers them.
+		for _, m := range []string{`"preferredTransport":"JSONRPC"`, `"protocolVersion":"0.3.0"`, `"additionalInterfaces":`, `"supportedInterfaces":`} {
+			if !strings.Contains(string(body), m) {
+				t.Fatalf("%s: the card read without A2A-Version has no %s: %s", path, m, body)
+			}
+		}
 		// A changed field no longer verifies.
 		tampered := strings.Replace(string(body), `"name":"tools"`, `"name":"t00ls"`, 1)
 		if tampered == string(body) {
