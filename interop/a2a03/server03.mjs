@@ -13,7 +13,8 @@
 // (a 0.3 card: url, preferredTransport, protocolVersion 0.3.0), and
 // GET /seen lists what each JSON-RPC request carried (method, the
 // A2A-Version header, configuration.blocking) so that the tests can check
-// how the bridge speaks to a 0.3 agent.
+// how the bridge speaks to a 0.3 agent; GET /canceled lists the ids of the
+// tasks it canceled.
 //
 // Environment: PORT (0 picks a free port), HOST (default 127.0.0.1).
 // On startup it prints one line "listening http://HOST:PORT".
@@ -25,6 +26,7 @@ import { agentCardHandler, jsonRpcHandler, UserBuilder } from 'a2a03/server/expr
 const host = process.env.HOST || '127.0.0.1';
 const port = Number(process.env.PORT ?? 0);
 const seen = [];
+const canceledTasks = []; // ids of the tasks cancelTask ended
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const now = () => new Date().toISOString();
@@ -114,6 +116,7 @@ class DemoExecutor {
 
   async cancelTask(taskId, bus) {
     this.canceled.add(taskId);
+    canceledTasks.push(taskId);
     this.status(bus, taskId, '', 'canceled', undefined, true);
     bus.finished();
   }
@@ -139,6 +142,7 @@ const server = app.listen(port, host, () => {
   const pushStore = new InMemoryPushNotificationStore();
   const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new DemoExecutor(), undefined, pushStore, new DefaultPushNotificationSender(pushStore));
   app.get('/seen', (_req, res) => res.json(seen));
+  app.get('/canceled', (_req, res) => res.json(canceledTasks));
   app.use('/a2a/jsonrpc', express.json(), (req, _res, next) => {
     seen.push({
       method: req.body?.method,
