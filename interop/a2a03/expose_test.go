@@ -85,7 +85,7 @@ func TestMCPClientCalls03AgentAsTool(t *testing.T) {
 	for _, id := range canceled {
 		var r struct {
 			Result struct {
-				Kind   string `json:"kind"`
+				Kind   string                 `json:"kind"`
 				Status struct{ State string } `json:"status"`
 			} `json:"result"`
 		}
