@@ -161,5 +161,16 @@ func TestA2A03ClientAgainstBridgeDemo(t *testing.T) {
 	runNode(t, node, "client03-test.mjs", "A2A_BASE_URL=http://"+addr+"/a2a/echo", "A2A_BINDINGS="+bindings, "A2A_PUSH_URL="+push)
 }
 
+// TestLegacyCompatClientAgainstBridge03View: the legacyCompat layer of
+// @a2a-js/sdk 1.3.0 reads the bridge's 0.3 card view with its own card
+// translation and speaks 0.3 JSON-RPC to `bridge demo`.
+func TestLegacyCompatClientAgainstBridge03View(t *testing.T) {
+	node := requireNode(t)
+	bin := buildBridge(t)
+	addr := freeAddr(t)
+	startServer(t, exec.Command(bin, "demo", "--addr", addr, "--store", "memory:"), "http://"+addr+"/healthz")
+	runNode(t, node, "legacycompat-test.mjs", "A2A_BASE_URL=http://"+addr+"/a2a/echo")
+}
+
 // bindings are the bindings of the 0.3 client the tests run.
 const bindings = "JSONRPC"
