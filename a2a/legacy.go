@@ -40,6 +40,8 @@ type LegacyREST interface {
 	RESTResult(method string, res any) (any, error)
 	// RESTEvent is the older HTTP+JSON shape of a stream event.
 	RESTEvent(ev *StreamResponse) any
+	// RESTError is the older HTTP+JSON body of an error.
+	RESTError(e *Error) any
 }
 
 // LegacyCard derives the card served to readers of the older version
@@ -120,27 +122,32 @@ func (s *Server) serveLegacyRPC(w http.ResponseWriter, r *http.Request, id json.
 // serveLegacyREST serves an HTTP+JSON request of the older version; path
 // is below "/v1".
 func (s *Server) serveLegacyREST(w http.ResponseWriter, r *http.Request, path string) {
+	lr := s.cfg.Legacy.(LegacyREST)
+	writeError := func(w http.ResponseWriter, err error) {
+		e := s.loggedError(err)
+		copyHeader(w.Header(), e.Header)
+		s.writeJSON(w, e.HTTPStatus(s.cfg.ErrorTable), lr.RESTError(e))
+	}
 	var body []byte
 	bodyRead := int64(-1)
 	if r.Method == http.MethodPost {
 		if err := checkContentType(r); err != nil {
-			s.writeRESTError(w, err)
+			writeError(w, err)
 			return
 		}
 		b, err := s.readBody(w, r)
 		if err != nil {
-			s.writeRESTError(w, err)
+			writeError(w, err)
 			return
 		}
 		body, bodyRead = b, int64(len(b))
 	}
-	lr := s.cfg.Legacy.(LegacyREST)
 	m, p, err := lr.DecodeREST(r.Method, path, r.URL.Query(), body)
 	if err == nil {
 		err = checkView(p)
 	}
 	if err != nil {
-		s.writeRESTError(w, err)
+		writeError(w, err)
 		return
 	}
 	call := newCall(r, m, BindingHTTPJSON, p)
@@ -150,11 +157,11 @@ func (s *Server) serveLegacyREST(w http.ResponseWriter, r *http.Request, path st
 	if legacyStreaming(m) {
 		run, err := s.openStream(r.Context(), call)
 		if err != nil {
-			s.writeRESTError(w, err)
+			writeError(w, err)
 			return
 		}
-		s.serveStream(w, r, call.bodyRead, s.legacyEvents(run), lr.RESTEvent, s.writeRESTError,
-			func(err error) any { return s.restErrorBody(err) })
+		s.serveStream(w, r, call.bodyRead, s.legacyEvents(run), lr.RESTEvent, writeError,
+			func(err error) any { return lr.RESTError(s.loggedError(err)) })
 		return
 	}
 	res, err := s.dispatch(r.Context(), call)
@@ -162,7 +169,7 @@ func (s *Server) serveLegacyREST(w http.ResponseWriter, r *http.Request, path st
 		res, err = lr.RESTResult(m, res)
 	}
 	if err != nil {
-		s.writeRESTError(w, err)
+		writeError(w, err)
 		return
 	}
 	s.writeJSON(w, http.StatusOK, res)

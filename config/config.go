@@ -441,7 +441,8 @@ type Server struct {
 	AllowMissingA2AVersion bool `yaml:"allow_missing_a2a_version"`
 	// A2AV03 says what every agent the bridge serves does with A2A 0.3
 	// callers: "accept" answers them (the 0.3 JSON-RPC methods such as
-	// message/send, the 0.3 HTTP+JSON paths under /rest/v1/, and a card
+	// message/send, the 0.3 HTTP+JSON paths under /rest/v1/ in the ProtoJSON
+	// shapes the 0.3 SDKs send, and a card
 	// with the 0.3 members url, preferredTransport, additionalInterfaces
 	// and protocolVersion beside the 1.0 ones, still signed, served to
 	// card readers that send no A2A-Version), each request translated once

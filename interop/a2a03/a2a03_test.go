@@ -173,4 +173,4 @@ func TestLegacyCompatClientAgainstBridge03View(t *testing.T) {
 }
 
 // bindings are the bindings of the 0.3 client the tests run.
-const bindings = "JSONRPC"
+const bindings = "JSONRPC,HTTP+JSON"
