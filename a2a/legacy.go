@@ -45,18 +45,23 @@ type LegacyREST interface {
 }
 
 // LegacyCard derives the card served to readers of the older version
-// (a card without A2A-Version, or with a version of major 0) from the JSON
-// of the 1.0 card; the gateway signs it.
+// (see ServerConfig.LegacyCard) from the JSON of the 1.0 card; the gateway
+// signs it.
 type LegacyCard func(cardJSON []byte) ([]byte, error)
 
 // legacyVersion reports whether r names no protocol version, or one of
 // major version 0.
 func legacyVersion(r *http.Request) bool {
-	v := strings.TrimSpace(r.Header.Get("A2A-Version"))
-	if v == "" {
-		v = strings.TrimSpace(r.URL.Query().Get("A2A-Version"))
-	}
+	v := requestVersion(r)
 	return v == "" || strings.HasPrefix(v, "0.")
+}
+
+// requestVersion is the A2A-Version r names, in its header or its query.
+func requestVersion(r *http.Request) string {
+	if v := strings.TrimSpace(r.Header.Get("A2A-Version")); v != "" {
+		return v
+	}
+	return strings.TrimSpace(r.URL.Query().Get("A2A-Version"))
 }
 
 // legacyRPC reports whether a JSON-RPC request is of the older version.

@@ -84,8 +84,16 @@ type ServerConfig struct {
 	// with VersionNotSupported.
 	Legacy Legacy
 	// LegacyCard, if set, derives and signs the card served to readers of
-	// the older version (see Legacy); it runs whenever the card is set.
+	// the older version (see Legacy); it runs whenever the card is set. It
+	// is served to readers that ask for it (A2A-Version 0.x, as a header
+	// or a query parameter) and, with LegacyCardDefault, to readers that
+	// name no version.
 	LegacyCard LegacyCard
+	// LegacyCardDefault serves the LegacyCard to card readers that name no
+	// version (the 0.3 SDK clients). Off, they get the 1.0 card, which is
+	// what 1.0 readers that validate the card against the 1.0 schema (whose
+	// AgentCard allows no other members) need.
+	LegacyCardDefault bool
 	// MaxBodyBytes caps request bodies (default 1 MiB).
 	MaxBodyBytes int64
 	// ReadTimeout bounds reading a request body (default 30s).
@@ -231,10 +239,11 @@ func (s *Server) serveCard(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	vary := "Accept-Encoding"
 	if c.legacy != nil {
-		// A reader that names no version (or 0.x) is a 0.3 reader: it gets
-		// the card with the 0.3 members beside the 1.0 ones.
+		// A reader that names 0.x (or, with LegacyCardDefault, no
+		// version) is a 0.3 reader: it gets the card with the 0.3 members
+		// beside the 1.0 ones.
 		vary += ", A2A-Version"
-		if legacyVersion(r) {
+		if v := requestVersion(r); v != "" && legacyVersion(r) || v == "" && s.cfg.LegacyCardDefault {
 			c = c.legacy
 		}
 	}

@@ -526,6 +526,7 @@ func (b *Bridge) agentServer(name string, mgr *a2a.Manager, card *a2a.AgentCard,
 	if b.cfg.Server.A2AV03 == "accept" {
 		scfg.Legacy = &v03.Dialect{Logger: scfg.Logger}
 		scfg.LegacyCard = b.signV03Card
+		scfg.LegacyCardDefault = b.cfg.Server.A2AV03Card == "default"
 	}
 	return a2a.NewServer(scfg)
 }

@@ -16,7 +16,7 @@ import (
 // served 0.3 view without its 1.0 members.
 func card03Of(t *testing.T, a *agent) []byte {
 	t.Helper()
-	resp, err := http.Get(a.srv.URL + "/.well-known/agent-card.json")
+	resp, err := http.Get(a.srv.URL + "/.well-known/agent-card.json?A2A-Version=0.3")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestReadCard(t *testing.T) {
 	if c.Name != "Echo demo agent" || len(c.Skills) == 0 || c.Capabilities.Streaming == nil || !*c.Capabilities.Streaming {
 		t.Errorf("card %+v", c)
 	}
-	resp, err := http.Get(a.srv.URL + "/.well-known/agent-card.json")
+	resp, err := http.Get(a.srv.URL + "/.well-known/agent-card.json?A2A-Version=0.3")
 	if err != nil {
 		t.Fatal(err)
 	}

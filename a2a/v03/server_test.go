@@ -26,7 +26,7 @@ type agent struct {
 	calls []*a2a.Call // what the guard saw
 }
 
-func newAgent(t *testing.T, legacy bool) *agent {
+func newAgent(t *testing.T, legacy bool, opts ...func(*a2a.ServerConfig)) *agent {
 	t.Helper()
 	st := store.NewMemory()
 	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: st, Executor: &demoagent.Agent{}})
@@ -43,6 +43,9 @@ func newAgent(t *testing.T, legacy bool) *agent {
 		}}
 	if legacy {
 		cfg.Legacy, cfg.LegacyCard = &v03.Dialect{}, v03.CardJSON
+	}
+	for _, o := range opts {
+		o(&cfg)
 	}
 	srv, err := a2a.NewServer(cfg)
 	if err != nil {
@@ -293,11 +296,13 @@ func TestDetection(t *testing.T) {
 	}
 }
 
-// TestCardViews: no version or 0.x gets the card with the 0.3 members, 1.0
-// the 1.0 card; both vary on A2A-Version.
+// TestCardViews: 0.x gets the card with the 0.3 members, 1.0 the 1.0
+// card, no version the 1.0 card unless LegacyCardDefault; all vary on
+// A2A-Version.
 func TestCardViews(t *testing.T) {
-	a := newAgent(t, true)
-	get := func(h, q string) (map[string]any, http.Header) {
+	onRequest := newAgent(t, true)
+	byDefault := newAgent(t, true, func(c *a2a.ServerConfig) { c.LegacyCardDefault = true })
+	get := func(a *agent, h, q string) (map[string]any, http.Header) {
 		req, _ := http.NewRequest(http.MethodGet, a.srv.URL+"/.well-known/agent-card.json"+q, nil)
 		if h != "" {
 			req.Header.Set("A2A-Version", h)
@@ -314,17 +319,21 @@ func TestCardViews(t *testing.T) {
 		return m, resp.Header
 	}
 	for _, c := range []struct {
-		name, header, query string
-		want03              bool
+		name          string
+		a             *agent
+		header, query string
+		want03        bool
 	}{
-		{"no version", "", "", true},
-		{"header 0.3", "0.3", "", true},
-		{"query 0.3", "", "?A2A-Version=0.3", true},
-		{"header 1.0", "1.0", "", false},
-		{"query 1.0", "", "?A2A-Version=1.0", false},
+		{"no version", onRequest, "", "", false},
+		{"no version, by default", byDefault, "", "", true},
+		{"header 0.3", onRequest, "0.3", "", true},
+		{"query 0.3", onRequest, "", "?A2A-Version=0.3", true},
+		{"header 1.0", onRequest, "1.0", "", false},
+		{"query 1.0", onRequest, "", "?A2A-Version=1.0", false},
+		{"header 1.0, by default", byDefault, "1.0", "", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			m, h := get(c.header, c.query)
+			m, h := get(c.a, c.header, c.query)
 			_, has := m["preferredTransport"]
 			if has != c.want03 {
 				t.Errorf("0.3 members %v, want %v", has, c.want03)

@@ -1,9 +1,11 @@
 // Interop tests: the @a2a-js/sdk 0.3.14 client (an A2A 0.3 client, installed
 // under the alias "a2a03") against an agent the bridge serves.
 //
-// A2A_BASE_URL is the agent's base URL; the card is fetched from
-// <base>/.well-known/agent-card.json without an A2A-Version header, as a 0.3
-// client does. A2A_AGENT says which behaviour to expect:
+// A2A_BASE_URL is the agent's base URL; the card is fetched, as a 0.3 client
+// does, without an A2A-Version header from
+// <base>/.well-known/agent-card.json<A2A_CARD_QUERY>, where A2A_CARD_QUERY is
+// "?A2A-Version=0.3" unless set (set it empty for a bridge configured with
+// server.a2a_v03_card: default). A2A_AGENT says which behaviour to expect:
 //   demo  (default) the demo agent: echo, /interview, /slow N, /fail, /message
 //   tools the demo MCP tools or server-everything published as an agent:
 //         a message naming a tool (metadata skillId + a data part of arguments)
@@ -24,7 +26,7 @@ if (!base) {
 }
 const agentKind = process.env.A2A_AGENT || 'demo';
 const pushURL = process.env.A2A_PUSH_URL || '';
-const cardUrl = `${base}/.well-known/agent-card.json`;
+const cardUrl = `${base}/.well-known/agent-card.json${process.env.A2A_CARD_QUERY ?? '?A2A-Version=0.3'}`;
 const TIMEOUT = 30_000;
 const TERMINAL = new Set(['completed', 'failed', 'canceled', 'rejected']);
 
@@ -94,7 +96,7 @@ test('the card a 0.3 client reads: url, preferredTransport, additionalInterfaces
   const transports = (card.additionalInterfaces ?? []).map((i) => i.transport);
   assert.ok(transports.includes('JSONRPC') && transports.includes('HTTP+JSON'), `additionalInterfaces: ${JSON.stringify(card.additionalInterfaces)}`);
   assert.ok((card.supportedInterfaces ?? []).every((i) => i.protocolVersion === '1.0'), 'the 1.0 interfaces are still there');
-  const v1 = await (await fetch(cardUrl, { headers: { 'A2A-Version': '1.0' } })).json();
+  const v1 = await (await fetch(`${base}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })).json();
   assert.equal(v1.url, undefined, 'a 1.0 reader gets the 1.0 card');
   assert.ok(v1.supportedInterfaces?.length > 0);
 });

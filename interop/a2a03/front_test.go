@@ -41,9 +41,10 @@ func ownerOf(r *http.Request) string {
 
 // startFront fronts the agent whose card is at cardURL as the gateway does
 // (package a2a/proxy behind a task manager, the push dispatcher and an
-// a2a.Server that answers 1.0 and 0.3 callers), push allowed to loopback,
-// and returns the bridge's base URL.
-func startFront(t *testing.T, cardURL string) string {
+// a2a.Server that answers 1.0 and 0.3 callers, serving the 0.3 card to
+// readers that name no version when cardByDefault), push allowed to
+// loopback, and returns the bridge's base URL.
+func startFront(t *testing.T, cardURL string, cardByDefault bool) string {
 	t.Helper()
 	key := make([]byte, 32)
 	if _, err := rand.Read(key); err != nil {
@@ -75,7 +76,7 @@ func startFront(t *testing.T, cardURL string) string {
 	}))
 	base := srv.URL
 	s, err := a2a.NewServer(a2a.ServerConfig{Manager: mgr, Card: px.Card(base, true), PushEnabled: true, CheckPushURL: gateway.PushURLCheck(guard),
-		Legacy: &v03.Dialect{}, LegacyCard: v03.CardJSON})
+		Legacy: &v03.Dialect{}, LegacyCard: v03.CardJSON, LegacyCardDefault: cardByDefault})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +144,7 @@ func TestA2A10ClientThroughFrontTo03Agent(t *testing.T) {
 	node := requireNode(t)
 	requireA2AJS(t)
 	agent := startNodeServer(t, node, ".", "server03.mjs")
-	front := startFront(t, agent+"/.well-known/agent-card.json")
+	front := startFront(t, agent+"/.well-known/agent-card.json", false)
 	runNode(t, node, filepath.Join("..", "a2ajs", "client-test.mjs"), "A2A_BASE_URL="+front)
 	recv := startPushReceiver(t, node)
 	runNode(t, node, "front10-test.mjs", "A2A_BASE_URL="+front, "A2A_PUSH_URL="+recv)
@@ -174,12 +175,14 @@ func TestA2A10ClientThroughFrontTo03Agent(t *testing.T) {
 }
 
 // TestA2A03ClientThroughFrontTo10Agent: the 0.3 client against the bridge
-// fronting a 1.0 agent on @a2a-js/sdk 1.3.0 (../a2ajs/server.mjs).
+// fronting a 1.0 agent on @a2a-js/sdk 1.3.0 (../a2ajs/server.mjs), the
+// bridge serving the 0.3 card by default (server.a2a_v03_card: default),
+// so that the client fetches it as 0.3 clients do, with no query.
 func TestA2A03ClientThroughFrontTo10Agent(t *testing.T) {
 	node := requireNode(t)
 	requireA2AJS(t)
 	agent := startNodeServer(t, node, filepath.Join("..", "a2ajs"), "server.mjs")
-	front := startFront(t, agent+"/.well-known/agent-card.json")
+	front := startFront(t, agent+"/.well-known/agent-card.json", true)
 	recv := startPushReceiver(t, node)
-	runNode(t, node, "client03-test.mjs", "A2A_BASE_URL="+front, "A2A_BINDINGS="+bindings, "A2A_PUSH_URL="+recv)
+	runNode(t, node, "client03-test.mjs", "A2A_BASE_URL="+front, "A2A_BINDINGS="+bindings, "A2A_PUSH_URL="+recv, "A2A_CARD_QUERY=")
 }

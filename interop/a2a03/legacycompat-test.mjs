@@ -1,8 +1,8 @@
 // Interop tests: the legacyCompat layer of the @a2a-js/sdk 1.3.0 client
 // (A2A 1.0 API, A2A 0.3 on the wire) against the bridge's 0.3 view.
 //
-// The card is read as a 0.3 client reads it (no A2A-Version), without its
-// 1.0 members (supportedInterfaces), so that the SDK's own card
+// The card is read as a 0.3 client is told to read it
+// (?A2A-Version=0.3), without its 1.0 members (supportedInterfaces), so that the SDK's own card
 // translation (parseLegacyAgentCard) and its LegacyJsonRpcTransport are
 // what talks to the bridge. A2A_BASE_URL is the agent's base URL (the
 // demo agent's behaviour is expected).
@@ -36,7 +36,7 @@ const send = (message) => ({ tenant: '', message, configuration: undefined, meta
 const texts = (parts) => (parts ?? []).filter((p) => p.content?.$case === 'text').map((p) => p.content.value);
 
 async function legacyClient() {
-  const raw = await (await fetch(`${base}/.well-known/agent-card.json`)).json();
+  const raw = await (await fetch(`${base}/.well-known/agent-card.json?A2A-Version=0.3`)).json();
   assert.equal(isLegacyAgentCard(raw), false, 'with its 1.0 members the card is read as 1.0');
   const view = { ...raw };
   delete view.supportedInterfaces;
