@@ -173,7 +173,10 @@ func NewClientFromCard(card *AgentCard, opts ...ClientOption) (*Client, error) {
 func clientFromCard(card *AgentCard, cfg clientConfig) (*Client, error) {
 	binding, major := cfg.binding, "1"
 	if cfg.legacy != nil {
-		binding, major = BindingJSONRPC, "0"
+		major = "0"
+		if _, rest := cfg.legacy.(ClientLegacyREST); !rest {
+			binding = BindingJSONRPC
+		}
 	}
 	iface, base, err := clientPickInterface(card, binding, major)
 	if err != nil {
@@ -434,6 +437,9 @@ func (c *Client) GetExtendedAgentCard(ctx context.Context) (*AgentCard, error) {
 // clientCall runs a unary call on the client's binding.
 func clientCall[T any](ctx context.Context, c *Client, op clientOp) (*T, error) {
 	if c.legacy != nil {
+		if c.rest {
+			return legacyRESTCall[T](ctx, c, op)
+		}
 		return legacyRPCCall[T](ctx, c, op)
 	}
 	if c.rest {
@@ -450,6 +456,8 @@ func (c *Client) openStream(ctx context.Context, op clientOp) (*Stream, error) {
 		err  error
 	)
 	switch {
+	case c.legacy != nil && c.rest:
+		resp, err = c.legacyRESTSend(ctx, op, "text/event-stream")
 	case c.legacy != nil:
 		id, resp, err = c.legacyRPCSend(ctx, op, "text/event-stream")
 	case c.rest:
@@ -468,6 +476,9 @@ func (c *Client) openStream(ctx context.Context, op clientOp) (*Stream, error) {
 			return nil, err
 		}
 		if resp.StatusCode/100 != 2 {
+			if c.legacy != nil && c.rest {
+				return nil, legacyRESTError(op.name, resp, data)
+			}
 			return nil, clientHTTPError(op.name, resp, data)
 		}
 		// Errors found before the first event come as a plain error body,
@@ -704,6 +715,8 @@ func (s *Stream) Next() (*StreamResponse, error) {
 		}
 		var ev *StreamResponse
 		switch {
+		case s.legacy != nil && s.rest:
+			ev, err = legacyRESTEvent(s.legacy, s.op, data)
 		case s.legacy != nil:
 			ev, err = legacyRPCEvent(s.legacy, s.op, s.id, data)
 		case s.rest:

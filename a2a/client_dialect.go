@@ -1,9 +1,11 @@
 package a2a
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 )
 
 // ClientLegacy speaks an older protocol version to an agent (A2A 0.3:
@@ -24,8 +26,9 @@ type ClientLegacy interface {
 }
 
 // WithLegacy makes the client speak an older protocol version to the
-// agent through l, over JSON-RPC: the interfaces considered are then those
-// of major version 0, and no A2A-Version header is sent (its absence is
+// agent through l: the interfaces considered are then those of major
+// version 0 (HTTP+JSON ones only when l is a ClientLegacyREST), and no
+// A2A-Version header is sent (its absence is
 // how an older agent's peer is told apart). A card of an older version is
 // read into a 1.0 AgentCard by the package that implements l.
 func WithLegacy(l ClientLegacy) ClientOption {
@@ -119,6 +122,97 @@ func legacyRPCEvent(l ClientLegacy, op string, id int64, data []byte) (*StreamRe
 		return nil, clientBadResponse(op, "an event has neither result nor error")
 	}
 	ev, err := l.RPCEvent(env.Result)
+	if err != nil {
+		return nil, clientBadResponse(op, "an event: "+err.Error())
+	}
+	if ev == nil || ev.Kind() == "" {
+		clientSkipUnknown(op)
+		return nil, nil
+	}
+	return ev, nil
+}
+
+// ClientLegacyREST is a ClientLegacy that speaks the older version's
+// HTTP+JSON binding too.
+type ClientLegacyREST interface {
+	ClientLegacy
+	// RESTRequest is the older HTTP+JSON request of a 1.0 call: the verb,
+	// the escaped path below the interface URL, the query and the body
+	// (nil: none).
+	RESTRequest(method string, params any) (verb, path string, q url.Values, body any, err error)
+	// RESTResult reads the older body of a 1.0 method's answer into out.
+	RESTResult(method string, body json.RawMessage, out any) error
+	// RESTEvent reads an older stream event; nil, nil for an event of a
+	// kind the version does not know.
+	RESTEvent(data json.RawMessage) (*StreamResponse, error)
+}
+
+// legacyRESTSend sends the older HTTP+JSON form of a call.
+func (c *Client) legacyRESTSend(ctx context.Context, op clientOp, accept string) (*http.Response, error) {
+	lr := c.legacy.(ClientLegacyREST)
+	verb, path, q, body, err := lr.RESTRequest(op.method, op.params)
+	if err != nil {
+		return nil, err
+	}
+	var b []byte
+	if body != nil {
+		if b, err = json.Marshal(body); err != nil {
+			return nil, err
+		}
+	}
+	return c.send(ctx, verb, c.restURL("", path, q), b, accept)
+}
+
+// legacyRESTError reads an older HTTP+JSON error body, {"code", "message"}
+// with a JSON-RPC code, or any A2A error body.
+func legacyRESTError(op string, resp *http.Response, data []byte) error {
+	var w struct {
+		Code    *int   `json:"code"`
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(data, &w) == nil && w.Code != nil && *w.Code < 0 {
+		return &clientError{op: op, err: errorFromWire(*w.Code, resp.StatusCode, w.Message, nil)}
+	}
+	return clientHTTPError(op, resp, data)
+}
+
+// legacyRESTCall runs a unary call over the older HTTP+JSON binding.
+func legacyRESTCall[T any](ctx context.Context, c *Client, op clientOp) (*T, error) {
+	resp, err := c.legacyRESTSend(ctx, op, "application/json")
+	if err != nil {
+		return nil, &clientError{op: op.name, err: err}
+	}
+	defer resp.Body.Close()
+	data, err := c.readBody(op.name, resp)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode/100 != 2 {
+		return nil, legacyRESTError(op.name, resp, data)
+	}
+	out := new(T)
+	if len(bytes.TrimSpace(data)) == 0 {
+		if op.emptyOK {
+			return out, nil
+		}
+		return nil, clientBadResponse(op.name, "the response is empty")
+	}
+	if err := c.legacy.(ClientLegacyREST).RESTResult(op.method, data, out); err != nil {
+		return nil, clientBadResponse(op.name, err.Error())
+	}
+	return out, nil
+}
+
+// legacyRESTEvent reads one SSE event of the older HTTP+JSON binding.
+func legacyRESTEvent(l ClientLegacy, op string, data []byte) (*StreamResponse, error) {
+	var w struct {
+		Code    *int   `json:"code"`
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(data, &w) == nil && w.Code != nil && *w.Code < 0 {
+		return nil, &clientError{op: op, err: errorFromWire(*w.Code, http.StatusOK, w.Message, nil)}
+	}
+	ev, err := l.(ClientLegacyREST).RESTEvent(data)
 	if err != nil {
 		return nil, clientBadResponse(op, "an event: "+err.Error())
 	}

@@ -28,7 +28,7 @@ func card03Of(t *testing.T, a *agent) []byte {
 	}
 	delete(m, "supportedInterfaces")
 	m["url"] = a.srv.URL
-	m["additionalInterfaces"] = []any{map[string]any{"url": a.srv.URL, "transport": "JSONRPC"}}
+	m["additionalInterfaces"] = []any{map[string]any{"url": a.srv.URL, "transport": "JSONRPC"}, map[string]any{"url": a.srv.URL + "/rest", "transport": "HTTP+JSON"}}
 	out, _ := json.Marshal(m)
 	return out
 }
@@ -41,7 +41,7 @@ func TestReadCard(t *testing.T) {
 	if err != nil || legacy == nil {
 		t.Fatalf("0.3 card: legacy %v, err %v", legacy, err)
 	}
-	if len(c.SupportedInterfaces) != 1 || c.SupportedInterfaces[0].ProtocolVersion != "0.3.0" || c.SupportedInterfaces[0].ProtocolBinding != "JSONRPC" {
+	if len(c.SupportedInterfaces) != 2 || c.SupportedInterfaces[0].ProtocolVersion != "0.3.0" || c.SupportedInterfaces[0].ProtocolBinding != "JSONRPC" || c.SupportedInterfaces[1].ProtocolBinding != "HTTP+JSON" {
 		t.Errorf("interfaces %+v", c.SupportedInterfaces)
 	}
 	if c.Name != "Echo demo agent" || len(c.Skills) == 0 || c.Capabilities.Streaming == nil || !*c.Capabilities.Streaming {
@@ -62,15 +62,21 @@ func TestReadCard(t *testing.T) {
 }
 
 // TestClientSpeaks03: the 1.0 client API over a legacy client against a
-// server answering 0.3: every call the bridge makes to a fronted or
-// exposed 0.3 agent.
+// server answering 0.3, on both bindings: every call the bridge makes to a
+// fronted or exposed 0.3 agent.
 func TestClientSpeaks03(t *testing.T) {
+	for _, b := range []string{a2a.BindingJSONRPC, a2a.BindingHTTPJSON} {
+		t.Run(b, func(t *testing.T) { clientSpeaks03(t, b) })
+	}
+}
+
+func clientSpeaks03(t *testing.T, binding string) {
 	a := newAgent(t, true)
 	c, legacy, err := v03.ReadCard(card03Of(t, a))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cl, err := a2a.NewClientFromCard(c, a2a.WithLegacy(legacy), a2a.WithHeader(func(_ context.Context, r *http.Request) error {
+	cl, err := a2a.NewClientFromCard(c, a2a.WithLegacy(legacy), a2a.WithBinding(binding), a2a.WithHeader(func(_ context.Context, r *http.Request) error {
 		if r.Header.Get("A2A-Version") != "" {
 			return errors.New("a 0.3 request carries A2A-Version")
 		}
@@ -79,6 +85,9 @@ func TestClientSpeaks03(t *testing.T) {
 	}))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got := cl.Interface().ProtocolBinding; got != binding {
+		t.Fatalf("client binding %s, want %s", got, binding)
 	}
 	ctx := context.Background()
 	msg := func(text, task, ctxID string) *a2a.SendMessageRequest {

@@ -51,8 +51,11 @@ type restMessage struct {
 }
 
 type restStatus struct {
-	State     string       `json:"state"`
-	Message   *restMessage `json:"message,omitempty"`
+	State   string       `json:"state"`
+	Message *restMessage `json:"message,omitempty"`
+	// Update is the proto's own name of the status message, which some
+	// 0.3 agents write instead of "message" (read only).
+	Update    *restMessage `json:"update,omitempty"`
 	Timestamp string       `json:"timestamp,omitempty"`
 }
 
@@ -93,8 +96,10 @@ type restArtifactUpdate struct {
 
 // restResponse is a SendMessageResponse or a StreamResponse.
 type restResponse struct {
-	Task           *restTask           `json:"task,omitempty"`
-	Message        *restMessage        `json:"message,omitempty"`
+	Task    *restTask    `json:"task,omitempty"`
+	Message *restMessage `json:"message,omitempty"`
+	// Msg is the proto's own name of the message member (read only).
+	Msg            *restMessage        `json:"msg,omitempty"`
 	StatusUpdate   *restStatusUpdate   `json:"statusUpdate,omitempty"`
 	ArtifactUpdate *restArtifactUpdate `json:"artifactUpdate,omitempty"`
 }

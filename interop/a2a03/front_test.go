@@ -43,8 +43,9 @@ func ownerOf(r *http.Request) string {
 // (package a2a/proxy behind a task manager, the push dispatcher and an
 // a2a.Server that answers 1.0 and 0.3 callers, serving the 0.3 card to
 // readers that name no version when cardByDefault), push allowed to
-// loopback, and returns the bridge's base URL.
-func startFront(t *testing.T, cardURL string, cardByDefault bool) string {
+// loopback, the upstream called on binding ("": the card's first), and
+// returns the bridge's base URL.
+func startFront(t *testing.T, cardURL string, cardByDefault bool, binding string) string {
 	t.Helper()
 	key := make([]byte, 32)
 	if _, err := rand.Read(key); err != nil {
@@ -52,7 +53,7 @@ func startFront(t *testing.T, cardURL string, cardByDefault bool) string {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	hc := netguard.Trusted(netguard.Config{Timeout: -1, MaxBodyBytes: -1})
-	px, err := proxy.New(ctx, proxy.Config{CardURL: cardURL, HTTPClient: hc, StateKey: key})
+	px, err := proxy.New(ctx, proxy.Config{CardURL: cardURL, HTTPClient: hc, StateKey: key, Binding: binding})
 	if err != nil {
 		t.Fatalf("front %s: %v", cardURL, err)
 	}
@@ -135,43 +136,55 @@ func seenBy(t *testing.T, agent string) []seen {
 }
 
 // TestA2A10ClientThroughFrontTo03Agent: the @a2a-js/sdk 1.3.0 client (1.0)
-// through the bridge to an agent written on @a2a-js/sdk 0.3.14: the whole
-// flow of ../a2ajs/client-test.mjs on both bindings of the bridge (card,
-// blocking, streaming, multi-turn, get, list, cancel, failure, direct
-// message), then push and owner scoping (front10-test.mjs). The agent saw
-// only 0.3 requests: 0.3 methods, no A2A-Version, blocking always sent.
+// through the bridge to an agent written on @a2a-js/sdk 0.3.14, the bridge
+// calling the agent on each of its bindings: the whole flow of
+// ../a2ajs/client-test.mjs on both bindings of the bridge (card, blocking,
+// streaming, multi-turn, get, list, cancel, failure, direct message), then
+// push and owner scoping (front10-test.mjs). The agent saw only 0.3
+// requests: 0.3 methods or /v1/ paths, no A2A-Version, blocking always sent.
 func TestA2A10ClientThroughFrontTo03Agent(t *testing.T) {
 	node := requireNode(t)
 	requireA2AJS(t)
-	agent := startNodeServer(t, node, ".", "server03.mjs")
-	front := startFront(t, agent+"/.well-known/agent-card.json", false)
-	runNode(t, node, filepath.Join("..", "a2ajs", "client-test.mjs"), "A2A_BASE_URL="+front)
-	recv := startPushReceiver(t, node)
-	runNode(t, node, "front10-test.mjs", "A2A_BASE_URL="+front, "A2A_PUSH_URL="+recv)
+	for _, up := range []struct{ binding, send, stream, cancel string }{
+		{a2a.BindingJSONRPC, v03.MethodMessageSend, v03.MethodMessageStream, v03.MethodTasksCancel},
+		{a2a.BindingHTTPJSON, "POST /v1/message:send", "POST /v1/message:stream", ":cancel"},
+	} {
+		t.Run("upstream "+up.binding, func(t *testing.T) {
+			agent := startNodeServer(t, node, ".", "server03.mjs")
+			front := startFront(t, agent+"/.well-known/agent-card.json", false, up.binding)
+			runNode(t, node, filepath.Join("..", "a2ajs", "client-test.mjs"), "A2A_BASE_URL="+front)
+			recv := startPushReceiver(t, node)
+			runNode(t, node, "front10-test.mjs", "A2A_BASE_URL="+front, "A2A_PUSH_URL="+recv)
 
-	calls := seenBy(t, agent)
-	if len(calls) == 0 {
-		t.Fatal("the 0.3 agent saw no request")
+			calls := seenBy(t, agent)
+			if len(calls) == 0 {
+				t.Fatal("the 0.3 agent saw no request")
+			}
+			methods := map[string]int{}
+			for _, c := range calls {
+				m := c.Method
+				if strings.HasSuffix(m, ":cancel") {
+					m = ":cancel"
+				}
+				methods[m]++
+				if up.binding == a2a.BindingJSONRPC && !strings.Contains(c.Method, "/") || up.binding == a2a.BindingHTTPJSON && !strings.Contains(c.Method, " /v1/") {
+					t.Errorf("the 0.3 agent got %q over %s", c.Method, up.binding)
+				}
+				if c.Version != nil {
+					t.Errorf("%s carried A2A-Version %q", c.Method, *c.Version)
+				}
+				if (m == up.send || m == up.stream) && c.Blocking == nil {
+					t.Errorf("%s without an explicit blocking", c.Method)
+				}
+			}
+			for _, m := range []string{up.send, up.stream, up.cancel} {
+				if methods[m] == 0 {
+					t.Errorf("the 0.3 agent never got %s (got %v)", m, methods)
+				}
+			}
+			t.Logf("what the 0.3 agent got: %v", methods)
+		})
 	}
-	methods := map[string]int{}
-	for _, c := range calls {
-		methods[c.Method]++
-		if !strings.Contains(c.Method, "/") {
-			t.Errorf("the 0.3 agent got the method %q", c.Method)
-		}
-		if c.Version != nil {
-			t.Errorf("%s carried A2A-Version %q", c.Method, *c.Version)
-		}
-		if (c.Method == v03.MethodMessageSend || c.Method == v03.MethodMessageStream) && c.Blocking == nil {
-			t.Errorf("%s without an explicit blocking", c.Method)
-		}
-	}
-	for _, m := range []string{v03.MethodMessageSend, v03.MethodMessageStream, v03.MethodTasksCancel} {
-		if methods[m] == 0 {
-			t.Errorf("the 0.3 agent never got %s (got %v)", m, methods)
-		}
-	}
-	t.Logf("0.3 methods the agent got: %v", methods)
 }
 
 // TestA2A03ClientThroughFrontTo10Agent: the 0.3 client against the bridge
@@ -182,7 +195,7 @@ func TestA2A03ClientThroughFrontTo10Agent(t *testing.T) {
 	node := requireNode(t)
 	requireA2AJS(t)
 	agent := startNodeServer(t, node, filepath.Join("..", "a2ajs"), "server.mjs")
-	front := startFront(t, agent+"/.well-known/agent-card.json", true)
+	front := startFront(t, agent+"/.well-known/agent-card.json", true, "")
 	recv := startPushReceiver(t, node)
 	runNode(t, node, "client03-test.mjs", "A2A_BASE_URL="+front, "A2A_BINDINGS="+bindings, "A2A_PUSH_URL="+recv, "A2A_CARD_QUERY=")
 }

@@ -9,9 +9,10 @@
 //   /fail        -> failed with a status message
 //   /message     -> a direct message reply (no task)
 //
-// JSON-RPC is served at /a2a/jsonrpc, the card at /.well-known/agent-card.json
-// (a 0.3 card: url, preferredTransport, protocolVersion 0.3.0), and
-// GET /seen lists what each JSON-RPC request carried (method, the
+// JSON-RPC is served at /a2a/jsonrpc, HTTP+JSON at /a2a/rest, the card at
+// /.well-known/agent-card.json (a 0.3 card: url, preferredTransport,
+// additionalInterfaces, protocolVersion 0.3.0), and GET /seen lists what
+// each request carried (the JSON-RPC method or the HTTP+JSON path, the
 // A2A-Version header, configuration.blocking) so that the tests can check
 // how the bridge speaks to a 0.3 agent; GET /canceled lists the ids of the
 // tasks it canceled.
@@ -21,7 +22,7 @@
 
 import express from 'express';
 import { DefaultRequestHandler, InMemoryTaskStore, InMemoryPushNotificationStore, DefaultPushNotificationSender } from 'a2a03/server';
-import { agentCardHandler, jsonRpcHandler, UserBuilder } from 'a2a03/server/express';
+import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from 'a2a03/server/express';
 
 const host = process.env.HOST || '127.0.0.1';
 const port = Number(process.env.PORT ?? 0);
@@ -131,6 +132,10 @@ const server = app.listen(port, host, () => {
     description: 'An A2A 0.3 agent on @a2a-js/sdk 0.3.14 for the bridge interop tests',
     url: `${baseUrl}/a2a/jsonrpc`,
     preferredTransport: 'JSONRPC',
+    additionalInterfaces: [
+      { url: `${baseUrl}/a2a/jsonrpc`, transport: 'JSONRPC' },
+      { url: `${baseUrl}/a2a/rest`, transport: 'HTTP+JSON' },
+    ],
     protocolVersion: '0.3.0',
     version: '0.3.14',
     provider: { organization: 'a2a-mcp-bridge interop', url: 'https://example.invalid/' },
@@ -151,7 +156,16 @@ const server = app.listen(port, host, () => {
     });
     next();
   });
+  app.use('/a2a/rest', express.json(), (req, _res, next) => {
+    seen.push({
+      method: `${req.method} ${req.path}`,
+      version: req.get('A2A-Version') ?? null,
+      blocking: req.body?.configuration?.blocking ?? null,
+    });
+    next();
+  });
   app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }));
+  app.use('/a2a/rest', restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
   app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
   app.get('/healthz', (_req, res) => res.send('ok'));
   console.log(`listening ${baseUrl}`);
