@@ -363,6 +363,8 @@ func (b *Bridge) buildA2A(ctx context.Context, opts Options) error {
 		d, err := push.New(push.Config{
 			Timeout: cfg.Push.Timeout.D(), MaxAttempts: cfg.Push.MaxAttempts,
 			Logger: b.log, Registerer: b.reg,
+			// Webhooks registered by A2A 0.3 callers get the 0.3 body.
+			LegacyBody: v03.PushBody,
 		}, b.store, b.guard)
 		if err != nil {
 			return fmt.Errorf("gateway: push: %w", err)

@@ -76,7 +76,7 @@ func NewDemo(ctx context.Context, opts DemoOptions) (*Demo, error) {
 	if err != nil {
 		return nil, err
 	}
-	disp, err := push.New(push.Config{Logger: opts.Log}, opts.Store, guard)
+	disp, err := push.New(push.Config{Logger: opts.Log, LegacyBody: v03.PushBody}, opts.Store, guard)
 	if err != nil {
 		return nil, err
 	}

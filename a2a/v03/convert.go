@@ -280,7 +280,7 @@ func (t translator) eventTo10(e *Event) (*a2a.StreamResponse, error) {
 
 // pushTo10 flattens a 0.3 push config of a task.
 func pushTo10(taskID string, c *PushConfig) *a2a.TaskPushNotificationConfig {
-	out := &a2a.TaskPushNotificationConfig{ID: c.ID, TaskID: taskID, URL: c.URL, Token: c.Token}
+	out := &a2a.TaskPushNotificationConfig{ID: c.ID, TaskID: taskID, URL: c.URL, Token: c.Token, Version: Version}
 	if a := c.Authentication; a != nil {
 		out.Authentication = &a2a.AuthenticationInfo{Credentials: a.Credentials}
 		if len(a.Schemes) > 0 {

@@ -3,6 +3,7 @@ package v03
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
@@ -51,6 +52,32 @@ func TestDecodeRPCRefusesWhatHasTwoReadings(t *testing.T) {
 				t.Fatalf("error %v, want %v", err, c.want)
 			}
 		})
+	}
+}
+
+// TestPushConfigsOf03CallersAreMarked: a webhook a 0.3 caller registers
+// (set, or inline in message/send, over either binding) carries Version
+// "0.3", which gives its deliveries the 0.3 shape (PushBody).
+func TestPushConfigsOf03CallersAreMarked(t *testing.T) {
+	d := &Dialect{}
+	_, set, err := d.DecodeRPC(MethodPushConfigSet, []byte(`{"taskId":"t","pushNotificationConfig":{"url":"https://x.example/"}}`))
+	if err != nil || set.(*a2a.TaskPushNotificationConfig).Version != Version {
+		t.Fatalf("set: %+v %v", set, err)
+	}
+	_, send, err := d.DecodeRPC(MethodMessageSend, []byte(`{"message":{"kind":"message","messageId":"m","role":"user","parts":[]},"configuration":{"pushNotificationConfig":{"url":"https://x.example/"}}}`))
+	if err != nil || send.(*a2a.SendMessageRequest).Configuration.TaskPushNotificationConfig.Version != Version {
+		t.Fatalf("send: %+v %v", send, err)
+	}
+	_, rest, err := d.DecodeREST("POST", "/tasks/t/pushNotificationConfigs", nil, []byte(`{"name":"tasks/t/pushNotificationConfigs/c","pushNotificationConfig":{"url":"https://x.example/"}}`))
+	if err != nil || rest.(*a2a.TaskPushNotificationConfig).Version != Version {
+		t.Fatalf("rest: %+v %v", rest, err)
+	}
+	body, err := PushBody(Version, task10(), nil)
+	if err != nil || !strings.Contains(string(body), `"kind":"task"`) || !strings.Contains(string(body), `"state":"input-required"`) {
+		t.Fatalf("PushBody: %s %v", body, err)
+	}
+	if _, err := PushBody("9.9", task10(), nil); err == nil {
+		t.Fatal("PushBody wrote a body for an unknown version")
 	}
 }
 

@@ -5,6 +5,11 @@ import "encoding/json"
 // ProtocolVersion is the version the 0.3 cards this package writes name.
 const ProtocolVersion = "0.3.0"
 
+// Version is a2a.TaskPushNotificationConfig.Version of the configs 0.3
+// callers register (and of Call.Version): their deliveries take the 0.3
+// shape (PushBody).
+const Version = "0.3"
+
 // Kinds of the 0.3 discriminator "kind".
 const (
 	KindTask           = "task"

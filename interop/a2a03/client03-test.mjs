@@ -244,6 +244,13 @@ for (const binding of Object.keys(bindings)) {
           (await received()).find((r) => r.token === token && JSON.stringify(r.body).includes('Hello, Grace!')),
         );
         assert.equal(hit.token, token, 'X-A2A-Notification-Token carries the token');
+        // A webhook a 0.3 client registered gets the task in its 0.3 shape.
+        const last = await waitFor('the completed task delivered', async () =>
+          (await received()).find((r) => r.token === token && r.body?.status?.state === 'completed'),
+        );
+        assert.equal(last.body.kind, 'task', JSON.stringify(last.body));
+        assert.equal(last.body.id, first.id);
+        assert.ok(last.body.artifacts.some((a) => a.parts.some((p) => p.kind === 'text' && p.text === 'Hello, Grace!')), JSON.stringify(last.body));
       }
       await client.deleteTaskPushNotificationConfig({ id: first.id, pushNotificationConfigId: 'cfg1' });
       const after = await client.listTaskPushNotificationConfig({ id: first.id });

@@ -62,7 +62,7 @@ func startFront(t *testing.T, cardURL string, cardByDefault bool, binding string
 		t.Fatal(err)
 	}
 	st := store.NewMemory()
-	disp, err := push.New(push.Config{}, st, guard)
+	disp, err := push.New(push.Config{LegacyBody: v03.PushBody}, st, guard)
 	if err != nil {
 		t.Fatal(err)
 	}
