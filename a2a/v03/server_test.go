@@ -26,7 +26,7 @@ type agent struct {
 	calls []*a2a.Call // what the guard saw
 }
 
-func newAgent(t *testing.T, legacy bool, opts ...func(*a2a.ServerConfig)) *agent {
+func newAgent(t testing.TB, legacy bool, opts ...func(*a2a.ServerConfig)) *agent {
 	t.Helper()
 	st := store.NewMemory()
 	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: st, Executor: &demoagent.Agent{}})
