@@ -50,6 +50,7 @@ type Client struct {
 	header   func(context.Context, *http.Request) error
 	maxBytes int64
 	nextID   atomic.Int64
+	legacy   ClientLegacy // speaks an older version (WithLegacy), if set
 }
 
 type clientConfig struct {
@@ -57,6 +58,7 @@ type clientConfig struct {
 	header   func(context.Context, *http.Request) error
 	binding  string
 	maxBytes int64
+	legacy   ClientLegacy
 }
 
 // ClientOption configures [NewClient] and [NewClientFromCard].
@@ -169,7 +171,14 @@ func NewClientFromCard(card *AgentCard, opts ...ClientOption) (*Client, error) {
 }
 
 func clientFromCard(card *AgentCard, cfg clientConfig) (*Client, error) {
-	iface, base, err := clientPickInterface(card, cfg.binding)
+	binding, major := cfg.binding, "1"
+	if cfg.legacy != nil {
+		major = "0"
+		if _, rest := cfg.legacy.(ClientLegacyREST); !rest {
+			binding = BindingJSONRPC
+		}
+	}
+	iface, base, err := clientPickInterface(card, binding, major)
 	if err != nil {
 		return nil, err
 	}
@@ -186,6 +195,7 @@ func clientFromCard(card *AgentCard, cfg clientConfig) (*Client, error) {
 		hc:       cfg.hc,
 		header:   cfg.header,
 		maxBytes: cfg.maxBytes,
+		legacy:   cfg.legacy,
 	}, nil
 }
 
@@ -194,12 +204,12 @@ func clientSupports(binding string) bool {
 }
 
 // clientPickInterface walks the card's interfaces in order.
-func clientPickInterface(card *AgentCard, forced string) (AgentInterface, string, error) {
+func clientPickInterface(card *AgentCard, forced, major string) (AgentInterface, string, error) {
 	for _, in := range card.SupportedInterfaces {
 		if forced != "" && !strings.EqualFold(in.ProtocolBinding, forced) {
 			continue
 		}
-		if !clientSupports(in.ProtocolBinding) || !clientMajorIs1(in.ProtocolVersion) {
+		if !clientSupports(in.ProtocolBinding) || !clientMajorIs(in.ProtocolVersion, major) {
 			continue
 		}
 		u, err := url.Parse(in.URL)
@@ -215,14 +225,14 @@ func clientPickInterface(card *AgentCard, forced string) (AgentInterface, string
 	if forced != "" {
 		want = forced
 	}
-	return AgentInterface{}, "", fmt.Errorf("a2a: client: the agent card offers no usable interface (want %s with protocol version 1.x and an absolute http(s) URL)", want)
+	return AgentInterface{}, "", fmt.Errorf("a2a: client: the agent card offers no usable interface (want %s with protocol version %s.x and an absolute http(s) URL)", want, major)
 }
 
-// clientMajorIs1 reports whether a "Major.Minor" version has major 1.
-func clientMajorIs1(v string) bool {
+// clientMajorIs reports whether a "Major.Minor" version has major want.
+func clientMajorIs(v, want string) bool {
 	v = strings.TrimSpace(v)
 	major, _, _ := strings.Cut(v, ".")
-	return major == "1"
+	return major == want
 }
 
 // Card returns the agent card the client was built from. Do not modify it.
@@ -426,6 +436,12 @@ func (c *Client) GetExtendedAgentCard(ctx context.Context) (*AgentCard, error) {
 
 // clientCall runs a unary call on the client's binding.
 func clientCall[T any](ctx context.Context, c *Client, op clientOp) (*T, error) {
+	if c.legacy != nil {
+		if c.rest {
+			return legacyRESTCall[T](ctx, c, op)
+		}
+		return legacyRPCCall[T](ctx, c, op)
+	}
 	if c.rest {
 		return clientRESTCall[T](ctx, c, op)
 	}
@@ -439,9 +455,14 @@ func (c *Client) openStream(ctx context.Context, op clientOp) (*Stream, error) {
 		id   int64
 		err  error
 	)
-	if c.rest {
+	switch {
+	case c.legacy != nil && c.rest:
+		resp, err = c.legacyRESTSend(ctx, op, "text/event-stream")
+	case c.legacy != nil:
+		id, resp, err = c.legacyRPCSend(ctx, op, "text/event-stream")
+	case c.rest:
 		resp, err = c.restSend(ctx, op, "text/event-stream")
-	} else {
+	default:
 		id, resp, err = c.rpcSend(ctx, op, "text/event-stream")
 	}
 	if err != nil {
@@ -455,6 +476,9 @@ func (c *Client) openStream(ctx context.Context, op clientOp) (*Stream, error) {
 			return nil, err
 		}
 		if resp.StatusCode/100 != 2 {
+			if c.legacy != nil && c.rest {
+				return nil, legacyRESTError(op.name, resp, data)
+			}
 			return nil, clientHTTPError(op.name, resp, data)
 		}
 		// Errors found before the first event come as a plain error body,
@@ -465,11 +489,12 @@ func (c *Client) openStream(ctx context.Context, op clientOp) (*Stream, error) {
 		return nil, clientBadResponse(op.name, "the agent did not answer with an event stream")
 	}
 	s := &Stream{
-		op:   op.name,
-		body: resp.Body,
-		sse:  newSSEReader(resp.Body, int(min(c.maxBytes, int64(maxInt)))),
-		rest: c.rest,
-		id:   id,
+		op:     op.name,
+		body:   resp.Body,
+		sse:    newSSEReader(resp.Body, int(min(c.maxBytes, int64(maxInt)))),
+		rest:   c.rest,
+		id:     id,
+		legacy: c.legacy,
 	}
 	return s, nil
 }
@@ -505,6 +530,9 @@ func (c *Client) send(ctx context.Context, method, u string, body []byte, accept
 	// values) rather than by a Set per field.
 	vals := [3]string{ProtocolVersion, accept, "application/json"}
 	req.Header = http.Header{"A2a-Version": vals[0:1:1], "Accept": vals[1:2:2]}
+	if c.legacy != nil {
+		delete(req.Header, "A2a-Version") // an older agent's peers send none
+	}
 	if body != nil {
 		req.Header["Content-Type"] = vals[2:3:3]
 	}
@@ -657,6 +685,7 @@ type Stream struct {
 	sse    *sseReader
 	rest   bool
 	id     int64
+	legacy ClientLegacy
 	err    error
 	closed atomic.Bool
 	once   sync.Once
@@ -685,9 +714,14 @@ func (s *Stream) Next() (*StreamResponse, error) {
 			return nil, s.fail(&clientError{op: s.op, msg: "read event stream", err: err})
 		}
 		var ev *StreamResponse
-		if s.rest {
+		switch {
+		case s.legacy != nil && s.rest:
+			ev, err = legacyRESTEvent(s.legacy, s.op, data)
+		case s.legacy != nil:
+			ev, err = legacyRPCEvent(s.legacy, s.op, s.id, data)
+		case s.rest:
 			ev, err = clientRESTEvent(s.op, data)
-		} else {
+		default:
 			ev, err = clientRPCEvent(s.op, s.id, data)
 		}
 		if err != nil {

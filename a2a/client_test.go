@@ -743,7 +743,7 @@ func TestPickInterface(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, base, err := clientPickInterface(&AgentCard{SupportedInterfaces: tt.ifaces}, tt.forced)
+			got, base, err := clientPickInterface(&AgentCard{SupportedInterfaces: tt.ifaces}, tt.forced, "1")
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("error = %v, wantErr %v", err, tt.wantErr)
 			}

@@ -430,6 +430,9 @@ func jsonMemberNames(typ reflect.Type) []string {
 	var names []string
 	for i := range typ.NumField() {
 		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+		if name == "-" {
+			continue // not on the wire
+		}
 		names = append(names, name)
 	}
 	return names

@@ -244,6 +244,10 @@ func (s *Server) serveJSONRPC(w http.ResponseWriter, r *http.Request) {
 		s.writeRPCError(w, id, err)
 		return
 	}
+	if s.legacyRPC(r, *req.Method) {
+		s.serveLegacyRPC(w, r, id, *req.Method, req.Params, int64(len(body)))
+		return
+	}
 	if err := s.checkVersion(r); err != nil {
 		s.writeRPCError(w, id, err)
 		return

@@ -132,6 +132,10 @@ func splitCustomVerb(seg string) (string, string) {
 func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 	p := r.URL.EscapedPath()
 	p = strings.TrimPrefix(p, "/rest")
+	if lp, ok := s.legacyREST(r, p); ok {
+		s.serveLegacyREST(w, r, lp)
+		return
+	}
 	rt, rerr := routeREST(r.Method, p)
 	if rerr != nil {
 		if rt != nil && rt.allow != "" {

@@ -45,6 +45,9 @@ type Call struct {
 	Skill string
 	// Params is the decoded request message (e.g. *SendMessageRequest).
 	Params any
+	// Version is the protocol version the caller spoke: "" for 1.0, "0.3"
+	// for a request translated at the edge (ServerConfig.Legacy).
+	Version string
 	// Request is the HTTP request.
 	Request *http.Request
 
@@ -76,6 +79,21 @@ type ServerConfig struct {
 	// AllowMissingVersion serves requests without A2A-Version as 1.0
 	// (strictly, an absent header means 0.3 and is refused).
 	AllowMissingVersion bool
+	// Legacy, if set, answers requests of an older protocol version (A2A
+	// 0.3) at the edge, translated into the 1.0 calls; nil refuses them
+	// with VersionNotSupported.
+	Legacy Legacy
+	// LegacyCard, if set, derives and signs the card served to readers of
+	// the older version (see Legacy); it runs whenever the card is set. It
+	// is served to readers that ask for it (A2A-Version 0.x, as a header
+	// or a query parameter) and, with LegacyCardDefault, to readers that
+	// name no version.
+	LegacyCard LegacyCard
+	// LegacyCardDefault serves the LegacyCard to card readers that name no
+	// version (the 0.3 SDK clients). Off, they get the 1.0 card, which is
+	// what 1.0 readers that validate the card against the 1.0 schema (whose
+	// AgentCard allows no other members) need.
+	LegacyCardDefault bool
 	// MaxBodyBytes caps request bodies (default 1 MiB).
 	MaxBodyBytes int64
 	// ReadTimeout bounds reading a request body (default 30s).
@@ -104,6 +122,8 @@ type servedCard struct {
 	body     []byte
 	etag     string
 	modified time.Time
+	// legacy is the card for readers of the older version, if any.
+	legacy *servedCard
 }
 
 type ownerKey struct{}
@@ -184,9 +204,22 @@ func (s *Server) SetCard(c *AgentCard) error {
 	if err != nil {
 		return fmt.Errorf("a2a: encode card: %w", err)
 	}
-	sum := sha256.Sum256(body)
-	s.card.Store(&servedCard{card: c, body: body, etag: `"` + hex.EncodeToString(sum[:12]) + `"`, modified: time.Now().UTC().Truncate(time.Second)})
+	now := time.Now().UTC().Truncate(time.Second)
+	sc := &servedCard{card: c, body: body, etag: etagOf(body), modified: now}
+	if s.cfg.LegacyCard != nil {
+		lb, err := s.cfg.LegacyCard(body)
+		if err != nil {
+			return fmt.Errorf("a2a: card for %s readers: %w", legacyVersionName, err)
+		}
+		sc.legacy = &servedCard{card: c, body: lb, etag: etagOf(lb), modified: now}
+	}
+	s.card.Store(sc)
 	return nil
+}
+
+func etagOf(body []byte) string {
+	sum := sha256.Sum256(body)
+	return `"` + hex.EncodeToString(sum[:12]) + `"`
 }
 
 // Card returns the served card.
@@ -204,10 +237,20 @@ func (s *Server) serveCard(w http.ResponseWriter, r *http.Request) {
 	}
 	c := s.card.Load()
 	h := w.Header()
+	vary := "Accept-Encoding"
+	if c.legacy != nil {
+		// A reader that names 0.x (or, with LegacyCardDefault, no
+		// version) is a 0.3 reader: it gets the card with the 0.3 members
+		// beside the 1.0 ones.
+		vary += ", A2A-Version"
+		if v := requestVersion(r); v != "" && legacyVersion(r) || v == "" && s.cfg.LegacyCardDefault {
+			c = c.legacy
+		}
+	}
 	h.Set("Cache-Control", fmt.Sprintf("public, max-age=%d", int(s.cfg.CardMaxAge.Seconds())))
 	h.Set("ETag", c.etag)
 	h.Set("Last-Modified", c.modified.Format(http.TimeFormat))
-	h.Set("Vary", "Accept-Encoding")
+	h.Set("Vary", vary)
 	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatch(inm, c.etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return

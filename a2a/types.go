@@ -125,6 +125,11 @@ type TaskPushNotificationConfig struct {
 	URL            string              `json:"url"`
 	Token          string              `json:"token,omitempty"`
 	Authentication *AuthenticationInfo `json:"authentication,omitempty"`
+	// Version is the protocol version the config was registered in: ""
+	// for 1.0, "0.3" for a config an A2A 0.3 caller set (translated at the
+	// edge), whose deliveries then take the 0.3 shape. It is the bridge's
+	// own record, never on the wire of the API.
+	Version string `json:"-"`
 }
 
 // SendMessageConfiguration tunes a SendMessage call.

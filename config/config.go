@@ -439,6 +439,30 @@ type Server struct {
 	// AllowMissingA2AVersion serves requests without an A2A-Version header as
 	// 1.0 instead of refusing them. Default false.
 	AllowMissingA2AVersion bool `yaml:"allow_missing_a2a_version"`
+	// A2AV03 says what every agent the bridge serves does with A2A 0.3
+	// callers: "accept" answers them (the 0.3 JSON-RPC methods such as
+	// message/send, the 0.3 HTTP+JSON paths under /rest/v1/ in the
+	// ProtoJSON shapes the 0.3 SDKs send, and a card with the 0.3 members
+	// url, preferredTransport, additionalInterfaces and protocolVersion
+	// beside the 1.0 ones, still signed, served as a2a_v03_card says),
+	// each request translated once into the 1.0 call, so that
+	// authentication, policy, limits, owner scoping, push and the event
+	// log are those of 1.0; "refuse" answers
+	// them VersionNotSupported (-32009) and serves the 1.0 card only. A
+	// request is 0.3 when it has no A2A-Version header (or one of major
+	// version 0) and its method contains "/" or its path starts with
+	// /v1/. Default accept.
+	A2AV03 string `yaml:"a2a_v03" default:"accept"`
+	// A2AV03Card says which card readers get the card with the 0.3
+	// members (with a2a_v03: accept): "on_request" serves it to readers
+	// that ask for A2A 0.3 (an A2A-Version: 0.3 header, or
+	// ?A2A-Version=0.3 on the card URL, which a 0.3 client can be given as
+	// its card URL), and the 1.0 card to readers that name no version, as
+	// the A2A 1.0 schema and conformance kit require; "default" serves it
+	// to readers that name no version too, which is how the 0.3 SDK
+	// clients fetch a card, at the cost of members the 1.0 schema does not
+	// allow. Default on_request.
+	A2AV03Card string `yaml:"a2a_v03_card" default:"on_request"`
 	// AllowedHosts are host names (without port) requests may name in their
 	// Host header besides the host of public_url, the listen host, the
 	// loopback names and IP literals, such as the internal name a load

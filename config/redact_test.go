@@ -87,6 +87,8 @@ var plainTextFields = []string{
 	"config.Observability.MetricsPath",
 	"config.Observability.ServiceName",
 	"config.Server.A2AErrorTable",
+	"config.Server.A2AV03",
+	"config.Server.A2AV03Card",
 	"config.Server.AllowedHosts",
 	"config.Server.AllowedOrigins",
 	"config.Health.Readiness",

@@ -669,6 +669,12 @@ func (v *validator) server() {
 	for i, o := range s.AllowedOrigins {
 		v.origin(fmt.Sprintf("server.allowed_origins[%d]", i), o)
 	}
+	if s.A2AV03 != "accept" && s.A2AV03 != "refuse" {
+		v.add("server.a2a_v03", "%q is not known: use \"accept\" or \"refuse\"", clip(s.A2AV03))
+	}
+	if s.A2AV03Card != "on_request" && s.A2AV03Card != "default" {
+		v.add("server.a2a_v03_card", "%q is not known: use \"on_request\" or \"default\"", clip(s.A2AV03Card))
+	}
 	if s.A2AErrorTable != "1.0.1" && s.A2AErrorTable != "1.0.0" {
 		v.add("server.a2a_error_table", "%q is not a known table: use \"1.0.1\" or \"1.0.0\"", clip(s.A2AErrorTable))
 	}

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,6 +22,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
 	"github.com/a2a-mcp-bridge/bridge/a2a/push"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/v03"
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/gateway/health"
@@ -361,6 +363,8 @@ func (b *Bridge) buildA2A(ctx context.Context, opts Options) error {
 		d, err := push.New(push.Config{
 			Timeout: cfg.Push.Timeout.D(), MaxAttempts: cfg.Push.MaxAttempts,
 			Logger: b.log, Registerer: b.reg,
+			// Webhooks registered by A2A 0.3 callers get the 0.3 body.
+			LegacyBody: v03.PushBody,
 		}, b.store, b.guard)
 		if err != nil {
 			return fmt.Errorf("gateway: push: %w", err)
@@ -521,7 +525,31 @@ func (b *Bridge) agentServer(name string, mgr *a2a.Manager, card *a2a.AgentCard,
 	if b.cfg.Push.Enabled {
 		scfg.CheckPushURL = PushURLCheck(b.guard)
 	}
+	if b.cfg.Server.A2AV03 == "accept" {
+		scfg.Legacy = &v03.Dialect{Logger: scfg.Logger}
+		scfg.LegacyCard = b.signV03Card
+		scfg.LegacyCardDefault = b.cfg.Server.A2AV03Card == "default"
+	}
 	return a2a.NewServer(scfg)
+}
+
+// signV03Card is the card served to A2A 0.3 readers: the signed 1.0 card
+// with the 0.3 members beside its own, signed again, so that the
+// signature covers what 0.3 readers read.
+func (b *Bridge) signV03Card(cardJSON []byte) ([]byte, error) {
+	view, err := v03.CardJSON(cardJSON)
+	if err != nil {
+		return nil, err
+	}
+	signed, err := card.Sign(view, b.signing.Load().keys)
+	if err != nil {
+		return nil, fmt.Errorf("sign the 0.3 card: %w", err)
+	}
+	var out bytes.Buffer
+	if err := json.Compact(&out, signed); err != nil {
+		return nil, fmt.Errorf("sign the 0.3 card: %w", err)
+	}
+	return out.Bytes(), nil
 }
 
 // publishGuard counts every call against the limits and applies the policy.

@@ -103,6 +103,19 @@ func startWith(t *testing.T, demo *httptest.Server) *env {
 // startLogged is startWith with the bridge logging to log.
 func startLogged(t *testing.T, demo *httptest.Server, log *slog.Logger) *env {
 	t.Helper()
+	return startConfigured(t, demo, log, "")
+}
+
+// startWithYAML is startWith with extra top-level configuration.
+func startWithYAML(t *testing.T, demo *httptest.Server, extra string) *env {
+	t.Helper()
+	return startConfigured(t, demo, quiet, extra)
+}
+
+// startConfigured is startWith with the bridge logging to log and extra
+// top-level configuration.
+func startConfigured(t *testing.T, demo *httptest.Server, log *slog.Logger, extra string) *env {
+	t.Helper()
 	du, _ := url.Parse(demo.URL)
 	yaml := fmt.Sprintf(`
 listen: 127.0.0.1:8080
@@ -132,7 +145,7 @@ netguard:
   ports: [%s]
 observability:
   log_format: json
-`, hash(aliceKey), hash(bobKey), demo.URL, du.Port())
+`, hash(aliceKey), hash(bobKey), demo.URL, du.Port()) + extra
 	cfg, err := config.Parse([]byte(yaml), "inline.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -206,7 +219,7 @@ func toolMessage(t *testing.T, tool string, args any) *a2a.SendMessageRequest {
 
 func TestServedCardIsSignedAndVerifiesAgainstJWKS(t *testing.T) {
 	e := start(t)
-	for _, path := range []string{"/a2a/tools/.well-known/agent-card.json", "/.well-known/agent-card.json"} {
+	for _, path := range []string{"/a2a/tools/.well-known/agent-card.json", "/.well-known/agent-card.json", "/a2a/tools/.well-known/agent-card.json?A2A-Version=0.3"} {
 		resp, body := get(t, e.url+path)
 		if resp.StatusCode != http.StatusOK {
 			t.Fatalf("%s: status %d", path, resp.StatusCode)
@@ -223,6 +236,15 @@ func TestServedCardIsSignedAndVerifiesAgainstJWKS(t *testing.T) {
 		if res.Status != card.StatusVerified || res.KeyID != e.bridge.Keys().Current.KeyID() {
 			t.Fatalf("%s: result %+v", path, res)
 		}
+		// A reader that asks for A2A 0.3 gets the card with the 0.3
+		// members, and the signature covers them; a reader that names no
+		// version gets the 1.0 card (server.a2a_v03_card: on_request).
+		want03 := strings.HasSuffix(path, "?A2A-Version=0.3")
+		for _, m := range []string{`"preferredTransport":"JSONRPC"`, `"protocolVersion":"0.3.0"`, `"additionalInterfaces":`} {
+			if strings.Contains(string(body), m) != want03 {
+				t.Fatalf("%s: %s present %v, want %v: %s", path, m, !want03, want03, body)
+			}
+		}
 		// A changed field no longer verifies.
 		tampered := strings.Replace(string(body), `"name":"tools"`, `"name":"t00ls"`, 1)
 		if tampered == string(body) {
@@ -230,6 +252,12 @@ func TestServedCardIsSignedAndVerifiesAgainstJWKS(t *testing.T) {
 		}
 		if _, err := card.Verify(context.Background(), []byte(tampered), keys, card.VerifyOptions{RequireSignature: true}); err == nil {
 			t.Fatal("tampered card verified")
+		}
+		if want03 {
+			tampered := strings.Replace(string(body), `"preferredTransport":"JSONRPC"`, `"preferredTransport":"GRPC"`, 1)
+			if _, err := card.Verify(context.Background(), []byte(tampered), keys, card.VerifyOptions{RequireSignature: true, SpecFormOnly: true}); err == nil {
+				t.Fatal("a card with a changed 0.3 member verified")
+			}
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/push"
+	"github.com/a2a-mcp-bridge/bridge/a2a/v03"
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
 	"github.com/a2a-mcp-bridge/bridge/examples/demomcp"
@@ -75,7 +76,7 @@ func NewDemo(ctx context.Context, opts DemoOptions) (*Demo, error) {
 	if err != nil {
 		return nil, err
 	}
-	disp, err := push.New(push.Config{Logger: opts.Log}, opts.Store, guard)
+	disp, err := push.New(push.Config{Logger: opts.Log, LegacyBody: v03.PushBody}, opts.Store, guard)
 	if err != nil {
 		return nil, err
 	}
@@ -90,6 +91,9 @@ func NewDemo(ctx context.Context, opts DemoOptions) (*Demo, error) {
 		Manager: mgr, Card: card, Logger: opts.Log,
 		PushEnabled:  true,
 		CheckPushURL: PushURLCheck(guard),
+		// A2A 0.3 callers are answered too (unsigned card: the demo has no
+		// keys).
+		Legacy: &v03.Dialect{Logger: opts.Log}, LegacyCard: v03.CardJSON,
 	})
 	if err != nil {
 		return nil, err
@@ -120,7 +124,8 @@ func NewDemo(ctx context.Context, opts DemoOptions) (*Demo, error) {
 	tbase := strings.TrimRight(opts.PublicURL, "/") + DemoToolsBase
 	tcard := tools.Card(tbase)
 	tcard.Capabilities.PushNotifications = a2a.Ptr(true)
-	tsrv, err := a2a.NewServer(a2a.ServerConfig{Manager: tmgr, Card: tcard, Logger: opts.Log, PushEnabled: true, CheckPushURL: PushURLCheck(guard)})
+	tsrv, err := a2a.NewServer(a2a.ServerConfig{Manager: tmgr, Card: tcard, Logger: opts.Log, PushEnabled: true, CheckPushURL: PushURLCheck(guard),
+		Legacy: &v03.Dialect{Logger: opts.Log}, LegacyCard: v03.CardJSON})
 	if err != nil {
 		return nil, err
 	}

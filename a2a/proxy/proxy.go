@@ -19,6 +19,7 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
+	"github.com/a2a-mcp-bridge/bridge/a2a/v03"
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
 )
@@ -227,22 +228,27 @@ func (p *Proxy) load(ctx context.Context, f fetched) (*cardState, error) {
 			decode = res.Covered // only what the signature vouches for
 		}
 	}
-	var c a2a.AgentCard
-	if err := json.Unmarshal(decode, &c); err != nil {
+	// A card of A2A 0.3 is read into a 1.0 card, and the client speaks
+	// 0.3 to the agent (v03.Client); everything else here sees 1.0.
+	c, legacy, err := v03.ReadCard(decode)
+	if err != nil {
 		return nil, fmt.Errorf("proxy: decode upstream card: %w", err)
 	}
 	opts := []a2a.ClientOption{a2a.WithHTTPClient(p.cfg.HTTPClient), a2a.WithHeader(p.header)}
+	if legacy != nil {
+		opts = append(opts, a2a.WithLegacy(legacy))
+	}
 	if p.cfg.Binding != "" {
 		opts = append(opts, a2a.WithBinding(p.cfg.Binding))
 	}
 	if p.cfg.MaxResponseBytes > 0 {
 		opts = append(opts, a2a.WithMaxResponseBytes(p.cfg.MaxResponseBytes))
 	}
-	cl, err := a2a.NewClientFromCard(&c, opts...)
+	cl, err := a2a.NewClientFromCard(c, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("proxy: upstream card: %w", err)
 	}
-	st.client, st.card = cl, &c
+	st.client, st.card = cl, c
 	st.streaming = c.Capabilities.Streaming != nil && *c.Capabilities.Streaming
 	return st, nil
 }

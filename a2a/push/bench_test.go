@@ -21,7 +21,7 @@ func BenchmarkDeliver(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if r := d.deliver(ctx, cfg, ev); r.outcome != outcomeDelivered {
+		if r := d.deliver(ctx, "", cfg, ev); r.outcome != outcomeDelivered {
 			b.Fatalf("outcome %s: %v", r.outcome, r.err)
 		}
 	}

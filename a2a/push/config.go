@@ -129,6 +129,18 @@ type Config struct {
 	// Jitter returns a number in [0, 1) to spread retries. Default
 	// math/rand/v2's Float64.
 	Jitter func() float64
+	// LegacyBody, if set, writes the body of a delivery to a config
+	// registered in an older protocol version (its Version: A2A 0.3
+	// receivers expect the task, in 0.3 shape, rather than the event);
+	// task is the task as stored when the event is delivered (the Store
+	// must then be a TaskReader). Nil: every delivery is the 1.0 event.
+	LegacyBody func(version string, task *a2a.Task, ev *a2a.StreamResponse) ([]byte, error)
+}
+
+// TaskReader reads a task, for deliveries of an older protocol version
+// (Config.LegacyBody); the bridge's stores are one.
+type TaskReader interface {
+	GetTask(ctx context.Context, owner, id string) (*a2a.TaskRecord, error)
 }
 
 // Validate reports every problem that would make [New] fail, one per line,

@@ -40,13 +40,13 @@ func (r result) summary() string {
 }
 
 // deliver makes one attempt to post event ev to cfg's webhook.
-func (d *Dispatcher) deliver(ctx context.Context, cfg *a2a.TaskPushNotificationConfig, ev a2a.StoredEvent) result {
+func (d *Dispatcher) deliver(ctx context.Context, owner string, cfg *a2a.TaskPushNotificationConfig, ev a2a.StoredEvent) result {
 	if err := ValidateConfig(cfg); err != nil {
 		return result{outcome: outcomeBlocked, err: err}
 	}
-	body, err := json.Marshal(ev.Event)
+	body, failed, err := d.body(ctx, owner, cfg, &ev)
 	if err != nil {
-		return result{outcome: outcomeDropped, err: fmt.Errorf("push: encoding event: %w", err)}
+		return result{outcome: failed, err: err}
 	}
 	ctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
 	defer cancel()
@@ -73,6 +73,30 @@ func (d *Dispatcher) deliver(ctx context.Context, cfg *a2a.TaskPushNotificationC
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, drainLimit))
 	resp.Body.Close()
 	return classify(resp, d.cfg.Now())
+}
+
+// body is what a delivery of ev to cfg posts: the 1.0 event, or for a
+// config of an older version what Config.LegacyBody writes.
+// A body that cannot be encoded drops the event; a task that cannot be
+// read (the store away) is retried.
+func (d *Dispatcher) body(ctx context.Context, owner string, cfg *a2a.TaskPushNotificationConfig, ev *a2a.StoredEvent) ([]byte, outcome, error) {
+	tr, ok := d.st.(TaskReader)
+	if cfg.Version == "" || d.cfg.LegacyBody == nil || !ok {
+		b, err := json.Marshal(ev.Event)
+		if err != nil {
+			return nil, outcomeDropped, fmt.Errorf("push: encoding event: %w", err)
+		}
+		return b, 0, nil
+	}
+	rec, err := tr.GetTask(ctx, owner, cfg.TaskID)
+	if err != nil {
+		return nil, outcomeRetried, fmt.Errorf("push: reading the task for a %s delivery: %w", cfg.Version, err)
+	}
+	b, err := d.cfg.LegacyBody(cfg.Version, &rec.Task, &ev.Event)
+	if err != nil {
+		return nil, outcomeDropped, fmt.Errorf("push: encoding a %s delivery: %w", cfg.Version, err)
+	}
+	return b, 0, nil
 }
 
 // classify maps a webhook's response to an outcome.

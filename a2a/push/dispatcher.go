@@ -242,7 +242,7 @@ func (d *Dispatcher) serveConfig(ctx context.Context, key string, p a2a.PushDue)
 		if ctx.Err() != nil || d.cfg.Now().Sub(start) > d.cfg.LeaseTTL/2 {
 			return true
 		}
-		res := d.deliver(ctx, cfg, ev)
+		res := d.deliver(ctx, p.Owner, cfg, ev)
 		if ctx.Err() != nil {
 			return false // shutting down: the attempt does not count
 		}

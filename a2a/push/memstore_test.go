@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -89,3 +90,71 @@ var timeFar = time.Now().Add(24 * time.Hour)
 // waitABit yields while the dispatcher works; the loop around it is bounded
 // by the test binary's timeout.
 func waitABit() { time.Sleep(2 * time.Millisecond) }
+
+// TestLegacyConfigsGetTheLegacyBody: a config registered in an older
+// protocol version gets what Config.LegacyBody writes of the stored task;
+// a 1.0 config of the same task still gets the 1.0 event.
+func TestLegacyConfigsGetTheLegacyBody(t *testing.T) {
+	var mu sync.Mutex
+	bodies := map[string][]string{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies[r.URL.Path] = append(bodies[r.URL.Path], string(b))
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	st := store.NewMemory()
+	task := &a2a.Task{ID: "t1", ContextID: "c", Status: a2a.TaskStatus{State: a2a.TaskStateWorking}}
+	if err := st.CreateTask(ctx, "alice", task); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []a2a.TaskPushNotificationConfig{
+		{ID: "old", TaskID: "t1", URL: srv.URL + "/old", Version: "0.3"},
+		{ID: "new", TaskID: "t1", URL: srv.URL + "/new"},
+	} {
+		if err := st.PutPushConfig(ctx, "alice", &c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	task.Status.State = a2a.TaskStateCompleted
+	if _, err := st.UpdateTask(ctx, "alice", task, 1, []a2a.StreamResponse{{StatusUpdate: &a2a.TaskStatusUpdateEvent{TaskID: "t1", ContextID: "c", Status: task.Status}}}); err != nil {
+		t.Fatal(err)
+	}
+	g, err := netguard.New(netguardtest.Config(netguardtest.Loopback()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	legacy := func(version string, task *a2a.Task, ev *a2a.StreamResponse) ([]byte, error) {
+		return []byte(`{"version":"` + version + `","task":"` + task.ID + `","state":"` + string(task.Status.State) + `"}`), nil
+	}
+	d, err := push.New(push.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), LegacyBody: legacy}, st, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	done := make(chan error)
+	go func() { done <- d.Run(rctx) }()
+	d.Notify()
+	for {
+		due, err := st.DuePushes(ctx, timeFar, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(due) == 0 {
+			break
+		}
+		waitABit()
+	}
+	cancel()
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{`{"version":"0.3","task":"t1","state":"TASK_STATE_COMPLETED"}`}; !reflect.DeepEqual(bodies["/old"], want) {
+		t.Errorf("0.3 config got %q, want %q", bodies["/old"], want)
+	}
+	if len(bodies["/new"]) != 1 || !strings.Contains(bodies["/new"][0], `"statusUpdate"`) {
+		t.Errorf("1.0 config got %q, want the 1.0 event", bodies["/new"])
+	}
+}

@@ -513,7 +513,7 @@ func (p *Postgres) CancelRequested(ctx context.Context, taskID string) (bool, er
 // PutPushConfig implements a2a.PushConfigStore. A new config's cursor
 // starts at the task's last event: it gets only later events.
 func (p *Postgres) PutPushConfig(ctx context.Context, owner string, cfg *a2a.TaskPushNotificationConfig) error {
-	b, err := jsonBytes(cfg)
+	b, err := encodePush(cfg)
 	if err != nil {
 		return err
 	}

@@ -130,11 +130,24 @@ func decodeEvent(seq int64, b []byte) (a2a.StoredEvent, error) {
 }
 
 func decodePush(b []byte) (a2a.TaskPushNotificationConfig, error) {
-	var c a2a.TaskPushNotificationConfig
-	if err := json.Unmarshal(b, &c); err != nil {
-		return c, fmt.Errorf("store: decode push config: %w", err)
+	var r pushRow
+	if err := json.Unmarshal(b, &r); err != nil {
+		return r.TaskPushNotificationConfig, fmt.Errorf("store: decode push config: %w", err)
 	}
-	return c, nil
+	r.TaskPushNotificationConfig.Version = r.Version
+	return r.TaskPushNotificationConfig, nil
+}
+
+// pushRow is a push config as stored: the config's JSON and the protocol
+// version it was registered in, which its JSON does not carry.
+type pushRow struct {
+	a2a.TaskPushNotificationConfig
+	Version string `json:"bridgeProtocolVersion,omitempty"`
+}
+
+// encodePush is the stored form of a push config.
+func encodePush(cfg *a2a.TaskPushNotificationConfig) ([]byte, error) {
+	return jsonBytes(pushRow{TaskPushNotificationConfig: *cfg, Version: cfg.Version})
 }
 
 // pruneBatch bounds the tasks one Prune statement deletes, so that a large

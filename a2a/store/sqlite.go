@@ -503,7 +503,7 @@ func (s *SQLite) ownsTask(ctx context.Context, owner, id string) error {
 // PutPushConfig implements a2a.PushConfigStore. A new config's cursor
 // starts at the task's last event: it gets only later events.
 func (s *SQLite) PutPushConfig(ctx context.Context, owner string, cfg *a2a.TaskPushNotificationConfig) error {
-	b, err := jsonBytes(cfg)
+	b, err := encodePush(cfg)
 	if err != nil {
 		return err
 	}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
+	"github.com/a2a-mcp-bridge/bridge/a2a/v03"
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/mcp/elicitation"
 	"github.com/a2a-mcp-bridge/bridge/mcp/face"
@@ -320,18 +321,23 @@ func (t *AgentTools) refreshAgent(ctx context.Context, a *agent) (changed bool, 
 	if res.Status == card.StatusVerified {
 		body = res.Covered // only what the signature vouches for
 	}
-	var c a2a.AgentCard
-	if err := json.Unmarshal(body, &c); err != nil {
+	// A card of A2A 0.3 is read into a 1.0 card, and the client speaks
+	// 0.3 to the agent (v03.Client).
+	c, legacy, err := v03.ReadCard(body)
+	if err != nil {
 		return t.refuse(a, ttl, fmt.Errorf("agenttools: agent %q: card is not a valid agent card: %w", a.cfg.Alias, err))
 	}
 	opts := []a2a.ClientOption{
 		a2a.WithHTTPClient(t.cfg.HTTPClient),
 		a2a.WithHeader(t.headerHook(a, res.Status == card.StatusVerified)),
 	}
+	if legacy != nil {
+		opts = append(opts, a2a.WithLegacy(legacy))
+	}
 	if a.cfg.Binding != "" {
 		opts = append(opts, a2a.WithBinding(a.cfg.Binding))
 	}
-	cl, err := a2a.NewClientFromCard(&c, opts...)
+	cl, err := a2a.NewClientFromCard(c, opts...)
 	if err != nil {
 		return t.refuse(a, ttl, fmt.Errorf("agenttools: agent %q: %w", a.cfg.Alias, err))
 	}
@@ -350,7 +356,7 @@ func (t *AgentTools) refreshAgent(ctx context.Context, a *agent) (changed bool, 
 	t.mu.Unlock()
 	a.mu.Lock()
 	changed = a.card == nil || string(a.raw) != string(body)
-	a.card, a.raw, a.status, a.client, a.skills = &c, body, res.Status, cl, skills
+	a.card, a.raw, a.status, a.client, a.skills = c, body, res.Status, cl, skills
 	a.etag = resp.Header.Get("ETag")
 	a.expires = t.cfg.Now().Add(ttl)
 	a.lastError, a.lastErr = "", nil

@@ -792,6 +792,22 @@ func testPushConfigs(t *testing.T, s a2a.Store) {
 		t.Fatal(err)
 	}
 	wantNotFound(t, "PutPushConfig on a missing task", s.PutPushConfig(ctx, alice, &a2a.TaskPushNotificationConfig{ID: "x", TaskID: "nope", URL: "https://x.example/"}))
+	// The protocol version a config was registered in is kept with it
+	// (deliveries to a config of A2A 0.3 take its shape).
+	if err := s.PutPushConfig(ctx, alice, &a2a.TaskPushNotificationConfig{ID: "v03", TaskID: "t2", URL: "https://old.example/", Version: "0.3"}); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := s.GetPushConfig(ctx, alice, "t2", "v03"); err != nil || c.Version != "0.3" {
+		t.Fatalf("GetPushConfig of a 0.3 config: version %q, %v", c.Version, err)
+	}
+	for _, d := range dueKeys(t, s, time.Now().Add(time.Hour)) {
+		if d.Config.ID == "v03" && d.Config.Version != "0.3" {
+			t.Fatalf("DuePushes lost the version of a 0.3 config: %+v", d.Config)
+		}
+	}
+	if err := s.DeletePushConfig(ctx, alice, "t2", "v03"); err != nil {
+		t.Fatal(err)
+	}
 
 	list, err := s.ListPushConfigs(ctx, alice, "t1")
 	if err != nil {

@@ -38,6 +38,8 @@ var enums = map[string][]string{
 	"config.Observability.LogLevel":  {"debug", "info", "warn", "error"},
 	"config.Observability.LogFormat": {"json", "text"},
 	"config.Server.A2AErrorTable":    {"1.0.1", "1.0.0"},
+	"config.Server.A2AV03":           {"accept", "refuse"},
+	"config.Server.A2AV03Card":       {"on_request", "default"},
 }
 
 // fallbackDocs documents fields of other packages that carry no doc
