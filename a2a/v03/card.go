@@ -13,7 +13,9 @@ import (
 // beside the 1.0 ones: "url" and "preferredTransport" (the first JSON-RPC
 // interface, else the first HTTP+JSON one), "additionalInterfaces" (every
 // JSON-RPC and HTTP+JSON interface), "protocolVersion" ("0.3.0"),
-// "supportsAuthenticatedExtendedCard" and "security". Both versions are
+// "supportsAuthenticatedExtendedCard" and "security", and in each entry of
+// "securitySchemes" the 0.3 members ("type" and the scheme's own, such as
+// "in" and "name" of an API key) beside its 1.0 member. Both versions are
 // answered at the same URLs: a request is told apart by its A2A-Version
 // header, its method name and its path. The other members are kept as
 // they are (1.0 readers, and the card signatures, see them unchanged);
@@ -54,6 +56,13 @@ func CardJSON(cardJSON []byte) ([]byte, error) {
 		if err := set("supportsAuthenticatedExtendedCard", *view.SupportsAuthenticatedExtendedCard); err != nil {
 			return nil, err
 		}
+	}
+	if len(card.SecuritySchemes) > 0 {
+		merged, err := schemesWith03(obj["securitySchemes"], card.SecuritySchemes)
+		if err != nil {
+			return nil, fmt.Errorf("a2a/v03: card: securitySchemes: %w", err)
+		}
+		obj["securitySchemes"] = merged
 	}
 	if sec := securityTo03(card.SecurityRequirements); len(sec) > 0 {
 		if err := set("security", sec); err != nil {
@@ -117,4 +126,93 @@ func securityTo03(reqs []a2a.SecurityRequirement) []map[string][]string {
 		out = append(out, m)
 	}
 	return out
+}
+
+// schemesWith03 adds to each security scheme of a card's JSON (raw) the
+// members a 0.3 reader reads: "type" and the scheme's 0.3 fields, beside
+// the 1.0 member they come from, which stays as it is. 0.3 has no device
+// code flow: a scheme that offers only that one gets "type" and no flow.
+func schemesWith03(raw json.RawMessage, schemes map[string]a2a.SecurityScheme) (json.RawMessage, error) {
+	var objs map[string]map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &objs); err != nil {
+		return nil, err
+	}
+	for name, sc := range schemes {
+		o := objs[name]
+		if o == nil {
+			continue
+		}
+		for k, v := range schemeTo03(sc) {
+			if _, taken := o[k]; taken {
+				continue
+			}
+			b, err := json.Marshal(v)
+			if err != nil {
+				return nil, err
+			}
+			o[k] = b
+		}
+	}
+	return json.Marshal(objs)
+}
+
+// schemeTo03 is the 0.3 form of one security scheme, as members.
+func schemeTo03(sc a2a.SecurityScheme) map[string]any {
+	m := map[string]any{}
+	desc := func(d string) {
+		if d != "" {
+			m["description"] = d
+		}
+	}
+	switch {
+	case sc.APIKey != nil:
+		m["type"], m["in"], m["name"] = "apiKey", sc.APIKey.Location, sc.APIKey.Name
+		desc(sc.APIKey.Description)
+	case sc.HTTPAuth != nil:
+		m["type"], m["scheme"] = "http", sc.HTTPAuth.Scheme
+		if sc.HTTPAuth.BearerFormat != "" {
+			m["bearerFormat"] = sc.HTTPAuth.BearerFormat
+		}
+		desc(sc.HTTPAuth.Description)
+	case sc.OAuth2 != nil:
+		f := sc.OAuth2.Flows
+		flows := map[string]any{}
+		if f.AuthorizationCode != nil {
+			flows["authorizationCode"] = map[string]any{"authorizationUrl": f.AuthorizationCode.AuthorizationURL, "tokenUrl": f.AuthorizationCode.TokenURL, "refreshUrl": f.AuthorizationCode.RefreshURL, "scopes": scopes03(f.AuthorizationCode.Scopes)}
+		}
+		if f.ClientCredentials != nil {
+			flows["clientCredentials"] = map[string]any{"tokenUrl": f.ClientCredentials.TokenURL, "refreshUrl": f.ClientCredentials.RefreshURL, "scopes": scopes03(f.ClientCredentials.Scopes)}
+		}
+		if f.Implicit != nil {
+			flows["implicit"] = map[string]any{"authorizationUrl": f.Implicit.AuthorizationURL, "refreshUrl": f.Implicit.RefreshURL, "scopes": scopes03(f.Implicit.Scopes)}
+		}
+		if f.Password != nil {
+			flows["password"] = map[string]any{"tokenUrl": f.Password.TokenURL, "refreshUrl": f.Password.RefreshURL, "scopes": scopes03(f.Password.Scopes)}
+		}
+		for _, fl := range flows {
+			if fm := fl.(map[string]any); fm["refreshUrl"] == "" {
+				delete(fm, "refreshUrl")
+			}
+		}
+		m["type"], m["flows"] = "oauth2", flows
+		if sc.OAuth2.OAuth2MetadataURL != "" {
+			m["oauth2MetadataUrl"] = sc.OAuth2.OAuth2MetadataURL
+		}
+		desc(sc.OAuth2.Description)
+	case sc.OpenIDConnect != nil:
+		m["type"], m["openIdConnectUrl"] = "openIdConnect", sc.OpenIDConnect.OpenIDConnectURL
+		desc(sc.OpenIDConnect.Description)
+	case sc.MTLS != nil:
+		m["type"] = "mutualTLS"
+		desc(sc.MTLS.Description)
+	}
+	return m
+}
+
+// scopes03 is a flow's scopes, never null (0.3 requires the member).
+func scopes03(s map[string]string) map[string]string {
+	if s == nil {
+		return map[string]string{}
+	}
+	return s
 }
