@@ -19,7 +19,7 @@ func TestCardSecuritySchemesReadableBy03(t *testing.T) {
 		SecuritySchemes: map[string]a2a.SecurityScheme{
 			"key":    {APIKey: &a2a.APIKeySecurityScheme{Location: "header", Name: "X-API-Key"}},
 			"bearer": {HTTPAuth: &a2a.HTTPAuthSecurityScheme{Scheme: "Bearer", BearerFormat: "JWT", Description: "a token of the IdP"}},
-			"oauth": {OAuth2: &a2a.OAuth2SecurityScheme{Flows: a2a.OAuthFlows{ClientCredentials: &a2a.ClientCredentialsOAuthFlow{TokenURL: "https://idp.example/token", Scopes: map[string]string{"a2a": "call"}}}}},
+			"oauth":  {OAuth2: &a2a.OAuth2SecurityScheme{Flows: a2a.OAuthFlows{ClientCredentials: &a2a.ClientCredentialsOAuthFlow{TokenURL: "https://idp.example/token", Scopes: map[string]string{"a2a": "call"}}}}},
 			"oidc":   {OpenIDConnect: &a2a.OpenIDConnectSecurityScheme{OpenIDConnectURL: "https://idp.example/.well-known/openid-configuration"}},
 			"mtls":   {MTLS: &a2a.MutualTLSSecurityScheme{}},
 			"device": {OAuth2: &a2a.OAuth2SecurityScheme{Flows: a2a.OAuthFlows{DeviceCode: &a2a.DeviceCodeOAuthFlow{DeviceAuthorizationURL: "https://idp.example/device", TokenURL: "https://idp.example/token"}}}},
