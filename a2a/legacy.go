@@ -166,7 +166,7 @@ func (s *Server) serveLegacyREST(w http.ResponseWriter, r *http.Request, path st
 			return
 		}
 		s.serveStream(w, r, call.bodyRead, s.legacyEvents(run), lr.RESTEvent, writeError,
-			func(err error) any { return lr.RESTError(s.loggedError(err)) })
+			func(err error) any { return namedEvent{name: "error", data: lr.RESTError(s.loggedError(err))} })
 		return
 	}
 	res, err := s.dispatch(r.Context(), call)

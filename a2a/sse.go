@@ -135,17 +135,29 @@ func (s *sseWriter) keepAliveTick() {
 }
 
 // send writes v as one event.
+// namedEvent is an event sent with an SSE event name ("event: name"):
+// the 0.3 HTTP+JSON binding sends an error in the middle of a stream as an
+// event named "error", which its clients read as the call's error.
+type namedEvent struct {
+	name string
+	data any
+}
+
 func (s *sseWriter) send(v any) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.broken {
 		return http.ErrHandlerTimeout
 	}
+	prefix := "data: "
+	if ne, ok := v.(namedEvent); ok {
+		prefix, v = "event: "+ne.name+"\ndata: ", ne.data
+	}
 	e := getEncoder()
 	defer putEncoder(e)
-	b, ok := e.appendKnown("data: ", v, "\n\n")
+	b, ok := e.appendKnown(prefix, v, "\n\n")
 	if !ok {
-		e.buf.WriteString("data: ")
+		e.buf.WriteString(prefix)
 		if err := e.enc.Encode(v); err != nil {
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
@@ -348,5 +349,68 @@ func TestCardViews(t *testing.T) {
 				t.Errorf("Vary %q", h.Get("Vary"))
 			}
 		})
+	}
+}
+
+// eventsFailing is a store whose event log stops answering, with a
+// definite error, once fail is set.
+type eventsFailing struct {
+	a2a.Store
+	fail atomic.Bool
+}
+
+func (s *eventsFailing) Events(ctx context.Context, owner, taskID string, after int64, limit int) ([]a2a.StoredEvent, error) {
+	if s.fail.Load() {
+		return nil, a2a.ErrTaskNotFound.With("the event log is gone")
+	}
+	return s.Store.Events(ctx, owner, taskID, after, limit)
+}
+
+// TestRESTStreamErrorIsAnErrorEvent: an error in the middle of a 0.3
+// HTTP+JSON stream is sent as an SSE event named "error" carrying the 0.3
+// error ({code, message}), which 0.3 clients read as the call's error
+// (a plain data event would be read as a stream response).
+func TestRESTStreamErrorIsAnErrorEvent(t *testing.T) {
+	st := &eventsFailing{Store: store.NewMemory()}
+	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: st, Executor: &demoagent.Agent{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(mgr.Wait)
+	ag := newAgent(t, true, func(c *a2a.ServerConfig) { c.Manager = mgr })
+	r := ag.rpc(t, "alice", "", "message/send", `{"message":{"kind":"message","messageId":"m1","role":"user","parts":[{"kind":"text","text":"/slow 2"}]},"configuration":{"blocking":false}}`)
+	var task struct {
+		ID string `json:"id"`
+	}
+	if r.Error != nil || json.Unmarshal(r.Result, &task) != nil || task.ID == "" {
+		t.Fatalf("message/send: %+v %s", r.Error, r.Result)
+	}
+	st.fail.Store(true)
+	req, _ := http.NewRequest(http.MethodPost, ag.srv.URL+"/rest/v1/tasks/"+task.ID+":subscribe", nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("X-Test-Owner", "alice")
+	resp, err := ag.srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("subscribe: %d %s", resp.StatusCode, body)
+	}
+	events := strings.Split(strings.TrimSpace(string(body)), "\n\n")
+	last := events[len(events)-1]
+	if len(events) < 2 || !strings.HasPrefix(last, "event: error\ndata: ") {
+		t.Fatalf("the stream does not end with an error event:\n%s", body)
+	}
+	var e struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	}
+	if err := json.Unmarshal([]byte(strings.TrimPrefix(last, "event: error\ndata: ")), &e); err != nil || e.Code != a2a.ErrTaskNotFound.Code || e.Message == "" {
+		t.Fatalf("error event %q: %+v %v", last, e, err)
+	}
+	if strings.HasPrefix(events[0], "event:") {
+		t.Fatalf("a stream response sent as a named event: %q", events[0])
 	}
 }
