@@ -294,13 +294,15 @@ func (b *Bridge) buildFrontMCP(ctx context.Context) error {
 // frontMCPConfig converts one front.mcp entry.
 func (b *Bridge) frontMCPConfig(m *config.FrontedMCPServer) (upstream.Config, error) {
 	u, err := upstreamConfig(&config.PublishedServer{Name: m.Name, MCPUpstream: m.MCPUpstream, Credentials: m.Credentials}, b.streams, b.log)
-	// A fronted server's questions and sampling requests reach a host only
-	// on stdio (bridge mcp) or on an HTTP session (expose.mcp.sessions):
-	// the stateless endpoint cannot send a 2025-era host a request, and
-	// 2026-07-28 calls are not parked. Where none can, the server is not
-	// told it may ask, so it does not offer tools that would always fail.
-	relay := b.mcpOnly || b.cfg.Expose.MCP.Sessions
-	u.NoElicitation, u.NoSampling = !relay, !relay
+	// A fronted server's questions and sampling requests reach a 2025-era
+	// host on every face: stdio (bridge mcp), HTTP sessions
+	// (expose.mcp.sessions) and stateless HTTP, where the face asks on the
+	// tools/call's own event stream a host that declared the capability at
+	// its initialize (face.HostCapabilities). The connection is shared by
+	// every host, so it is told it may ask; each call then asks only a host
+	// that can answer and refuses the request otherwise (2026-07-28 calls,
+	// JSON-only responses, a host whose initialize this process did not see).
+	u.NoElicitation, u.NoSampling = false, false
 	return u, err
 }
 

@@ -95,6 +95,8 @@ type legacyHost struct {
 	url string
 	key string
 	sid string
+	// undeclared: the host declares neither elicitation nor sampling.
+	undeclared bool
 }
 
 func (h *legacyHost) post(body string) *http.Response {
@@ -122,7 +124,11 @@ func (h *legacyHost) post(body string) *http.Response {
 // (none when sessions are off).
 func (h *legacyHost) initialize() {
 	h.t.Helper()
-	resp := h.post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"elicitation":{},"sampling":{}},"clientInfo":{"name":"host","version":"1"}}}`)
+	caps := `{"elicitation":{},"sampling":{}}`
+	if h.undeclared {
+		caps = `{}`
+	}
+	resp := h.post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":` + caps + `,"clientInfo":{"name":"host","version":"1"}}}`)
 	_, _ = io.Copy(io.Discard, resp.Body)
 	if resp.StatusCode != http.StatusOK {
 		h.t.Fatalf("initialize: status %d", resp.StatusCode)
@@ -218,33 +224,39 @@ func toolText(t *testing.T, m rpcMessage) string {
 	return m.Result.Content[0].Text
 }
 
-// TestMCPSessionsRelayElicitationAndSamplingOverHTTP: with
-// expose.mcp.sessions on, a 2025-era host over HTTP gets an Mcp-Session-Id,
-// and a fronted server's elicitation and sampling requests reach it on the
-// tool call's own response stream, its answers going back to the server.
-// With the option off (the default) no session is issued and the host is
-// never asked: the fronted server is not told it may ask (no elicitation or
-// sampling capability), so its asking tool fails as the server's own error
-// instead of getting a "decline" no user gave, and sampling is refused.
+// TestMCPSessionsRelayElicitationAndSamplingOverHTTP: a fronted server's
+// elicitation and sampling requests reach a 2025-era host over HTTP on the
+// tool call's own response stream, its answers going back to the server:
+// with expose.mcp.sessions on (the host gets an Mcp-Session-Id) and off
+// (stateless: no session; the face keeps what the host declared at its
+// initialize and routes the answer by a bridge-minted id bound to the
+// caller). A stateless host that declared neither is never asked: the
+// server's request is refused (its own error), never answered "decline" on
+// the user's behalf.
 func TestMCPSessionsRelayElicitationAndSamplingOverHTTP(t *testing.T) {
 	tests := []struct {
 		name       string
 		sessions   bool
+		undeclared bool // the host's initialize declares no capability
 		tool       string
 		ask        mcp.MCPMethod // the server request the host must get; "" for none
 		reply      string        // the host's answer to it
 		wantResult string
 	}{
-		{"sessions on, elicitation", true, "files_ask", mcp.MethodElicitationCreate,
+		{"sessions on, elicitation", true, false, "files_ask", mcp.MethodElicitationCreate,
 			`{"action":"accept","content":{"name":"Ada"}}`, "Hello, Ada!"},
-		{"sessions on, sampling", true, "files_model", mcp.MethodSamplingCreateMessage,
+		{"sessions on, sampling", true, false, "files_model", mcp.MethodSamplingCreateMessage,
 			`{"role":"assistant","content":{"type":"text","text":"4"},"model":"m","stopReason":"endTurn"}`, "model said 4"},
-		{"sessions off, elicitation not offered", false, "files_ask", "", "", "files_ask: the files server failed"},
-		{"sessions off, sampling refused", false, "files_model", "", "", "no model:"},
+		{"stateless, elicitation", false, false, "files_ask", mcp.MethodElicitationCreate,
+			`{"action":"accept","content":{"name":"Ada"}}`, "Hello, Ada!"},
+		{"stateless, sampling", false, false, "files_model", mcp.MethodSamplingCreateMessage,
+			`{"role":"assistant","content":{"type":"text","text":"4"},"model":"m","stopReason":"endTurn"}`, "model said 4"},
+		{"stateless, elicitation not declared", false, true, "files_ask", "", "", "files_ask: the files server failed"},
+		{"stateless, sampling not declared", false, true, "files_model", "", "", "no model:"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := &legacyHost{t: t, url: startSessions(t, tt.sessions), key: aliceKey}
+			h := &legacyHost{t: t, url: startSessions(t, tt.sessions), key: aliceKey, undeclared: tt.undeclared}
 			h.initialize()
 			if tt.sessions != (h.sid != "") {
 				t.Fatalf("sessions %v: initialize issued Mcp-Session-Id %q", tt.sessions, h.sid)
@@ -370,4 +382,49 @@ func TestRelayedAnswerOutsideTheSchemaIsAskedAgain(t *testing.T) {
 	if m := nextMessage(t, stream); toolText(t, m) != "Hello, Ada!" {
 		t.Fatalf("result %q", toolText(t, m))
 	}
+}
+
+// TestMCP_AnotherPrincipalCannotAnswerSomeoneElsesElicitation: on the
+// stateless face (no session to bind to) an elicitation a fronted server
+// asks alice is routed by its bridge-minted id and her principal: bob, who
+// learned the id, answering it gets a JSON-RPC error and changes nothing,
+// as does an id nobody was sent; alice's own answer then reaches the
+// server, and only once.
+func TestMCP_AnotherPrincipalCannotAnswerSomeoneElsesElicitation(t *testing.T) {
+	u := startSessions(t, false)
+	alice := &legacyHost{t: t, url: u, key: aliceKey}
+	alice.initialize()
+	bob := &legacyHost{t: t, url: u, key: bobKey}
+	bob.initialize()
+	stream := alice.call(3, "files_ask")
+	req := nextMessage(t, stream)
+	if req.Method != string(mcp.MethodElicitationCreate) {
+		t.Fatalf("first message: %q", req.Method)
+	}
+	var id string
+	if json.Unmarshal(req.ID, &id) != nil || len(id) < 32 {
+		t.Fatalf("elicitation id %s: want a bridge-minted unguessable string", req.ID)
+	}
+	refused := func(who *legacyHost, id json.RawMessage) {
+		t.Helper()
+		resp := who.post(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"action":"accept","content":{"name":"Mallory"}}}`, id))
+		var body struct {
+			ID    json.RawMessage `json:"id"`
+			Error *struct {
+				Code int `json:"code"`
+			} `json:"error"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode != http.StatusNotFound || body.Error == nil || !bytes.Equal(body.ID, id) {
+			t.Fatalf("answer with id %s: status %d, body %+v (%v); want 404 with a JSON-RPC error", id, resp.StatusCode, body, err)
+		}
+	}
+	refused(bob, req.ID)
+	refused(alice, json.RawMessage(`"bridge-elicitation-00000000000000000000000000000000"`))
+	if got := alice.answer(req.ID, `{"action":"accept","content":{"name":"Ada"}}`); got != http.StatusAccepted {
+		t.Fatalf("alice's answer: status %d", got)
+	}
+	if got := toolText(t, nextMessage(t, stream)); got != "Hello, Ada!" {
+		t.Fatalf("alice's result: %q, want her own answer", got)
+	}
+	refused(alice, req.ID) // single use
 }

@@ -14,15 +14,16 @@ import (
 
 // TestUpstreamCapabilitiesFollowWhatTheBridgeRelays: a published server is
 // never told it may sample (A2A callers cannot answer), so no skill on its
-// card is bound to fail; a fronted server is told it may ask and sample only
-// where a host can be asked: stdio (bridge mcp) or HTTP sessions.
+// card is bound to fail; a fronted server is told it may ask and sample on
+// every face, since a host can be asked on each: stdio (bridge mcp), HTTP
+// sessions, and stateless HTTP (on the tools/call's own event stream).
 func TestUpstreamCapabilitiesFollowWhatTheBridgeRelays(t *testing.T) {
 	tests := []struct {
 		name                       string
 		sessions, mcpOnly          bool
 		frontElicit, frontSampling bool
 	}{
-		{"stateless HTTP", false, false, false, false},
+		{"stateless HTTP", false, false, true, true},
 		{"HTTP sessions", true, false, true, true},
 		{"stdio", false, true, true, true},
 	}

@@ -51,18 +51,12 @@ const suite = "node_modules/@modelcontextprotocol/conformance/dist/index.js"
 var knownGaps = map[string]string{}
 
 // statelessGaps are the scenarios the stateless face (no Mcp-Session-Id,
-// expose.mcp.sessions off) cannot pass, with the reason: a stateless face
-// keeps nothing of a 2025-era host's initialize, so it cannot know that the
-// host declared elicitation or sampling (a server must not send a request
-// the host did not declare) and has no session to route the host's answer
-// by; the fixture's question is declined (elicitation) or refused
-// (sampling) instead. With sessions on, all pass.
-var statelessGaps = map[string]string{
-	"tools-call-elicitation":       "stateless: the host's elicitation capability is unknown, the question is declined",
-	"elicitation-sep1034-defaults": "stateless: the host's elicitation capability is unknown, the question is declined",
-	"elicitation-sep1330-enums":    "stateless: the host's elicitation capability is unknown, the question is declined",
-	"tools-call-sampling":          "stateless: the host's sampling capability is unknown, the request is refused",
-}
+// expose.mcp.sessions off) cannot pass. None: the face keeps what the host
+// declared at initialize and asks it (elicitation/create,
+// sampling/createMessage) on the tools/call's own event stream, with an id
+// bound to the caller that routes the host's answer back in this process
+// (mcp/face/stateless.go).
+var statelessGaps = map[string]string{}
 
 func requireSuite(t *testing.T) {
 	t.Helper()

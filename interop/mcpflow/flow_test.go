@@ -221,11 +221,11 @@ func TestTSClientTaskFlow(t *testing.T) {
 
 // TestTSClientSamplingThroughFront: server-everything's sampling request
 // reaches the host and its answer the server, through front.mcp on HTTP
-// with sessions and over stdio; the stateless face refuses it (it cannot
-// know that a 2025 host declared sampling).
+// with sessions, on stateless HTTP (asked on the call's own event stream, as
+// the host declared sampling at its initialize) and over stdio.
 func TestTSClientSamplingThroughFront(t *testing.T) {
 	node := requireNode(t)
-	expect := map[string]string{"http-sessions": "answer", "stdio": "answer", "http-stateless": "refused"}
+	expect := map[string]string{"http-sessions": "answer", "stdio": "answer", "http-stateless": "answer"}
 	for name, env := range faces(t, node) {
 		t.Run(name, func(t *testing.T) {
 			runNode(t, node, "sampling-test.mjs", append(env(t), "MCP_EXPECT="+expect[name])...)

@@ -5,8 +5,8 @@
 // flow_test.go.
 //
 // Environment: as progress-test.mjs (MCP_MODE, MCP_URL, MCP_STDIO);
-// MCP_EXPECT "answer" (the host is asked) or "refused" (the stateless face
-// cannot ask a 2025 host; the upstream gets an error).
+// MCP_EXPECT "answer" (the host is asked) or "refused" (the host cannot be
+// asked; the upstream gets an error).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';

@@ -221,6 +221,8 @@ type Face struct {
 	prompts   []string
 	subs      *subscriptions
 	samples   *samplingRelay
+	// caps are what stateless hosts declared at initialize (no sessions).
+	caps *hostCaps
 }
 
 // New builds the face and registers the sources' tools.
@@ -309,6 +311,10 @@ func New(cfg Config) (*Face, error) {
 			server.WithSessionIdManagerResolver(f.sess),
 			server.WithHTTPContextFunc(f.sess.restore),
 		}
+	}
+	if !cfg.LegacySessions {
+		f.caps = newHostCaps(time.Now)
+		hooks.AddAfterInitialize(f.caps.remember)
 	}
 	f.samples = newSamplingRelay(cfg.SamplingTimeout, f.log, f.sess)
 	opts = append(opts, cfg.ServerOptions...)
@@ -543,6 +549,7 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var sampler *postSampler
 	var direct *postStream
+	var stateless bool // a session-less tools/call whose response can stream
 	var view *message
 	var body []byte
 	if r.Body != nil {
@@ -572,7 +579,13 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			// tools/call stream: routed here, never to mcp-go.
 			rep := hostReply{ID: view.ID}
 			if err := json.Unmarshal(body, &rep); err != nil || !f.samples.deliver(p.Key(), r.Header.Get(server.HeaderKeySessionID), id, rep) {
-				writeJSONError(w, http.StatusNotFound, "not_found", "no pending request with this id")
+				// Unknown here (answered, expired, another caller's, or sent
+				// by another replica: pending requests live in the process
+				// that sent them), and nothing changes.
+				w.Header().Set("Content-Type", "application/json")
+				w.Header().Set("Cache-Control", "no-store")
+				w.WriteHeader(http.StatusNotFound)
+				_, _ = w.Write(rpcError(view.ID, mcp.INVALID_REQUEST, "no pending request with this id for this caller on this server"))
 				return
 			}
 			w.WriteHeader(http.StatusAccepted)
@@ -622,6 +635,7 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			w = ps
 			ps.sampler = postSampler{relay: f.samples, stream: ps, owner: p.Key(), session: r.Header.Get(server.HeaderKeySessionID)}
 			sampler, direct = &ps.sampler, ps
+			stateless = ps.sampler.session == "" && acceptsEventStream(r)
 		}
 	}
 	if f.sess != nil && r.Method == http.MethodGet {
@@ -638,6 +652,14 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if direct != nil {
 		ctx = withDirect(ctx, direct)
 	}
+	if stateless {
+		ctx = context.WithValue(ctx, statelessAskKey{}, sampler)
+		if f.caps != nil {
+			if c, ok := f.caps.lookup(p.Key()); ok {
+				ctx = context.WithValue(ctx, hostCapsKey{}, c)
+			}
+		}
+	}
 	if sampler != nil {
 		ctx = server.WithInProcessSamplingHandler(ctx, sampler)
 	} else {
@@ -647,6 +669,20 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 type noSamplingKey struct{}
+
+// acceptsEventStream reports whether the request's Accept names
+// text/event-stream (the response may then stream server requests).
+func acceptsEventStream(r *http.Request) bool {
+	for _, v := range r.Header.Values("Accept") {
+		for _, part := range strings.Split(v, ",") {
+			mt, _, _ := strings.Cut(strings.TrimSpace(part), ";")
+			if strings.EqualFold(strings.TrimSpace(mt), "text/event-stream") {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // SamplingAvailable reports whether a sampling/createMessage sent to the
 // caller of the request in ctx can reach it. Over streamable HTTP it can

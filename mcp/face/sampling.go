@@ -36,11 +36,17 @@ const (
 // with this prefix is always ours.
 const sampleIDPrefix = "bridge-sampling-"
 
+// elicitIDPrefix starts the JSON-RPC id of every elicitation/create the face
+// sends itself: to session-less (stateless) HTTP hosts, where mcp-go's own
+// elicitation has no session to route the answer by.
+const elicitIDPrefix = "bridge-elicitation-"
+
 var (
 	errSampleStreamEnded = errors.New("face: the call's response stream has ended")
 	errSampleStreamJSON  = errors.New("face: the call's response was already sent as JSON")
-	errSampleTooMany     = errors.New("face: sampling/createMessage: too many sampling requests waiting for the host")
+	errSampleTooMany     = errors.New("too many requests waiting for the host")
 	errSampleModern      = errors.New("face: sampling/createMessage: a 2026-07-28 caller takes no server requests")
+	errElicitModern      = errors.New("face: elicitation/create: a 2026-07-28 caller takes no server requests")
 )
 
 // samplingRelay sends sampling/createMessage to streamable HTTP hosts on the
@@ -84,13 +90,14 @@ func newSamplingRelay(timeout time.Duration, log *slog.Logger, sess *sessions) *
 	return &samplingRelay{timeout: timeout, log: log, sess: sess, pending: map[string]*pendingSample{}, perSession: map[string]int{}}
 }
 
-// add registers a sampling request of owner's session and returns its id.
-func (r *samplingRelay) add(owner, session string) (string, *pendingSample, error) {
+// add registers a request (sampling/createMessage or elicitation/create,
+// its id starting with prefix) of owner's session and returns its id.
+func (r *samplingRelay) add(owner, session, prefix string) (string, *pendingSample, error) {
 	var b [16]byte
 	if _, err := rand.Read(b[:]); err != nil {
-		return "", nil, fmt.Errorf("face: sampling/createMessage: request id: %w", err)
+		return "", nil, fmt.Errorf("face: server request id: %w", err)
 	}
-	id := sampleIDPrefix + hex.EncodeToString(b[:])
+	id := prefix + hex.EncodeToString(b[:])
 	key := owner + "\x00" + session
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -132,13 +139,14 @@ type hostReply struct {
 }
 
 // sampleReplyID reports whether the message m is a host's answer to one of
-// the face's sampling requests, and its id.
+// the face's own server requests (sampling, stateless elicitation), and its
+// id.
 func sampleReplyID(m *message) (string, bool) {
 	if !m.Response {
 		return "", false
 	}
 	var id string
-	if json.Unmarshal(m.ID, &id) != nil || !strings.HasPrefix(id, sampleIDPrefix) {
+	if json.Unmarshal(m.ID, &id) != nil || !(strings.HasPrefix(id, sampleIDPrefix) || strings.HasPrefix(id, elicitIDPrefix)) {
 		return "", false
 	}
 	return id, true
@@ -158,7 +166,7 @@ func (r *samplingRelay) deliver(owner, session, id string, rep hostReply) bool {
 	p, ok := r.pending[id]
 	if ok && (p.owner != owner || p.session != session) {
 		r.mu.Unlock()
-		r.log.Warn("face: refused an answer to a sampling request from another principal or session")
+		r.log.Warn("face: refused an answer to a server request from another principal or session")
 		return false
 	}
 	r.mu.Unlock()
@@ -167,7 +175,7 @@ func (r *samplingRelay) deliver(owner, session, id string, rep hostReply) bool {
 	}
 	var out sampleReply
 	if rep.Error != nil {
-		out.err = fmt.Errorf("face: sampling/createMessage: the host answered error %d: %s", rep.Error.Code, sanitizeLog(rep.Error.Message))
+		out.err = fmt.Errorf("face: the host answered error %d: %s", rep.Error.Code, sanitizeLog(rep.Error.Message))
 	} else {
 		out.result = rep.Result
 	}
@@ -194,7 +202,48 @@ func (s *postSampler) CreateMessage(ctx context.Context, req mcp.CreateMessageRe
 	if server.IsModernRequest(ctx) {
 		return nil, errSampleModern
 	}
-	id, p, err := s.relay.add(s.owner, s.session)
+	raw, err := s.ask(ctx, mcp.MethodSamplingCreateMessage, sampleIDPrefix, req.CreateMessageParams)
+	if err != nil {
+		return nil, fmt.Errorf("face: sampling/createMessage: %w", err)
+	}
+	var res mcp.CreateMessageResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, fmt.Errorf("face: sampling/createMessage: decode the host's result: %w", err)
+	}
+	content, err := mcp.ParseSamplingContent(res.Content)
+	if err != nil {
+		return nil, fmt.Errorf("face: sampling/createMessage: decode the host's content: %w", err)
+	}
+	res.Content = content
+	return &res, nil
+}
+
+// elicit sends elicitation/create on the POST's stream and waits for the
+// host's answer, as CreateMessage does for sampling.
+func (s *postSampler) elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	if server.IsModernRequest(ctx) {
+		return nil, errElicitModern
+	}
+	if err := req.Params.Validate(); err != nil {
+		return nil, fmt.Errorf("face: elicitation/create: %w", err)
+	}
+	raw, err := s.ask(ctx, mcp.MethodElicitationCreate, elicitIDPrefix, req.Params)
+	if err != nil {
+		return nil, fmt.Errorf("face: elicitation/create: %w", err)
+	}
+	var res mcp.ElicitationResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, fmt.Errorf("face: elicitation/create: decode the host's result: %w", err)
+	}
+	return &res, nil
+}
+
+// ask writes one server request onto the POST's response stream, its id
+// bridge-minted (prefix and 128 random bits) and bound to the caller's
+// principal and session, and waits for the host's answer, the call's end or
+// the relay's timeout (then cancelling it, as the spec asks).
+func (s *postSampler) ask(ctx context.Context, method mcp.MCPMethod, prefix string, params any) (json.RawMessage, error) {
+	id, p, err := s.relay.add(s.owner, s.session, prefix)
 	if err != nil {
 		return nil, err
 	}
@@ -202,14 +251,14 @@ func (s *postSampler) CreateMessage(ctx context.Context, req mcp.CreateMessageRe
 	msg, err := json.Marshal(mcp.JSONRPCRequest{
 		JSONRPC: mcp.JSONRPC_VERSION,
 		ID:      mcp.NewRequestId(id),
-		Request: mcp.Request{Method: string(mcp.MethodSamplingCreateMessage)},
-		Params:  req.CreateMessageParams,
+		Request: mcp.Request{Method: string(method)},
+		Params:  params,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("face: sampling/createMessage: encode: %w", err)
+		return nil, fmt.Errorf("encode: %w", err)
 	}
 	if err := s.stream.send(msg); err != nil {
-		return nil, fmt.Errorf("face: sampling/createMessage: %w", err)
+		return nil, err
 	}
 	t := time.NewTimer(s.relay.timeout)
 	defer t.Stop()
@@ -218,18 +267,9 @@ func (s *postSampler) CreateMessage(ctx context.Context, req mcp.CreateMessageRe
 		if rep.err != nil {
 			return nil, rep.err
 		}
-		var res mcp.CreateMessageResult
-		if err := json.Unmarshal(rep.result, &res); err != nil {
-			return nil, fmt.Errorf("face: sampling/createMessage: decode the host's result: %w", err)
-		}
-		content, err := mcp.ParseSamplingContent(res.Content)
-		if err != nil {
-			return nil, fmt.Errorf("face: sampling/createMessage: decode the host's content: %w", err)
-		}
-		res.Content = content
-		return &res, nil
+		return rep.result, nil
 	case <-ctx.Done():
-		return nil, fmt.Errorf("face: sampling/createMessage: %w", ctx.Err())
+		return nil, ctx.Err()
 	case <-t.C:
 		// The spec asks a sender that gives up on a request to cancel it.
 		if b, err := json.Marshal(mcp.JSONRPCNotification{
@@ -241,7 +281,7 @@ func (s *postSampler) CreateMessage(ctx context.Context, req mcp.CreateMessageRe
 		}); err == nil {
 			_ = s.stream.send(b)
 		}
-		return nil, fmt.Errorf("face: sampling/createMessage: the host did not answer within %s", s.relay.timeout)
+		return nil, fmt.Errorf("the host did not answer within %s", s.relay.timeout)
 	}
 }
 

@@ -532,7 +532,8 @@ func clean(s string, n int) string {
 }
 
 // elicit relays an upstream's elicitation to the caller when the caller can
-// answer it now (a handshake-era session that declared elicitation);
+// answer it now (a handshake-era host that declared elicitation: on stdio,
+// an HTTP session, or a stateless HTTP call whose response streams);
 // otherwise it refuses with an error, which the upstream sees as a failed
 // request, never as the user's answer. 2026-07-28 callers would need the
 // upstream call parked across requests, which the source does not do. The
@@ -560,7 +561,7 @@ func (s *Source) elicit(ctx context.Context) upstream.ElicitFunc {
 			p.RequestedSchema = e.RequestedSchema
 		}
 		for i := 1; ; i++ {
-			res, err := srv.RequestElicitation(ctx, mcp.ElicitationRequest{
+			res, err := face.Elicit(ctx, mcp.ElicitationRequest{
 				Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
 				Params:  p,
 			})
@@ -596,8 +597,8 @@ func (s *Source) elicit(ctx context.Context) upstream.ElicitFunc {
 const maxAsks = 3
 
 // sample relays an upstream's sampling request to the caller when the
-// caller can answer it now (a handshake-era session that declared
-// sampling); otherwise it refuses.
+// caller can answer it now (a handshake-era host that declared sampling, as
+// for elicit); otherwise it refuses.
 func (s *Source) sample(ctx context.Context) upstream.SampleFunc {
 	return func(_ context.Context, p mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 		srv := server.ServerFromContext(ctx)
@@ -622,22 +623,17 @@ func (s *Source) sample(ctx context.Context) upstream.SampleFunc {
 	}
 }
 
-// canSample reports whether the caller's session declared sampling.
+// canSample reports whether the caller's host declared sampling (its
+// session, or a stateless host at its initialize: face.HostCapabilities).
 func canSample(ctx context.Context) bool {
-	cs, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo)
-	if !ok || cs == nil {
-		return false
-	}
-	return cs.GetClientCapabilities().Sampling != nil
+	c, ok := face.HostCapabilities(ctx)
+	return ok && c.Sampling != nil
 }
 
-// canElicit reports whether the caller's session declared elicitation.
+// canElicit reports whether the caller's host declared elicitation.
 func canElicit(ctx context.Context) bool {
-	cs, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo)
-	if !ok || cs == nil {
-		return false
-	}
-	return cs.GetClientCapabilities().Elicitation != nil
+	c, ok := face.HostCapabilities(ctx)
+	return ok && c.Elicitation != nil
 }
 
 // relay forwards one call's upstream progress to the caller: only when the
