@@ -193,14 +193,15 @@ func newChecked(cfg Config) (*Conn, error) {
 func InProcess(ctx context.Context, s *server.MCPServer, cfg Config) (*Conn, error) {
 	c := newConn(cfg)
 	c.dial = func(ctx context.Context, _ *session) (transport.Interface, *process, error) {
-		var opts []transport.InProcessOption
+		var el server.ElicitationHandler
+		var sa server.SamplingHandler
 		if !cfg.NoElicitation {
-			opts = append(opts, transport.WithElicitationHandler(elicitAdapter{c}))
+			el = elicitAdapter{c}
 		}
 		if !cfg.NoSampling {
-			opts = append(opts, transport.WithSamplingHandler(samplingAdapter{c}))
+			sa = samplingAdapter{c}
 		}
-		return transport.NewInProcessTransportWithOptions(s, opts...), nil, nil
+		return newInProcess(s, sa, el), nil, nil
 	}
 	if err := c.start(ctx); err != nil {
 		c.cancel()
