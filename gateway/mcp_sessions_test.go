@@ -428,3 +428,34 @@ func TestMCP_AnotherPrincipalCannotAnswerSomeoneElsesElicitation(t *testing.T) {
 	}
 	refused(alice, req.ID) // single use
 }
+
+// TestMCPStatelessAnswerOnAnotherReplicaIsRefused: the stateless face keeps
+// a waiting question in the process that asked it (no shared bus); a host
+// whose answer lands on another replica gets a JSON-RPC error saying so,
+// and the question still waits for its answer on the replica that asked.
+func TestMCPStatelessAnswerOnAnotherReplicaIsRefused(t *testing.T) {
+	a := &legacyHost{t: t, url: startSessions(t, false), key: aliceKey}
+	b := &legacyHost{t: t, url: startSessions(t, false), key: aliceKey}
+	a.initialize()
+	b.initialize()
+	stream := a.call(5, "files_ask")
+	req := nextMessage(t, stream)
+	if req.Method != string(mcp.MethodElicitationCreate) {
+		t.Fatalf("first message: %q", req.Method)
+	}
+	resp := b.post(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"action":"accept","content":{"name":"Ada"}}}`, req.ID))
+	var body struct {
+		Error *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode != http.StatusNotFound || body.Error == nil || !strings.Contains(body.Error.Message, "replica") {
+		t.Fatalf("answer on the other replica: status %d, body %+v (%v); want 404 with a JSON-RPC error naming the replica", resp.StatusCode, body, err)
+	}
+	if got := a.answer(req.ID, `{"action":"accept","content":{"name":"Ada"}}`); got != http.StatusAccepted {
+		t.Fatalf("answer on the replica that asked: status %d", got)
+	}
+	if got := toolText(t, nextMessage(t, stream)); got != "Hello, Ada!" {
+		t.Fatalf("result: %q", got)
+	}
+}

@@ -168,8 +168,11 @@ type Config struct {
 	// work over streamable HTTP (both go out on the tools/call's own response
 	// stream; the host's answer is routed by session and principal); the
 	// standalone GET stream is refused (405). Default false: every era is
-	// served statelessly (any replica can serve any request) and a 2025-era
-	// host over HTTP gets a continuation result instead of an elicitation.
+	// served statelessly (any replica can serve any request); a 2025-era
+	// host over HTTP gets a continuation result instead of an exposed
+	// agent's elicitation, and is asked a fronted server's questions
+	// (Elicit, sampling) on a tools/call's own event stream when it declared
+	// them at initialize (HostCapabilities).
 	// Sessions live in this process: behind several replicas without sticky
 	// routing, keep it off.
 	LegacySessions bool
@@ -585,7 +588,7 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "application/json")
 				w.Header().Set("Cache-Control", "no-store")
 				w.WriteHeader(http.StatusNotFound)
-				_, _ = w.Write(rpcError(view.ID, mcp.INVALID_REQUEST, "no pending request with this id for this caller on this server"))
+				_, _ = w.Write(rpcError(view.ID, mcp.INVALID_REQUEST, "no pending request with this id for this caller on this replica (an answer goes to the replica that asked)"))
 				return
 			}
 			w.WriteHeader(http.StatusAccepted)
