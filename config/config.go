@@ -280,10 +280,13 @@ type MCPEndpoint struct {
 	// the call's own response stream: elicitation and sampling requests from
 	// front.mcp servers, and questions from exposed agents (elicitation).
 	// Default false: every request is served statelessly (any replica can
-	// serve it) and such hosts are never asked over HTTP (a fronted server's
-	// elicitation is declined and its sampling refused; an exposed agent's
-	// question comes back as an input-required result); stdio is
-	// unaffected. Sessions live in one process's memory: with several
+	// serve it); a fronted server's elicitation and sampling still reach a
+	// host that declared them at its latest initialize in this process, on
+	// the event stream of the tools/call that caused them (the answer, a new
+	// POST from the same principal, is routed by a bridge-minted id and must
+	// reach the same replica; elsewhere it is refused with a JSON-RPC
+	// error), and an exposed agent's question comes back as an
+	// input-required result; stdio is unaffected. Sessions live in one process's memory: with several
 	// replicas, route each session's requests to the replica that created it
 	// (sticky routing on the Mcp-Session-Id header).
 	Sessions bool `yaml:"sessions"`
