@@ -338,3 +338,52 @@ func TestExecutorFailingBeforeAnyEventWritesNothing(t *testing.T) {
 		t.Fatalf("writes = %v, want none", got)
 	}
 }
+
+// slowRenewals is a store whose lease renewals take a while to reach it, as
+// a loaded database's do: each one is checked against the lease's expiry
+// only after delay.
+type slowRenewals struct {
+	*writeLog
+	delay time.Duration
+}
+
+func (s *slowRenewals) RenewLease(ctx context.Context, id, holder string, ttl time.Duration) (bool, error) {
+	time.Sleep(s.delay)
+	return s.writeLog.RenewLease(ctx, id, holder, ttl)
+}
+
+// TestSlowLeaseRenewalsKeepTheExecution: renewals that take half the lease
+// TTL to reach the store (a loaded database, a stalled process) still keep a
+// long execution's lease: the manager renews every third of the TTL counted
+// from when the lease was taken or its last renewal sent, so the execution is
+// neither stopped nor ended CANCELED.
+func TestSlowLeaseRenewalsKeepTheExecution(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const ttl = 3 * time.Second
+		st := &slowRenewals{writeLog: &writeLog{Memory: store.NewMemory()}, delay: ttl / 2}
+		mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: st, LeaseTTL: ttl,
+			Executor: funcExecutor(func(ctx context.Context, req *a2a.Request, u *a2a.Updater) error {
+				if err := u.Working(ctx, "on it"); err != nil {
+					return err
+				}
+				select {
+				case <-time.After(10 * ttl):
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+				return u.Complete(ctx, "done")
+			})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := mgr.SendMessage(context.Background(), "alice", userMessage("m1"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st := resp.Task.Status.State; st != a2a.TaskStateCompleted {
+			t.Fatalf("state = %s (%+v), want COMPLETED: the execution lost its lease", st, resp.Task.Status.Message)
+		}
+		mgr.Wait()
+		time.Sleep(st.delay) // a renewal under way when the run ended returns
+	})
+}
