@@ -103,11 +103,12 @@ func (t *AgentTools) call(ctx context.Context, a *agent, skill string, req mcp.C
 			return errResult("agent %s: the user did not complete the authorization; call the tool again with taskId %q after authorizing", alias, st.TaskID)
 		case !accepted:
 			return t.declined(a, st.TaskID, st.ContextID, st.Question)
-		case checkAnswer(answer) != nil:
-			// The question stands: asked again, with what was wrong, under
-			// the same state.
-			return server.NewInputRequestBuilder(req.Params.RequestState).Elicit(elicitID, elicitParams(alias, checkAnswer(answer).Error()+"\n"+st.Question)).ToolResult()
 		default:
+			if bad := checkAnswer(answer); bad != nil {
+				// The question stands: asked again, with what was wrong,
+				// under the same state.
+				return server.NewInputRequestBuilder(req.Params.RequestState).Elicit(elicitID, elicitParams(alias, bad.Error()+"\n"+st.Question)).ToolResult()
+			}
 			in = args{Message: elicitText(answer), TaskID: st.TaskID, ContextID: st.ContextID}
 		}
 	} else {
