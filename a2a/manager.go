@@ -133,6 +133,9 @@ type execution struct {
 	// leaseSent + TTL, and the next renewal is due a third of the TTL after
 	// leaseSent.
 	leaseSent atomic.Int64
+	// leaseLost reports that the guard stopped the execution because its
+	// run lease ran out (see failLostLease).
+	leaseLost atomic.Bool
 	req       *Request
 	up        *Updater
 	cancel    context.CancelFunc
@@ -361,7 +364,9 @@ func (m *Manager) run(ctx context.Context, ex *execution) {
 		if err != nil {
 			text = "the agent failed: " + safeMessage(err)
 		}
-		if ctx.Err() != nil {
+		if ex.leaseLost.Load() {
+			m.failLostLease(ex)
+		} else if ctx.Err() != nil {
 			m.forceCancel(ex.req.Owner, ex.req.TaskID, "canceled")
 		} else if ferr := up.Fail(context.Background(), text); ferr != nil && !errors.Is(ferr, ErrTaskClosed) {
 			m.log.Error("a2a: could not mark task failed", "task", ex.req.TaskID, "err", ferr)
@@ -426,6 +431,7 @@ func (m *Manager) guard(ctx context.Context, ex *execution, done <-chan struct{}
 				ok, err := m.store.RenewLease(context.Background(), ex.req.TaskID, ex.holder, m.leaseTTL)
 				if err == nil && !ok {
 					m.log.Error("a2a: run lease lost; stopping the executor", "task", ex.req.TaskID)
+					ex.leaseLost.Store(true)
 					ex.cancel()
 					return
 				}
@@ -462,6 +468,26 @@ func (m *Manager) cancelExecution(ex *execution) {
 			ex.cancel()
 		}()
 	})
+}
+
+// LeaseLostMessage is the status text of a task whose execution was
+// stopped because its run lease ran out.
+const LeaseLostMessage = "the task's run lease ran out before it finished (its process or the task store was too slow to renew it); send the request again"
+
+// failLostLease ends, FAILED, the task of an execution stopped because its
+// run lease ran out, under the lease taken back: nobody cancelled it, so it
+// is not CANCELED. When the lease cannot be taken back, another execution
+// (a next message) or recovery holds it: the task is theirs, and is left
+// as they make it.
+func (m *Manager) failLostLease(ex *execution) {
+	ctx := context.Background()
+	if ok, err := m.store.AcquireLease(ctx, ex.req.TaskID, ex.holder, m.leaseTTL); err != nil || !ok {
+		return
+	}
+	ex.leased.Store(true) // given back by the write that ends the task, or by run
+	if err := ex.up.Fail(ctx, LeaseLostMessage); err != nil && !errors.Is(err, ErrTaskClosed) {
+		m.log.Error("a2a: could not mark task failed", "task", ex.req.TaskID, "err", err)
+	}
 }
 
 // forceCancel marks a task CANCELED on the executor's behalf.
