@@ -58,6 +58,9 @@ type Manager struct {
 	onEvent      func(ctx context.Context, owner string, task *Task, ev StreamResponse)
 	log          *slog.Logger
 	clock        func() time.Time
+	// epoch is when the manager was made: leases are timed from it on
+	// the monotonic clock (see monotonic).
+	epoch time.Time
 
 	mu       sync.Mutex
 	running  map[string]*execution
@@ -74,7 +77,7 @@ func NewManager(cfg ManagerConfig) (*Manager, error) {
 		store: cfg.Store, exec: cfg.Executor, holder: cfg.Holder,
 		leaseTTL: cfg.LeaseTTL, leaseWait: cfg.LeaseWait, cancelGrace: cfg.CancelGrace,
 		pollInterval: cfg.PollInterval, onEvent: cfg.OnEvent, log: cfg.Logger, clock: cfg.Now,
-		running: map[string]*execution{},
+		running: map[string]*execution{}, epoch: time.Now(),
 	}
 	if m.holder == "" {
 		m.holder = uuid.NewString()
@@ -103,6 +106,13 @@ func NewManager(cfg ManagerConfig) (*Manager, error) {
 
 func (m *Manager) now() time.Time { return m.clock().UTC().Truncate(time.Microsecond) }
 
+// monotonic is t as nanoseconds since m.epoch, and at turns it back into a
+// time: both on the monotonic clock, so that a step of the wall clock
+// neither delays nor hastens a lease renewal.
+func (m *Manager) monotonic(t time.Time) int64 { return int64(t.Sub(m.epoch)) }
+
+func (m *Manager) at(n int64) time.Time { return m.epoch.Add(time.Duration(n)) }
+
 // Store returns the manager's store.
 func (m *Manager) Store() Store { return m.store }
 
@@ -128,8 +138,8 @@ type execution struct {
 	// and recovery looks only at running ones.
 	leased atomic.Bool
 	// leaseSent is when the write that took the run lease, or last renewed
-	// it, was sent (Unix nanoseconds). The store counts the TTL from when it
-	// ran that write, never earlier, so the lease holds at least until
+	// it, was sent (Manager.monotonic). The store counts the TTL from when
+	// it ran that write, never earlier, so the lease holds at least until
 	// leaseSent + TTL, and the next renewal is due a third of the TTL after
 	// leaseSent.
 	leaseSent atomic.Int64
@@ -218,7 +228,7 @@ func (m *Manager) start(ctx context.Context, owner string, p *SendMessageRequest
 		if err != nil {
 			return nil, err
 		}
-		ex.leaseSent.Store(sent.UnixNano())
+		ex.leaseSent.Store(m.monotonic(sent))
 		ex.leased.Store(true)
 		// Re-read under the lease: the previous run may have changed it.
 		rec, err = m.store.GetTask(ctx, owner, msg.TaskID)
@@ -425,7 +435,7 @@ func (m *Manager) guard(ctx context.Context, ex *execution, done <-chan struct{}
 		}
 		check = false
 		if ex.leased.Load() {
-			due := time.Unix(0, ex.leaseSent.Load()).Add(renewEvery)
+			due := m.at(ex.leaseSent.Load()).Add(renewEvery)
 			if !time.Now().Before(due) {
 				sent := time.Now()
 				ok, err := m.store.RenewLease(context.Background(), ex.req.TaskID, ex.holder, m.leaseTTL)
@@ -436,7 +446,7 @@ func (m *Manager) guard(ctx context.Context, ex *execution, done <-chan struct{}
 					return
 				}
 				if err == nil {
-					ex.leaseSent.Store(sent.UnixNano())
+					ex.leaseSent.Store(m.monotonic(sent))
 					due = sent.Add(renewEvery)
 				}
 			}
