@@ -310,9 +310,11 @@ func (u *Updater) createLocked(ctx context.Context, snapshot *Task) error {
 			return fmt.Errorf("a2a: create task: %w", err)
 		}
 	} else {
+		sent := time.Now()
 		if err := CreateLeasedTask(ctx, u.m.store, u.req.Owner, t, u.ex.holder, u.m.leaseTTL); err != nil {
 			return fmt.Errorf("a2a: create task: %w", err)
 		}
+		u.ex.leaseSent.Store(u.m.monotonic(sent))
 		u.ex.leased.Store(true)
 	}
 	// Records are replaced, never changed in place (see apply), so the

@@ -210,7 +210,7 @@ func TestEmitAllIsOneWrite(t *testing.T) {
 			return err
 		}
 		return u.EmitAll(ctx,
-			a2a.StreamResponse{ArtifactUpdate: &a2a.TaskArtifactUpdateEvent{Artifact: a2a.Artifact{Name: "a", Parts: []a2a.Part{a2a.TextPart("x")}}, LastChunk: true}},
+			a2a.StreamResponse{ArtifactUpdate: &a2a.TaskArtifactUpdateEvent{Artifact: a2a.Artifact{Name: "a", Parts: []a2a.Part{a2a.TextPart(a2a.LeaseLostMessage)}}, LastChunk: true}},
 			a2a.StreamResponse{StatusUpdate: &a2a.TaskStatusUpdateEvent{Status: a2a.TaskStatus{State: a2a.TaskStateCompleted}}})
 	})})
 	if err != nil {
@@ -254,7 +254,7 @@ func TestEmitAllRefusesEventsAfterTheEnd(t *testing.T) {
 		}
 		emitErr = u.EmitAll(ctx,
 			a2a.StreamResponse{StatusUpdate: &a2a.TaskStatusUpdateEvent{Status: a2a.TaskStatus{State: a2a.TaskStateCompleted}}},
-			a2a.StreamResponse{ArtifactUpdate: &a2a.TaskArtifactUpdateEvent{Artifact: a2a.Artifact{Name: "late", Parts: []a2a.Part{a2a.TextPart("x")}}}})
+			a2a.StreamResponse{ArtifactUpdate: &a2a.TaskArtifactUpdateEvent{Artifact: a2a.Artifact{Name: "late", Parts: []a2a.Part{a2a.TextPart(a2a.LeaseLostMessage)}}}})
 		return u.Fail(ctx, "done")
 	})})
 	if err != nil {
@@ -337,4 +337,137 @@ func TestExecutorFailingBeforeAnyEventWritesNothing(t *testing.T) {
 	if got := st.ops(); len(got) != 0 {
 		t.Fatalf("writes = %v, want none", got)
 	}
+}
+
+// slowRenewals is a store whose lease renewals take a while to reach it, as
+// a loaded database's do: each one is checked against the lease's expiry
+// only after delay.
+type slowRenewals struct {
+	*writeLog
+	delay time.Duration
+}
+
+func (s *slowRenewals) RenewLease(ctx context.Context, id, holder string, ttl time.Duration) (bool, error) {
+	time.Sleep(s.delay)
+	return s.writeLog.RenewLease(ctx, id, holder, ttl)
+}
+
+// TestSlowLeaseRenewalsKeepTheExecution: renewals that take half the lease
+// TTL to reach the store (a loaded database, a stalled process) still keep a
+// long execution's lease: the manager renews every third of the TTL counted
+// from when the lease was taken or its last renewal sent, so the execution is
+// neither stopped nor ended CANCELED.
+func TestSlowLeaseRenewalsKeepTheExecution(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const ttl = 3 * time.Second
+		st := &slowRenewals{writeLog: &writeLog{Memory: store.NewMemory()}, delay: ttl / 2}
+		mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: st, LeaseTTL: ttl,
+			Executor: funcExecutor(func(ctx context.Context, req *a2a.Request, u *a2a.Updater) error {
+				if err := u.Working(ctx, "on it"); err != nil {
+					return err
+				}
+				select {
+				case <-time.After(10 * ttl):
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+				return u.Complete(ctx, "done")
+			})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := mgr.SendMessage(context.Background(), "alice", userMessage("m1"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st := resp.Task.Status.State; st != a2a.TaskStateCompleted {
+			t.Fatalf("state = %s (%+v), want COMPLETED: the execution lost its lease", st, resp.Task.Status.Message)
+		}
+		mgr.Wait()
+		time.Sleep(st.delay) // a renewal under way when the run ended returns
+	})
+}
+
+// lapsingLease is a store whose lease renewals come too late: each reaches
+// it only after the lease ran out. With steal set, another holder (a next
+// message, recovery) has taken the lease by then.
+type lapsingLease struct {
+	*writeLog
+	ttl   time.Duration
+	steal bool
+}
+
+func (s *lapsingLease) RenewLease(ctx context.Context, id, holder string, ttl time.Duration) (bool, error) {
+	time.Sleep(2 * s.ttl)
+	if s.steal {
+		if ok, err := s.writeLog.Memory.AcquireLease(ctx, id, "another", time.Hour); err != nil || !ok {
+			return false, errors.New("the expired lease could not be taken over")
+		}
+	}
+	return s.writeLog.RenewLease(ctx, id, holder, ttl)
+}
+
+// longRun works until its context ends.
+func longRun(ctx context.Context, req *a2a.Request, u *a2a.Updater) error {
+	if err := u.Working(ctx, "on it"); err != nil {
+		return err
+	}
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// TestLeaseRunOutEndsTheTaskFailedNotCanceled: an execution whose run lease
+// ran out (renewals too late) is stopped, and its task ends FAILED saying
+// so, under the lease taken back: nobody cancelled it, so it is not
+// CANCELED.
+func TestLeaseRunOutEndsTheTaskFailedNotCanceled(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const ttl = 3 * time.Second
+		st := &lapsingLease{writeLog: &writeLog{Memory: store.NewMemory()}, ttl: ttl}
+		mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: st, LeaseTTL: ttl, Executor: funcExecutor(longRun)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := mgr.SendMessage(context.Background(), "alice", userMessage("m1"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mgr.Wait()
+		rec, err := st.GetTask(context.Background(), "alice", resp.Task.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := rec.Task.Status; s.State != a2a.TaskStateFailed || s.Message == nil || s.Message.Parts[0].Text != a2a.LeaseLostMessage {
+			t.Fatalf("task after its lease ran out: %s %+v, want FAILED %q", s.State, s.Message, a2a.LeaseLostMessage)
+		}
+		if ok, err := st.Memory.AcquireLease(context.Background(), resp.Task.ID, "next", time.Minute); err != nil || !ok {
+			t.Errorf("the lease taken back was kept: %v, %v", ok, err)
+		}
+	})
+}
+
+// TestLeaseTakenOverIsLeftToItsNewHolder: when another holder has taken
+// over a lease that ran out (a next message, recovery), the stopped
+// execution writes nothing more: the task is the new holder's.
+func TestLeaseTakenOverIsLeftToItsNewHolder(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const ttl = 3 * time.Second
+		st := &lapsingLease{writeLog: &writeLog{Memory: store.NewMemory()}, ttl: ttl, steal: true}
+		mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: st, LeaseTTL: ttl, Executor: funcExecutor(longRun)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := mgr.SendMessage(context.Background(), "alice", userMessage("m1"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mgr.Wait()
+		rec, err := st.GetTask(context.Background(), "alice", resp.Task.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := rec.Task.Status.State; s != a2a.TaskStateWorking {
+			t.Fatalf("task after its lease was taken over: %s %+v, want it left WORKING to the new holder", s, rec.Task.Status.Message)
+		}
+	})
 }

@@ -58,6 +58,9 @@ type Manager struct {
 	onEvent      func(ctx context.Context, owner string, task *Task, ev StreamResponse)
 	log          *slog.Logger
 	clock        func() time.Time
+	// epoch is when the manager was made: leases are timed from it on
+	// the monotonic clock (see monotonic).
+	epoch time.Time
 
 	mu       sync.Mutex
 	running  map[string]*execution
@@ -74,7 +77,7 @@ func NewManager(cfg ManagerConfig) (*Manager, error) {
 		store: cfg.Store, exec: cfg.Executor, holder: cfg.Holder,
 		leaseTTL: cfg.LeaseTTL, leaseWait: cfg.LeaseWait, cancelGrace: cfg.CancelGrace,
 		pollInterval: cfg.PollInterval, onEvent: cfg.OnEvent, log: cfg.Logger, clock: cfg.Now,
-		running: map[string]*execution{},
+		running: map[string]*execution{}, epoch: time.Now(),
 	}
 	if m.holder == "" {
 		m.holder = uuid.NewString()
@@ -103,6 +106,13 @@ func NewManager(cfg ManagerConfig) (*Manager, error) {
 
 func (m *Manager) now() time.Time { return m.clock().UTC().Truncate(time.Microsecond) }
 
+// monotonic is t as nanoseconds since m.epoch, and at turns it back into a
+// time: both on the monotonic clock, so that a step of the wall clock
+// neither delays nor hastens a lease renewal.
+func (m *Manager) monotonic(t time.Time) int64 { return int64(t.Sub(m.epoch)) }
+
+func (m *Manager) at(n int64) time.Time { return m.epoch.Add(time.Duration(n)) }
+
 // Store returns the manager's store.
 func (m *Manager) Store() Store { return m.store }
 
@@ -127,10 +137,19 @@ type execution struct {
 	// answered in one upstream reply): nothing can run on a finished task,
 	// and recovery looks only at running ones.
 	leased atomic.Bool
-	req    *Request
-	up     *Updater
-	cancel context.CancelFunc
-	done   chan struct{}
+	// leaseSent is when the write that took the run lease, or last renewed
+	// it, was sent (Manager.monotonic). The store counts the TTL from when
+	// it ran that write, never earlier, so the lease holds at least until
+	// leaseSent + TTL, and the next renewal is due a third of the TTL after
+	// leaseSent.
+	leaseSent atomic.Int64
+	// leaseLost reports that the guard stopped the execution because its
+	// run lease ran out (see failLostLease).
+	leaseLost atomic.Bool
+	req       *Request
+	up        *Updater
+	cancel    context.CancelFunc
+	done      chan struct{}
 	// startSeq is the last event seq before this execution (continuations).
 	startSeq int64
 	// startRec is the task as it was when the run started (continuations).
@@ -205,9 +224,11 @@ func (m *Manager) start(ctx context.Context, owner string, p *SendMessageRequest
 		if msg.ContextID != "" && msg.ContextID != rec.Task.ContextID {
 			return nil, ErrInvalidParams.Withf("message.contextId %q does not match the context of task %s", msg.ContextID, msg.TaskID)
 		}
-		if err := m.acquire(ctx, msg.TaskID, ex.holder); err != nil {
+		sent, err := m.acquire(ctx, msg.TaskID, ex.holder)
+		if err != nil {
 			return nil, err
 		}
+		ex.leaseSent.Store(m.monotonic(sent))
 		ex.leased.Store(true)
 		// Re-read under the lease: the previous run may have changed it.
 		rec, err = m.store.GetTask(ctx, owner, msg.TaskID)
@@ -263,34 +284,37 @@ func (m *Manager) start(ctx context.Context, owner string, p *SendMessageRequest
 	return ex, nil
 }
 
-// acquire takes a task's run lease, waiting up to LeaseWait for it.
-func (m *Manager) acquire(ctx context.Context, taskID, holder string) error {
+// acquire takes a task's run lease, waiting up to LeaseWait for it, and
+// returns when the write that took it was sent.
+func (m *Manager) acquire(ctx context.Context, taskID, holder string) (time.Time, error) {
 	// The lease is almost always free (always for a new task): try once
 	// before paying for a watch and a timer.
+	sent := time.Now()
 	ok, err := m.store.AcquireLease(ctx, taskID, holder, m.leaseTTL)
 	if err != nil {
-		return fmt.Errorf("a2a: acquire run lease: %w", err)
+		return time.Time{}, fmt.Errorf("a2a: acquire run lease: %w", err)
 	}
 	if ok {
-		return nil
+		return sent, nil
 	}
 	deadline := time.NewTimer(m.leaseWait)
 	defer deadline.Stop()
 	ch, stop := m.store.Watch(ctx, taskID)
 	defer stop()
 	for {
+		sent := time.Now()
 		ok, err := m.store.AcquireLease(ctx, taskID, holder, m.leaseTTL)
 		if err != nil {
-			return fmt.Errorf("a2a: acquire run lease: %w", err)
+			return time.Time{}, fmt.Errorf("a2a: acquire run lease: %w", err)
 		}
 		if ok {
-			return nil
+			return sent, nil
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return time.Time{}, ctx.Err()
 		case <-deadline.C:
-			return ErrUnsupportedOperation.Withf("task %s is still processing a previous message; send again when it asks for input", taskID).WithMeta("taskId", taskID)
+			return time.Time{}, ErrUnsupportedOperation.Withf("task %s is still processing a previous message; send again when it asks for input", taskID).WithMeta("taskId", taskID)
 		case <-ch:
 		case <-time.After(100 * time.Millisecond):
 		}
@@ -350,7 +374,9 @@ func (m *Manager) run(ctx context.Context, ex *execution) {
 		if err != nil {
 			text = "the agent failed: " + safeMessage(err)
 		}
-		if ctx.Err() != nil {
+		if ex.leaseLost.Load() {
+			m.failLostLease(ex)
+		} else if ctx.Err() != nil {
 			m.forceCancel(ex.req.Owner, ex.req.TaskID, "canceled")
 		} else if ferr := up.Fail(context.Background(), text); ferr != nil && !errors.Is(ferr, ErrTaskClosed) {
 			m.log.Error("a2a: could not mark task failed", "task", ex.req.TaskID, "err", ferr)
@@ -384,9 +410,17 @@ func (m *Manager) guard(ctx context.Context, ex *execution, done <-chan struct{}
 	ch, stop := m.store.Watch(ctx, ex.req.TaskID)
 	defer stop()
 	renewEvery := m.leaseTTL / 3
+	// The poll also bounds how soon a lease taken after the guard started
+	// (a new task's, see execution.leased) is first seen here.
 	poll := time.NewTicker(min(m.pollInterval, renewEvery))
 	defer poll.Stop()
-	renewed := time.Now()
+	// Renewals keep a timer of their own, due a third of the TTL after the
+	// lease was taken or last renewed (leaseSent): counted from the guard's
+	// start, or from when a renewal returned, or only checked at poll
+	// ticks, they came up to two thirds of the TTL apart, and a loaded
+	// store or process then let a live execution's lease run out.
+	renew := time.NewTimer(renewEvery)
+	defer renew.Stop()
 	cancelled := false
 	check := true // check the cancel flag once at start
 	for {
@@ -396,20 +430,29 @@ func (m *Manager) guard(ctx context.Context, ex *execution, done <-chan struct{}
 				return
 			case <-ch:
 			case <-poll.C:
+			case <-renew.C:
 			}
 		}
 		check = false
-		// A new task's lease exists from its creation on (see
-		// execution.leased); renewing from the guard's start is early, never late.
-		if ex.leased.Load() && time.Since(renewed) >= renewEvery {
-			ok, err := m.store.RenewLease(context.Background(), ex.req.TaskID, ex.holder, m.leaseTTL)
-			if err == nil && !ok {
-				m.log.Error("a2a: run lease lost; stopping the executor", "task", ex.req.TaskID)
-				ex.cancel()
-				return
+		if ex.leased.Load() {
+			due := m.at(ex.leaseSent.Load()).Add(renewEvery)
+			if !time.Now().Before(due) {
+				sent := time.Now()
+				ok, err := m.store.RenewLease(context.Background(), ex.req.TaskID, ex.holder, m.leaseTTL)
+				if err == nil && !ok {
+					m.log.Error("a2a: run lease lost; stopping the executor", "task", ex.req.TaskID)
+					ex.leaseLost.Store(true)
+					ex.cancel()
+					return
+				}
+				if err == nil {
+					ex.leaseSent.Store(m.monotonic(sent))
+					due = sent.Add(renewEvery)
+				}
 			}
-			if err == nil {
-				renewed = time.Now()
+			// A failed renewal is due still: the poll tries again.
+			if wait := time.Until(due); wait > 0 {
+				renew.Reset(wait)
 			}
 		}
 		if cancelled {
@@ -435,6 +478,26 @@ func (m *Manager) cancelExecution(ex *execution) {
 			ex.cancel()
 		}()
 	})
+}
+
+// LeaseLostMessage is the status text of a task whose execution was
+// stopped because its run lease ran out.
+const LeaseLostMessage = "the task's run lease ran out before it finished (its process or the task store was too slow to renew it); send the request again"
+
+// failLostLease ends, FAILED, the task of an execution stopped because its
+// run lease ran out, under the lease taken back: nobody cancelled it, so it
+// is not CANCELED. When the lease cannot be taken back, another execution
+// (a next message) or recovery holds it: the task is theirs, and is left
+// as they make it.
+func (m *Manager) failLostLease(ex *execution) {
+	ctx := context.Background()
+	if ok, err := m.store.AcquireLease(ctx, ex.req.TaskID, ex.holder, m.leaseTTL); err != nil || !ok {
+		return
+	}
+	ex.leased.Store(true) // given back by the write that ends the task, or by run
+	if err := ex.up.Fail(ctx, LeaseLostMessage); err != nil && !errors.Is(err, ErrTaskClosed) {
+		m.log.Error("a2a: could not mark task failed", "task", ex.req.TaskID, "err", err)
+	}
 }
 
 // forceCancel marks a task CANCELED on the executor's behalf.

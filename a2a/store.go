@@ -211,7 +211,7 @@ type MaintenanceStore interface {
 }
 
 // TaskCounter is a store that can count its tasks by state, of every
-// owner, in one query (for the bridge_tasks gauge and the status page).
+// owner, in one query (for the admin status page).
 // A store shared by replicas counts every replica's tasks.
 type TaskCounter interface {
 	// CountTasks returns the number of stored tasks in each state; states

@@ -786,7 +786,6 @@ func validMethodPattern(p string) bool {
 	return true
 }
 
-// validName: 1 to 64 of [a-z0-9_-], starting with a letter or digit.
 // validSeparator mirrors agenttools.ValidSeparator: 1 to 8 characters of
 // [A-Za-z0-9_-].
 func validSeparator(s string) bool {
@@ -802,6 +801,7 @@ func validSeparator(s string) bool {
 	return true
 }
 
+// validName: 1 to 64 of [a-z0-9_-], starting with a letter or digit.
 func validName(s string) bool {
 	if s == "" || len(s) > 64 {
 		return false

@@ -26,34 +26,36 @@ func (m *Memory) CountTasks(context.Context) (map[a2a.TaskState]int64, error) {
 
 // CountTasks implements a2a.TaskCounter (the state index answers it).
 func (s *SQLite) CountTasks(ctx context.Context) (map[a2a.TaskState]int64, error) {
-	rows, err := s.r.QueryContext(ctx, `select state, count(*) from a2a_tasks group by state`)
+	rows, err := s.r.QueryContext(ctx, countTasksSQL)
 	if err != nil {
 		return nil, fmt.Errorf("store: count tasks: %w", err)
 	}
 	defer rows.Close()
-	out := map[a2a.TaskState]int64{}
-	for rows.Next() {
-		var st string
-		var n int64
-		if err := rows.Scan(&st, &n); err != nil {
-			return nil, fmt.Errorf("store: count tasks: %w", err)
-		}
-		out[a2a.TaskState(st)] = n
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: count tasks: %w", err)
-	}
-	return out, nil
+	return scanTaskCounts(rows)
 }
 
 // CountTasks implements a2a.TaskCounter: every replica's tasks, as the
 // table holds them.
 func (p *Postgres) CountTasks(ctx context.Context) (map[a2a.TaskState]int64, error) {
-	rows, err := p.pool.Query(ctx, `select state, count(*) from a2a_tasks group by state`)
+	rows, err := p.pool.Query(ctx, countTasksSQL)
 	if err != nil {
 		return nil, fmt.Errorf("store: count tasks: %w", err)
 	}
 	defer rows.Close()
+	return scanTaskCounts(rows)
+}
+
+const countTasksSQL = `select state, count(*) from a2a_tasks group by state`
+
+// stateCountRows are the rows of countTasksSQL, as database/sql and pgx
+// both return them.
+type stateCountRows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+func scanTaskCounts(rows stateCountRows) (map[a2a.TaskState]int64, error) {
 	out := map[a2a.TaskState]int64{}
 	for rows.Next() {
 		var st string

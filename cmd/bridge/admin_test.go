@@ -547,3 +547,13 @@ func TestAdminOffLoopbackRefusesCallersWithoutAdminCredentials(t *testing.T) {
 	}
 	waitRow(t, ctx, health.KindPublish, "tools", "up", 30*time.Second)
 }
+
+func TestShortDuration(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"1h0m0s", "1h"}, {"30m0s", "30m"}, {"1h30m0s", "1h30m"}, {"10s", "10s"}, {"1m10s", "1m10s"}, {"2h0m5s", "2h0m5s"}, {"soon", "soon"},
+	} {
+		if got := shortDuration(tt.in); got != tt.want {
+			t.Errorf("shortDuration(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -162,17 +162,19 @@ func dash(s string) string {
 	return s
 }
 
-// shortDuration turns "1h0m0s" into "1h".
+// shortDuration drops a duration's zero minutes and seconds: "1h0m0s" is
+// "1h", "30m0s" "30m"; "10s" stays as it is.
 func shortDuration(s string) string {
 	d, err := time.ParseDuration(s)
 	if err != nil {
 		return s
 	}
 	out := d.String()
-	out = strings.TrimSuffix(out, "0s")
-	out = strings.TrimSuffix(out, "0m")
-	if out == "" {
-		return s
+	if strings.HasSuffix(out, "m0s") {
+		out = strings.TrimSuffix(out, "0s")
+	}
+	if strings.HasSuffix(out, "h0m") {
+		out = strings.TrimSuffix(out, "0m")
 	}
 	return out
 }

@@ -103,11 +103,12 @@ func (t *AgentTools) call(ctx context.Context, a *agent, skill string, req mcp.C
 			return errResult("agent %s: the user did not complete the authorization; call the tool again with taskId %q after authorizing", alias, st.TaskID)
 		case !accepted:
 			return t.declined(a, st.TaskID, st.ContextID, st.Question)
-		case checkAnswer(answer) != nil:
-			// The question stands: asked again, with what was wrong, under
-			// the same state.
-			return server.NewInputRequestBuilder(req.Params.RequestState).Elicit(elicitID, elicitParams(alias, checkAnswer(answer).Error()+"\n"+st.Question)).ToolResult()
 		default:
+			if bad := checkAnswer(answer); bad != nil {
+				// The question stands: asked again, with what was wrong,
+				// under the same state.
+				return server.NewInputRequestBuilder(req.Params.RequestState).Elicit(elicitID, elicitParams(alias, bad.Error()+"\n"+st.Question)).ToolResult()
+			}
 			in = args{Message: elicitText(answer), TaskID: st.TaskID, ContextID: st.ContextID}
 		}
 	} else {
@@ -489,10 +490,6 @@ func causeText(err error) string {
 	return "the connection failed"
 }
 
-// MaxAsks bounds how often one question is asked again after answers that
-// do not match its schema.
-const MaxAsks = 3
-
 // answerSchema is the schema of elicitParams.
 var answerSchema = func() *elicitation.Schema {
 	b, _ := json.Marshal(elicitParams("", "").RequestedSchema)
@@ -515,7 +512,7 @@ func checkAnswer(r *mcp.ElicitationResult) error {
 // ask sends the host elicitation/create (2025 eras) and waits for an
 // answer that fits the schema: one that does not is never passed on (it
 // would reach the agent as an empty reply); the question is asked again
-// with what was wrong, up to MaxAsks times. The host's session takes one
+// with what was wrong, up to elicitation.MaxAsks times. The host's session takes one
 // question at a time: a second call's question waits for the first's answer
 // (hosts show one dialog at a time) instead of being refused.
 func (t *AgentTools) ask(ctx, callCtx context.Context, alias, question string) (*mcp.ElicitationResult, error) {
@@ -524,25 +521,21 @@ func (t *AgentTools) ask(ctx, callCtx context.Context, alias, question string) (
 		return nil, err
 	}
 	defer release()
-	text := question
-	for i := 1; ; i++ {
-		res, err := server.ServerFromContext(ctx).RequestElicitation(callCtx, mcp.ElicitationRequest{
+	return elicitation.AskAgain(question, func(text string) (*mcp.ElicitationResult, error) {
+		return server.ServerFromContext(ctx).RequestElicitation(callCtx, mcp.ElicitationRequest{
 			Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
 			Params:  elicitParams(alias, text),
 		})
-		if err != nil || res.Action != mcp.ElicitationResponseActionAccept {
-			return res, err
+	}, func(res *mcp.ElicitationResult) error {
+		if res.Action != mcp.ElicitationResponseActionAccept {
+			return nil
 		}
 		bad := checkAnswer(res)
-		if bad == nil {
-			return res, nil
+		if bad != nil {
+			t.log.Info("agenttools: an elicitation answer does not match the requested schema; asking again", "agent", alias, "error", bad.Error())
 		}
-		t.log.Info("agenttools: an elicitation answer does not match the requested schema; asking again", "agent", alias, "error", bad.Error())
-		if i == MaxAsks {
-			return nil, fmt.Errorf("agenttools: %d answers did not match the requested schema: %w", i, bad)
-		}
-		text = bad.Error() + "\n" + question
-	}
+		return bad
+	})
 }
 
 func elicitText(r *mcp.ElicitationResult) string {

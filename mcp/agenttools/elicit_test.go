@@ -79,7 +79,7 @@ func TestSchemaInvalidAnswerIsAskedAgain(t *testing.T) {
 	}
 }
 
-// TestAnswersThatNeverFitLeaveTheQuestionStanding: after MaxAsks answers
+// TestAnswersThatNeverFitLeaveTheQuestionStanding: after elicitation.MaxAsks answers
 // that do not fit, the call returns the continuation (the task still waits
 // for input), never an empty reply to the agent.
 func TestAnswersThatNeverFitLeaveTheQuestionStanding(t *testing.T) {

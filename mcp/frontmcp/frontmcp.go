@@ -538,7 +538,7 @@ func clean(s string, n int) string {
 // request, never as the user's answer. 2026-07-28 callers would need the
 // upstream call parked across requests, which the source does not do. The
 // caller's answer is held to the upstream's schema: one that does not fit is
-// asked again with what was wrong (up to maxAsks times), never passed on.
+// asked again with what was wrong (elicitation.AskAgain), never passed on.
 // Questions to one session take turns.
 func (s *Source) elicit(ctx context.Context) upstream.ElicitFunc {
 	return func(_ context.Context, e upstream.Elicitation) (upstream.ElicitResult, error) {
@@ -560,41 +560,41 @@ func (s *Source) elicit(ctx context.Context) upstream.ElicitFunc {
 		if len(e.RequestedSchema) > 0 {
 			p.RequestedSchema = e.RequestedSchema
 		}
-		for i := 1; ; i++ {
+		res, err := elicitation.AskAgain(e.Message, func(text string) (*mcp.ElicitationResult, error) {
+			p.Message = text
 			res, err := face.Elicit(ctx, mcp.ElicitationRequest{
 				Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
 				Params:  p,
 			})
 			if err != nil {
-				return upstream.ElicitResult{}, fmt.Errorf("frontmcp: relay elicitation: %w", err)
+				return nil, fmt.Errorf("frontmcp: relay elicitation: %w", err)
 			}
-			out := upstream.ElicitResult{Action: string(res.Action)}
-			if res.Action != mcp.ElicitationResponseActionAccept {
-				return out, nil
+			return res, nil
+		}, func(res *mcp.ElicitationResult) error {
+			if res.Action != mcp.ElicitationResponseActionAccept || e.Mode == "url" || serr != nil {
+				return nil
 			}
-			m, _ := res.Content.(map[string]any)
-			if m == nil {
-				m = map[string]any{}
-			}
-			if e.Mode == "url" || serr != nil {
-				out.Content = m
-				return out, nil
-			}
-			bad := schema.Validate(m)
-			if bad == nil {
-				out.Content = m
-				return out, nil
-			}
-			if i == maxAsks {
-				return upstream.ElicitResult{}, fmt.Errorf("frontmcp: %d answers did not match the requested schema: %w", i, bad)
-			}
-			p.Message = bad.Error() + "\n" + e.Message
+			return schema.Validate(answerContent(res))
+		})
+		if err != nil {
+			return upstream.ElicitResult{}, err
 		}
+		out := upstream.ElicitResult{Action: string(res.Action)}
+		if res.Action == mcp.ElicitationResponseActionAccept {
+			out.Content = answerContent(res)
+		}
+		return out, nil
 	}
 }
 
-// maxAsks bounds how often one relayed question is asked again.
-const maxAsks = 3
+// answerContent is an accepted answer's content (an empty object when it
+// has none).
+func answerContent(res *mcp.ElicitationResult) map[string]any {
+	if m, _ := res.Content.(map[string]any); m != nil {
+		return m
+	}
+	return map[string]any{}
+}
 
 // sample relays an upstream's sampling request to the caller when the
 // caller can answer it now (a handshake-era host that declared sampling, as

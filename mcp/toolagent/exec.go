@@ -212,7 +212,6 @@ func (a *Agent) forget(r *run) {
 	r.cancel()
 }
 
-// resume takes over a parked run of the task, if there is one.
 // parked returns the run of taskID waiting for an answer, and its question.
 func (a *Agent) parked(taskID string) (*run, *elicitReq) {
 	a.runsMu.Lock()
@@ -264,6 +263,7 @@ func (a *Agent) reask(ctx context.Context, r *run, u *a2a.Updater, q *elicitReq,
 	return u.Status(ctx, a2a.TaskStateInputRequired, msg)
 }
 
+// resume takes over a parked run of the task, if there is one.
 func (a *Agent) resume(taskID string) *run {
 	a.runsMu.Lock()
 	r := a.runs[taskID]

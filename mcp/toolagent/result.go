@@ -56,12 +56,14 @@ func keep(p a2a.Part, c contentBlock) a2a.Part {
 		}
 		p.Metadata[k] = v
 	}
-	for k, raw := range map[string]json.RawMessage{MetaAnnotations: c.Annotations, MetaMeta: c.Meta} {
+	object := func(k string, raw json.RawMessage) {
 		var obj map[string]any
 		if len(raw) > 0 && json.Unmarshal(raw, &obj) == nil && len(obj) > 0 {
 			set(k, obj)
 		}
 	}
+	object(MetaAnnotations, c.Annotations)
+	object(MetaMeta, c.Meta)
 	if c.Title != "" {
 		set(MetaTitle, c.Title)
 	}
