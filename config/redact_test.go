@@ -91,6 +91,10 @@ var plainTextFields = []string{
 	"config.Server.A2AV03Card",
 	"config.Server.AllowedHosts",
 	"config.Server.AllowedOrigins",
+	"config.GRPC.Listen",
+	"config.GRPC.PublicAddress",
+	"config.GRPC.CertFile",
+	"config.GRPC.KeyFile", // a path, as keys.signing
 	"config.Health.Readiness",
 	"config.Admin.Listen",
 	"config.Admin.Scope",
