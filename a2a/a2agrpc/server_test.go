@@ -120,8 +120,9 @@ func TestGRPCStreamingAndSubscribe(t *testing.T) {
 	} else {
 		_ = sub.Close()
 	}
-	// Subscribe to a running task: its events until it ends.
-	slow, err := c.SendMessage(ctx, &a2a.SendMessageRequest{Message: userMsg("/slow 1", ""), Configuration: &a2a.SendMessageConfiguration{ReturnImmediately: true}})
+	// Subscribe to a running task: its events until it ends (canceled
+	// once the subscription has its first event).
+	slow, err := c.SendMessage(ctx, &a2a.SendMessageRequest{Message: userMsg("/slow 1000", ""), Configuration: &a2a.SendMessageConfiguration{ReturnImmediately: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,6 +137,11 @@ func TestGRPCStreamingAndSubscribe(t *testing.T) {
 			t.Fatal(err)
 		}
 		n++
+		if n == 1 {
+			if _, err := c.CancelTask(ctx, &a2a.CancelTaskRequest{ID: slow.Task.ID}); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if ev.StatusUpdate != nil {
 			last = ev.StatusUpdate.Status.State
 		}
@@ -143,7 +149,7 @@ func TestGRPCStreamingAndSubscribe(t *testing.T) {
 			last = ev.Task.Status.State
 		}
 	}
-	if n == 0 || last != a2a.TaskStateCompleted {
+	if n < 2 || last != a2a.TaskStateCanceled {
 		t.Fatalf("subscription: %d events, last state %s", n, last)
 	}
 }
@@ -281,7 +287,7 @@ func TestGRPCStreamErrorBeforeFirstEvent(t *testing.T) {
 	if err == io.EOF || status.Code(err) != codes.Unauthenticated {
 		t.Fatalf("unauthenticated stream: %v", err)
 	}
-	if md := cs.Trailer(); len(md.Get("www-authenticate")) == 0 {
-		t.Fatalf("no www-authenticate trailer: %v", md)
+	if md, _ := cs.Header(); len(md.Get("www-authenticate")) == 0 {
+		t.Fatalf("no www-authenticate header: %v", md)
 	}
 }

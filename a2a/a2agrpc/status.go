@@ -62,10 +62,11 @@ func Status(e *a2a.Error) *status.Status {
 
 // statusError answers err on a call: its status, and its HTTP headers that
 // mean something to a gRPC caller (WWW-Authenticate, Retry-After,
-// RateLimit…) as trailers.
+// RateLimit…) as response header metadata (HTTP/2 forbids several of them
+// in trailers).
 func statusError(ctx context.Context, e *a2a.Error) error {
 	if md := headerMetadata(e.Header); len(md) > 0 {
-		_ = grpc.SetTrailer(ctx, md)
+		_ = grpc.SetHeader(ctx, md)
 	}
 	return Status(e).Err()
 }

@@ -102,6 +102,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		ReadHeaderTimeout: cfg.Server.ReadHeaderTimeout.D(), ReadTimeout: cfg.Server.ReadTimeout.D(), IdleTimeout: cfg.Server.IdleTimeout.D(),
 		MaxConns: cfg.Server.MaxConnections, MaxConnsPerClient: cfg.Server.MaxConnectionsPerClient, Registerer: reg,
 	}
+	if g := cfg.Server.GRPC; g.Enabled {
+		// gRPC on the main listener needs HTTP/2 without TLS; on its own
+		// listener, that listener is bound now with the main one.
+		l.UnencryptedHTTP2 = g.Listen == ""
+		l.GRPCAddr = g.Listen
+	}
 	if err := l.Listen(); err != nil {
 		return err
 	}
@@ -115,6 +121,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer b.Close()
 	l.Handler = b.Handler()
+	l.GRPC = b.GRPC()
 	l.OnDrain, l.Settle, l.Stop = b.GoingAway, b.Settle, b.Stop
 
 	bg, stopBG := context.WithCancel(context.Background())

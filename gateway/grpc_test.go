@@ -1,0 +1,207 @@
+package gateway_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/a2agrpc"
+	pb "github.com/a2a-mcp-bridge/bridge/a2a/a2apb"
+	"github.com/a2a-mcp-bridge/bridge/config"
+	"github.com/a2a-mcp-bridge/bridge/gateway"
+	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
+	"github.com/a2a-mcp-bridge/bridge/mcp/upstream/upstreamtest"
+)
+
+// startGRPCFront is the front bridge of frontYAML with server.grpc enabled,
+// served on loopback over HTTP/1.1 and h2c (as bridge serve does).
+func startGRPCFront(t *testing.T, extra string) *frontEnv {
+	t.Helper()
+	up := startFrontUpstream(t)
+	cfg, err := config.Parse([]byte(frontYAML(up.srv.URL, "server: {grpc: {enabled: true}}\n"+extra)), "inline.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &frontEnv{url: "http://" + ln.Addr().String(), up: up, mcp: upstreamtest.NewServer(upstreamtest.Options{})}
+	b, err := gateway.Build(context.Background(), cfg, gateway.Options{Logger: quiet, PublicURL: e.url,
+		DialUpstream: func(ctx context.Context, c upstream.Config) (*upstream.Conn, error) {
+			return upstream.InProcess(ctx, e.mcp.MCP, c)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.bridge = b
+	srv := httptest.NewUnstartedServer(b.Handler())
+	srv.Listener = ln
+	srv.Config.Protocols = new(http.Protocols)
+	srv.Config.Protocols.SetHTTP1(true)
+	srv.Config.Protocols.SetUnencryptedHTTP2(true)
+	srv.Start()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { b.Run(ctx); close(done) }()
+	t.Cleanup(func() { srv.Close(); cancel(); <-done; _ = b.Close() })
+	return e
+}
+
+func (e *frontEnv) grpcClient(t *testing.T, key string) *a2a.Client {
+	t.Helper()
+	conn, err := a2agrpc.NewConnector(a2agrpc.ConnectorConfig{Dial: func(ctx context.Context, addr string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", addr)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	c, err := a2a.NewClient(context.Background(), e.url+"/a2a/agent/.well-known/agent-card.json",
+		a2a.WithHTTPClient(&http.Client{Transport: http.DefaultTransport}),
+		a2a.WithBinding(a2a.BindingGRPC), a2a.WithTransport(a2a.BindingGRPC, conn.Factory(true)),
+		a2a.WithHeader(func(_ context.Context, r *http.Request) error {
+			r.Header.Set("Authorization", "Bearer "+key)
+			return nil
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestGRPCFrontCardListsTheGRPCInterface(t *testing.T) {
+	e := startGRPCFront(t, "")
+	_, body := get(t, e.url+"/a2a/agent/.well-known/agent-card.json")
+	var c a2a.AgentCard
+	if err := json.Unmarshal(body, &c); err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, in := range c.SupportedInterfaces {
+		if in.ProtocolBinding == a2a.BindingGRPC {
+			found = true
+			if in.URL != strings.TrimPrefix(e.url, "http://") || in.Tenant != "agent" || in.ProtocolVersion != a2a.ProtocolVersion {
+				t.Fatalf("GRPC interface = %+v", in)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no GRPC interface: %s", body)
+	}
+}
+
+// A task created over gRPC through the front is its owner's on every
+// binding and nobody else's.
+func TestGRPCFrontTaskIsItsOwnersOnEveryBinding(t *testing.T) {
+	e := startGRPCFront(t, "")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	alice := e.grpcClient(t, aliceKey)
+	res, err := alice.SendMessage(ctx, &a2a.SendMessageRequest{Message: textMsg("hello")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Task == nil || res.Task.Status.State != a2a.TaskStateCompleted || artifactText(res.Task) != "echo: hello" {
+		t.Fatalf("SendMessage = %+v", res)
+	}
+	st, err := alice.SendStreamingMessage(ctx, &a2a.SendMessageRequest{Message: textMsg("/slow 1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last a2a.TaskState
+	for ev, err := range st.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.StatusUpdate != nil {
+			last = ev.StatusUpdate.Status.State
+		}
+	}
+	if last != a2a.TaskStateCompleted {
+		t.Fatalf("stream ended in %s", last)
+	}
+	if got, err := e.client(t, aliceKey).GetTask(ctx, &a2a.GetTaskRequest{ID: res.Task.ID}); err != nil || got.ID != res.Task.ID {
+		t.Fatalf("alice over JSON-RPC: %+v, %v", got, err)
+	}
+	if _, err := e.client(t, bobKey).GetTask(ctx, &a2a.GetTaskRequest{ID: res.Task.ID}); !errors.Is(err, a2a.ErrTaskNotFound) {
+		t.Fatalf("bob over JSON-RPC: %v", err)
+	}
+	if _, err := e.grpcClient(t, bobKey).GetTask(ctx, &a2a.GetTaskRequest{ID: res.Task.ID}); !errors.Is(err, a2a.ErrTaskNotFound) {
+		t.Fatalf("bob over gRPC: %v", err)
+	}
+}
+
+func TestGRPCFrontRefusals(t *testing.T) {
+	e := startGRPCFront(t, "")
+	addr := strings.TrimPrefix(e.url, "http://")
+	dial := func(opts ...grpc.DialOption) *grpc.ClientConn {
+		cc, err := grpc.NewClient("passthrough:///"+addr, append(opts, grpc.WithTransportCredentials(insecure.NewCredentials()))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cc.Close() })
+		return cc
+	}
+	call := func(cc *grpc.ClientConn, req *pb.GetTaskRequest, md ...string) (*status.Status, metadata.MD) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		var header metadata.MD
+		err := cc.Invoke(metadata.NewOutgoingContext(ctx, metadata.Pairs(md...)), a2agrpc.PathPrefix+a2a.MethodGetTask, req, &pb.Task{}, grpc.Header(&header))
+		return status.Convert(err), header
+	}
+	cc := dial()
+	cases := []struct {
+		name   string
+		cc     *grpc.ClientConn
+		req    *pb.GetTaskRequest
+		md     []string
+		code   codes.Code
+		reason string
+	}{
+		{"no credentials", cc, &pb.GetTaskRequest{Tenant: "agent", Id: "x"}, []string{"a2a-version", "1.0"}, codes.Unauthenticated, "UNAUTHENTICATED"},
+		{"unknown key", cc, &pb.GetTaskRequest{Tenant: "agent", Id: "x"}, []string{"a2a-version", "1.0", "authorization", "Bearer nope"}, codes.Unauthenticated, "UNAUTHENTICATED"},
+		{"unknown tenant", cc, &pb.GetTaskRequest{Tenant: "nobody", Id: "x"}, []string{"a2a-version", "1.0", "authorization", "Bearer " + aliceKey}, codes.InvalidArgument, ""},
+		{"no tenant is the only agent", cc, &pb.GetTaskRequest{Id: "x"}, []string{"a2a-version", "1.0", "authorization", "Bearer " + aliceKey}, codes.NotFound, "TASK_NOT_FOUND"},
+		{"version 0.3", cc, &pb.GetTaskRequest{Tenant: "agent", Id: "x"}, []string{"a2a-version", "0.3", "authorization", "Bearer " + aliceKey}, codes.FailedPrecondition, "VERSION_NOT_SUPPORTED"},
+		{"a host the bridge does not answer to", dial(grpc.WithAuthority("rebound.example:80")), &pb.GetTaskRequest{Tenant: "agent", Id: "x"}, []string{"a2a-version", "1.0", "authorization", "Bearer " + aliceKey}, codes.PermissionDenied, "PERMISSION_DENIED"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			st, trailer := call(tc.cc, tc.req, tc.md...)
+			if st.Code() != tc.code {
+				t.Fatalf("code = %s (%s), want %s", st.Code(), st.Message(), tc.code)
+			}
+			if tc.reason == "" {
+				return
+			}
+			var reason string
+			for _, d := range st.Details() {
+				if ei, ok := d.(*errdetails.ErrorInfo); ok {
+					reason = ei.Reason
+				}
+			}
+			if reason != tc.reason {
+				t.Fatalf("reason = %q, want %s", reason, tc.reason)
+			}
+			if tc.code == codes.Unauthenticated && len(trailer.Get("www-authenticate")) == 0 {
+				t.Fatalf("no www-authenticate header: %v", trailer)
+			}
+		})
+	}
+}
