@@ -178,13 +178,14 @@ func startJSServer(t *testing.T, node string) string {
 	return "http://" + addr
 }
 
-// runJSClientTests runs client-test.mjs against base and fails t with the
-// node output when any test fails.
-func runJSClientTests(t *testing.T, node, base string) {
+// runJSClientTests runs client-test.mjs against base (env adds variables:
+// A2A_BINDINGS, A2A_TENANT) and fails t with the node output when any test
+// fails.
+func runJSClientTests(t *testing.T, node, base string, env ...string) {
 	t.Helper()
 	cmd := exec.Command(node, "--test", "--test-reporter=tap", "client-test.mjs")
 	cmd.Dir = jsDir
-	cmd.Env = append(os.Environ(), "A2A_BASE_URL="+base)
+	cmd.Env = append(append(os.Environ(), "A2A_BASE_URL="+base), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("interop: node --test client-test.mjs against %s: %v\n%s", base, err, out)
