@@ -212,6 +212,14 @@ type ExposedAgent struct {
 	CredentialHosts []string `yaml:"credential_hosts"`
 	// Card sets how the agent's card is verified.
 	Card CardVerification `yaml:"card"`
+	// Binding picks the agent's binding: JSONRPC, HTTP+JSON or GRPC.
+	// Default: the card's first JSON-RPC or HTTP+JSON interface, else its
+	// GRPC one (an agent whose card offers only gRPC is called over gRPC).
+	// gRPC dials the interface's host:port through netguard, over TLS, or
+	// in clear text (h2c) when the card URL is http and
+	// netguard.unsafe_allow_http is set; the credential goes there only if
+	// that host:port is the card URL's or is listed in credential_hosts.
+	Binding string `yaml:"binding"`
 	// PerSkillTools also offers one MCP tool per skill in the card, named
 	// alias, expose.tool_name_separator and the skill id (billing_refund).
 	// Default false.
@@ -318,6 +326,14 @@ type FrontedAgent struct {
 	CredentialHosts []string `yaml:"credential_hosts"`
 	// Card sets how the agent's card is verified.
 	Card CardVerification `yaml:"card"`
+	// Binding picks the agent's binding: JSONRPC, HTTP+JSON or GRPC.
+	// Default: the card's first JSON-RPC or HTTP+JSON interface, else its
+	// GRPC one (an agent whose card offers only gRPC is called over gRPC).
+	// gRPC dials the interface's host:port through netguard, over TLS, or
+	// in clear text (h2c) when the card URL is http; the credential
+	// goes there only if that host:port is the card URL's or is listed in
+	// credential_hosts.
+	Binding string `yaml:"binding"`
 	// Audience lists the token audiences ("aud") this agent accepts, instead
 	// of the issuers' auth.*.audience lists. Default: the issuers' lists.
 	// Never list the MCP endpoint's resource URL.

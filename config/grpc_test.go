@@ -27,6 +27,9 @@ func TestGRPCProblems(t *testing.T) {
 			`t.yaml:3:32: server.grpc.cert_file: cert_file and key_file go together: set both or neither`,
 			`t.yaml:3:32: server.grpc.cert_file: TLS is configured for the binding's own listener: set server.grpc.listen too (the main listener has no TLS of its own)`,
 		}},
+		{"unknown binding", "front: {a2a: [{name: a, url: \"https://a.example\", binding: soap}]}\n", []string{
+			`t.yaml:3:51: front.a2a[0].binding: "soap" is not a binding: use JSONRPC, HTTP+JSON or GRPC (or leave it out: the card decides)`,
+		}},
 		{"limits", "server: {grpc: {enabled: true, max_recv_message_bytes: 2GiB, max_unary_duration: -1s, keepalive_time: 1s, keepalive_timeout: 500ms, min_ping_interval: 500ms, max_connection_age: -1s}}\n", []string{
 			`t.yaml:3:32: server.grpc.max_recv_message_bytes: must be positive and at most 1GiB, such as 4MiB`,
 			`t.yaml:3:62: server.grpc.max_unary_duration: must be positive, such as 5m`,

@@ -419,6 +419,7 @@ func (v *validator) expose() {
 		}
 		v.card(base+".card", a.Card)
 		v.credentialHosts(base, a.CredentialHosts)
+		v.binding(base+".binding", a.Binding)
 		if a.Timeout <= 0 {
 			v.add(base+".timeout", "must be positive, such as 5m")
 		}
@@ -462,6 +463,7 @@ func (v *validator) front(names map[string]string) {
 		}
 		v.card(base+".card", a.Card)
 		v.credentialHosts(base, a.CredentialHosts)
+		v.binding(base+".binding", a.Binding)
 	}
 	mcpNames, prefixes := map[string]int{}, map[string]int{}
 	for i := range f.MCP {
@@ -678,6 +680,15 @@ func (v *validator) server() {
 	}
 	if s.A2AErrorTable != "1.0.1" && s.A2AErrorTable != "1.0.0" {
 		v.add("server.a2a_error_table", "%q is not a known table: use \"1.0.1\" or \"1.0.0\"", clip(s.A2AErrorTable))
+	}
+}
+
+// binding checks an upstream agent's binding choice.
+func (v *validator) binding(path, b string) {
+	switch strings.ToUpper(b) {
+	case "", "JSONRPC", "HTTP+JSON", "GRPC":
+	default:
+		v.add(path, "%q is not a binding: use JSONRPC, HTTP+JSON or GRPC (or leave it out: the card decides)", clip(b))
 	}
 }
 

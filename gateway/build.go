@@ -128,6 +128,9 @@ type Bridge struct {
 	grpc        *a2agrpc.Server
 	grpcAddr    string
 	grpcTargets grpcTargets
+	// frontGRPC and exposeGRPC dial the gRPC interfaces of fronted
+	// (trusted dialer: URLs from this file) and exposed agents (netguard).
+	frontGRPC, exposeGRPC *a2agrpc.Connector
 
 	handler   http.Handler
 	started   time.Time
@@ -233,6 +236,9 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (_ *Bridge, er
 		b.dial = upstream.Open
 	}
 	b.streams, b.frontHC = trustedStreams, netguard.Trusted(agentCalls)
+	if err := b.buildGRPCClients(ngcfg); err != nil {
+		return nil, err
+	}
 	b.lists = listsOf(cfg)
 	b.routes = newAgentRoutes()
 	mux := http.NewServeMux()
@@ -809,6 +815,10 @@ func (b *Bridge) exposedAgent(where string, a *config.ExposedAgent) (agenttools.
 	ac := agenttools.AgentConfig{
 		Alias: a.Alias, CardURL: cardURL(a.URL), RequireSignature: a.Card.RequireSignature,
 		Timeout: a.Timeout.D(), SkillTools: a.PerSkillTools, CredentialHosts: a.CredentialHosts,
+		Binding: canonicalBinding(a.Binding),
+		// Interfaces named by the card: clear text only where netguard
+		// allows http.
+		GRPC: b.exposeGRPC.Factory(strings.HasPrefix(cardURL(a.URL), "http://") && b.guard.AllowsHTTP()),
 	}
 	// Token endpoints are named in the file: the trusted client.
 	creds, err := auth.NewCredentials(a.Credentials, b.trusted)
@@ -1029,6 +1039,11 @@ func (b *Bridge) Close() error {
 		}
 		if l := b.limits.p.Load(); l != nil {
 			add(l.Close())
+		}
+		for _, c := range []*a2agrpc.Connector{b.frontGRPC, b.exposeGRPC} {
+			if c != nil {
+				add(c.Close())
+			}
 		}
 		for _, l := range b.retired {
 			add(l.Close())

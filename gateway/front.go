@@ -131,6 +131,7 @@ func (b *Bridge) frontAgent(where string, a *config.FrontedAgent) (*frontedAgent
 	where = "gateway: " + where
 	pc := proxy.Config{
 		CardURL: cardURL(a.URL), HTTPClient: b.frontHC, CredentialHosts: a.CredentialHosts,
+		Binding: canonicalBinding(a.Binding), GRPC: b.frontGRPC.Factory(strings.HasPrefix(cardURL(a.URL), "http://")),
 		CardTTLMin: b.cfg.Health.CardRefreshMin.D(), CardTTLMax: b.cfg.Health.CardRefreshMax.D(),
 		Name: a.Name, Logger: b.log.With("agent", a.Name),
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a/a2agrpc"
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/config"
+	"github.com/a2a-mcp-bridge/bridge/netguard"
 )
 
 // The A2A gRPC binding (server.grpc): one lf.a2a.v1.A2AService for every
@@ -181,6 +182,32 @@ func (b *Bridge) serveGRPC(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	b.grpc.ServeHTTP(w, r)
+}
+
+// buildGRPCClients builds the connectors of the upstreams' gRPC
+// interfaces.
+func (b *Bridge) buildGRPCClients(ngcfg netguard.Config) error {
+	var err error
+	if b.frontGRPC, err = a2agrpc.NewConnector(a2agrpc.ConnectorConfig{Dial: netguard.TrustedDialer(ngcfg)}); err != nil {
+		return fmt.Errorf("gateway: %w", err)
+	}
+	if b.exposeGRPC, err = a2agrpc.NewConnector(a2agrpc.ConnectorConfig{Dial: b.guard.DialContext, MaxRecvBytes: exposeMaxBodyBytes}); err != nil {
+		return fmt.Errorf("gateway: %w", err)
+	}
+	return nil
+}
+
+// canonicalBinding is a configured binding name as cards spell it.
+func canonicalBinding(s string) string {
+	switch strings.ToUpper(s) {
+	case "JSONRPC":
+		return a2a.BindingJSONRPC
+	case "HTTP+JSON":
+		return a2a.BindingHTTPJSON
+	case "GRPC":
+		return a2a.BindingGRPC
+	}
+	return ""
 }
 
 // grpcPath reports whether p is a path of the gRPC service.

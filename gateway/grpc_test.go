@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -21,7 +23,9 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/a2agrpc"
 	pb "github.com/a2a-mcp-bridge/bridge/a2a/a2apb"
+	"github.com/a2a-mcp-bridge/bridge/a2a/store"
 	"github.com/a2a-mcp-bridge/bridge/config"
+	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
 	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
 	"github.com/a2a-mcp-bridge/bridge/mcp/upstream/upstreamtest"
@@ -203,5 +207,170 @@ func TestGRPCFrontRefusals(t *testing.T) {
 				t.Fatalf("no www-authenticate header: %v", trailer)
 			}
 		})
+	}
+}
+
+// startGRPCOnlyUpstream is the demo agent whose card (served over HTTP)
+// offers one interface: gRPC on a listener of its own.
+func startGRPCOnlyUpstream(t *testing.T) (cardURL string, agent *cancelRecorder) {
+	cardURL, agent, _ = startGRPCOnlyUpstreamAt(t, "127.0.0.1:0")
+	return cardURL, agent
+}
+
+// startGRPCOnlyUpstreamAt is startGRPCOnlyUpstream with the gRPC listener
+// on addr, also returning its address.
+func startGRPCOnlyUpstreamAt(t *testing.T, addr string) (cardURL string, agent *cancelRecorder, grpcAddr string) {
+	t.Helper()
+	agent = &cancelRecorder{Agent: demoagent.Agent{Tick: 5 * time.Millisecond}, canceled: make(chan string, 4)}
+	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: store.NewMemory(), Executor: agent, Logger: quiet, PollInterval: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gln, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	card := demoagent.Card("http://unused.invalid")
+	card.SupportedInterfaces = []a2a.AgentInterface{{URL: gln.Addr().String(), ProtocolBinding: a2a.BindingGRPC, ProtocolVersion: a2a.ProtocolVersion}}
+	as, err := a2a.NewServer(a2a.ServerConfig{Manager: mgr, Card: card, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := &a2agrpc.Target{Server: as}
+	gs, err := a2agrpc.New(a2agrpc.Config{
+		Resolve:      func(context.Context, string) (*a2agrpc.Target, error) { return target, nil },
+		MaxRecvBytes: 1 << 20, MaxSendBytes: 1 << 20, MaxUnaryDuration: time.Minute, Logger: quiet,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = gs.Serve(gln) }()
+	cs := httptest.NewServer(http.HandlerFunc(as.ServeCard))
+	t.Cleanup(func() { cs.Close(); gs.Stop(); mgr.Wait() })
+	return cs.URL + "/.well-known/agent-card.json", agent, gln.Addr().String()
+}
+
+// The front calls an upstream whose card offers only gRPC over gRPC:
+// blocking, streaming event by event, cancel and subscribe mapped to the
+// upstream's task.
+func TestGRPCFrontCallsAGRPCOnlyUpstream(t *testing.T) {
+	cardURL, agent := startGRPCOnlyUpstream(t)
+	e := startFront(t, frontYAML(cardURL, ""), gateway.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := e.client(t, aliceKey)
+	res, err := c.SendMessage(ctx, &a2a.SendMessageRequest{Message: textMsg("hello")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Task == nil || res.Task.Status.State != a2a.TaskStateCompleted || artifactText(res.Task) != "echo: hello" {
+		t.Fatalf("SendMessage = %+v", res)
+	}
+	st, err := c.SendStreamingMessage(ctx, &a2a.SendMessageRequest{Message: textMsg("/slow 2")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var states []a2a.TaskState
+	for ev, err := range st.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.StatusUpdate != nil {
+			states = append(states, ev.StatusUpdate.Status.State)
+		}
+	}
+	if len(states) < 3 || states[len(states)-1] != a2a.TaskStateCompleted {
+		t.Fatalf("relayed states = %v", states)
+	}
+	slow, err := c.SendMessage(ctx, &a2a.SendMessageRequest{Message: textMsg("/slow 1000"), Configuration: &a2a.SendMessageConfiguration{ReturnImmediately: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := c.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: slow.Task.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sub.Next(); err != nil {
+		t.Fatalf("first subscribed event: %v", err)
+	}
+	canceled, err := c.CancelTask(ctx, &a2a.CancelTaskRequest{ID: slow.Task.ID})
+	if err != nil || canceled.Status.State != a2a.TaskStateCanceled {
+		t.Fatalf("CancelTask = %+v, %v", canceled, err)
+	}
+	select {
+	case id := <-agent.canceled:
+		if id == "" || id == slow.Task.ID {
+			t.Fatalf("upstream asked to cancel %q (the bridge's id is %s)", id, slow.Task.ID)
+		}
+	case <-ctx.Done():
+		t.Fatal("the cancel did not reach the upstream over gRPC")
+	}
+	var last a2a.TaskState
+	for ev, err := range sub.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.StatusUpdate != nil {
+			last = ev.StatusUpdate.Status.State
+		}
+	}
+	if last != a2a.TaskStateCanceled {
+		t.Fatalf("subscription ended in %s", last)
+	}
+}
+
+// An exposed agent whose card offers only gRPC is called over gRPC, through
+// netguard's dialer: the card names its gRPC interface on 127.0.0.2, which
+// netguard refuses unless unsafe_allow admits it as it would an HTTP
+// interface there.
+func TestGRPCExposeCallsAGRPCOnlyAgentThroughNetguard(t *testing.T) {
+	cardURL, _, grpcAddr := startGRPCOnlyUpstreamAt(t, "127.0.0.2:0")
+	_, cardPort, _ := net.SplitHostPort(strings.TrimPrefix(strings.TrimSuffix(cardURL, "/.well-known/agent-card.json"), "http://"))
+	_, grpcPort, _ := net.SplitHostPort(grpcAddr)
+	run := func(allow string) (*mcp.CallToolResult, error) {
+		yaml := fmt.Sprintf(`
+listen: 127.0.0.1:8080
+store: "memory:"
+auth:
+  api_keys:
+    - {name: alice, sha256: %q}
+policy: {default: allow}
+expose:
+  agents:
+    - {alias: echo, url: %q}
+netguard:
+  unsafe_allow: [%s]
+  unsafe_allow_http: true
+  ports: [%s, %s]
+`, hash(aliceKey), cardURL, allow, cardPort, grpcPort)
+		cfg, err := config.Parse([]byte(yaml), "inline.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := gateway.Build(context.Background(), cfg, gateway.Options{Logger: quiet, PublicURL: "http://127.0.0.1:8080"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(b.Handler())
+		t.Cleanup(func() { srv.Close(); _ = b.Close() })
+		e := &env{url: srv.URL}
+		c := e.mcpClient(t, aliceKey)
+		lst, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+		if err != nil || len(lst.Tools) == 0 {
+			t.Fatalf("tools: %v %v", lst, err)
+		}
+		return c.CallTool(context.Background(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: lst.Tools[0].Name, Arguments: map[string]any{"message": "ping"}}})
+	}
+	res, err := run("127.0.0.1/32, 127.0.0.2/32")
+	if err != nil || res.IsError {
+		t.Fatalf("call over gRPC: %+v, %v", res, err)
+	}
+	if got := fmt.Sprint(res.Content); !strings.Contains(got, "echo: ping") {
+		t.Fatalf("result %s", got)
+	}
+	// 127.0.0.2 is not admitted: the dial is refused.
+	res, err = run("127.0.0.1/32")
+	if err == nil && !res.IsError {
+		t.Fatalf("call to a refused gRPC address succeeded: %+v", res.Content)
 	}
 }
