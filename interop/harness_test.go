@@ -166,14 +166,15 @@ func startBridgeDemo(t *testing.T) string {
 }
 
 // startJSServer runs server.mjs (the @a2a-js/sdk agent) on a free loopback
-// port and returns its base URL.
-func startJSServer(t *testing.T, node string) string {
+// port and returns its base URL; env adds variables (A2A_JS_GRPC=only: the
+// agent on the SDK's gRPC server alone).
+func startJSServer(t *testing.T, node string, env ...string) string {
 	t.Helper()
 	addr := freeAddr(t)
 	_, port, _ := net.SplitHostPort(addr)
 	cmd := exec.Command(node, "server.mjs")
 	cmd.Dir = jsDir
-	cmd.Env = append(os.Environ(), "HOST=127.0.0.1", "PORT="+port)
+	cmd.Env = append(append(os.Environ(), "HOST=127.0.0.1", "PORT="+port), env...)
 	startServer(t, cmd, "http://"+addr+"/healthz")
 	return "http://" + addr
 }

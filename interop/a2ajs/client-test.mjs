@@ -134,8 +134,12 @@ for (const binding of Object.keys(bindings)) {
       const card = await res.json();
       const ifaces = card.supportedInterfaces ?? [];
       const byBinding = Object.fromEntries(ifaces.map((i) => [i.protocolBinding, i]));
-      assert.ok(byBinding.JSONRPC, `card has a JSONRPC interface: ${JSON.stringify(ifaces)}`);
-      assert.ok(byBinding['HTTP+JSON'], `card has an HTTP+JSON interface: ${JSON.stringify(ifaces)}`);
+      if (binding === 'GRPC') {
+        assert.ok(byBinding.GRPC, `card has a GRPC interface: ${JSON.stringify(ifaces)}`);
+      } else {
+        assert.ok(byBinding.JSONRPC, `card has a JSONRPC interface: ${JSON.stringify(ifaces)}`);
+        assert.ok(byBinding['HTTP+JSON'], `card has an HTTP+JSON interface: ${JSON.stringify(ifaces)}`);
+      }
       for (const i of ifaces) assert.equal(i.protocolVersion, '1.0', `protocolVersion of ${i.protocolBinding}`);
       assert.equal(card.capabilities?.streaming, true, 'capabilities.streaming');
       assert.equal(client.transport.protocolName.toUpperCase(), binding, 'client uses the forced binding');
