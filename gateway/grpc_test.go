@@ -210,6 +210,10 @@ func TestGRPCFrontRefusals(t *testing.T) {
 	}
 }
 
+// upstreamAuth receives the Authorization of calls to a gRPC-only upstream
+// (tests reading it do not run in parallel).
+var upstreamAuth = make(chan string, 16)
+
 // startGRPCOnlyUpstream is the demo agent whose card (served over HTTP)
 // offers one interface: gRPC on a listener of its own.
 func startGRPCOnlyUpstream(t *testing.T) (cardURL string, agent *cancelRecorder) {
@@ -236,7 +240,13 @@ func startGRPCOnlyUpstreamAt(t *testing.T, addr string) (cardURL string, agent *
 	if err != nil {
 		t.Fatal(err)
 	}
-	target := &a2agrpc.Target{Server: as}
+	target := &a2agrpc.Target{Server: as, Authenticate: func(r *http.Request) (context.Context, error) {
+		select {
+		case upstreamAuth <- r.Header.Get("Authorization"):
+		default:
+		}
+		return r.Context(), nil
+	}}
 	gs, err := a2agrpc.New(a2agrpc.Config{
 		Resolve:      func(context.Context, string) (*a2agrpc.Target, error) { return target, nil },
 		MaxRecvBytes: 1 << 20, MaxSendBytes: 1 << 20, MaxUnaryDuration: time.Minute, Logger: quiet,
@@ -372,5 +382,44 @@ netguard:
 	res, err = run("127.0.0.1/32")
 	if err == nil && !res.IsError {
 		t.Fatalf("call to a refused gRPC address succeeded: %+v", res.Content)
+	}
+}
+
+// The front's credential goes to a gRPC interface only where it would go
+// over HTTP: the card URL's host:port or credential_hosts. A gRPC port
+// other than the card's is refused until it is listed.
+func TestGRPCFrontCredentialGoesOnlyToListedHosts(t *testing.T) {
+	t.Setenv("GATEWAY_TEST_FRONT_SECRET", "upstream-secret")
+	for _, listed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("listed=%v", listed), func(t *testing.T) {
+			cardURL, _, grpcAddr := startGRPCOnlyUpstreamAt(t, "127.0.0.1:0")
+			entry := fmt.Sprintf("{name: agent, url: %q, credentials: {static: {env: GATEWAY_TEST_FRONT_SECRET}}}", cardURL)
+			if listed {
+				entry = fmt.Sprintf("{name: agent, url: %q, credentials: {static: {env: GATEWAY_TEST_FRONT_SECRET}}, credential_hosts: [%q]}", cardURL, grpcAddr)
+			}
+			yaml := strings.Replace(frontYAML("UNUSED", ""), fmt.Sprintf("{name: agent, url: %q}", "UNUSED"), entry, 1)
+			e := startFront(t, yaml, gateway.Options{})
+			for len(upstreamAuth) > 0 {
+				<-upstreamAuth
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			_, err := e.client(t, aliceKey).SendMessage(ctx, &a2a.SendMessageRequest{Message: textMsg("hi")})
+			if !listed {
+				if ae := a2a.AsError(err); ae.Reason != "AGENT_UNAVAILABLE" || !strings.Contains(ae.Message, "credential_hosts") {
+					t.Fatalf("err = %v, want AGENT_UNAVAILABLE naming credential_hosts", err)
+				}
+				if len(upstreamAuth) != 0 {
+					t.Fatalf("the upstream was called: %q", <-upstreamAuth)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := <-upstreamAuth; got != "Bearer upstream-secret" {
+				t.Fatalf("the upstream received %q", got)
+			}
+		})
 	}
 }
