@@ -132,6 +132,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer stopReload()
 
 	log.Info("bridge serving", "addr", l.BoundAddr(), "public_url", pub, "version", gateway.Version)
+	if g := cfg.Server.GRPC; g.Enabled {
+		where := "the main listener (h2c)"
+		if g.Listen != "" {
+			where = g.Listen
+		}
+		log.Info("A2A gRPC binding served", "on", where, "tls", g.CertFile != "")
+	}
 	fmt.Fprintf(stdout, "bridge serving on %s (public URL %s)\n", l.BoundAddr(), pub)
 	if cfg.Admin.Enabled() {
 		stopAdmin, err := startAdmin(ctx, cfg, b, log, stdout)
