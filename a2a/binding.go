@@ -71,6 +71,9 @@ func (s *Server) ServeStream(ctx context.Context, c *Call, send func(*StreamResp
 	return s.runRecovered(ctx, c.Method, func(ctx context.Context) error { return run(ctx, send) })
 }
 
+// ErrorTable is the error table the server answers with.
+func (s *Server) ErrorTable() ErrorTable { return s.cfg.ErrorTable }
+
 // LogError converts err for the wire as the HTTP bindings do: an A2A error
 // passes through; anything else is logged and becomes ErrInternal.
 func (s *Server) LogError(err error) *Error { return s.loggedError(err) }

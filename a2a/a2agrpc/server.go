@@ -241,12 +241,13 @@ func (s *Server) open(ctx context.Context, m *method, req proto.Message) (*Targe
 // what the caller does not see.
 func (s *Server) answer(ctx context.Context, t *Target, err error) error {
 	var e *a2a.Error
+	table := a2a.ErrorTableV101
 	if t != nil && t.Server != nil {
-		e = t.Server.LogError(err)
+		e, table = t.Server.LogError(err), t.Server.ErrorTable()
 	} else if e = a2a.AsError(err); e == a2a.ErrInternal {
 		s.log.Error("a2agrpc: call failed", "err", err)
 	}
-	return statusError(ctx, e)
+	return statusError(ctx, e, table)
 }
 
 // singleValued are the metadata keys a call may carry once: two values of

@@ -291,3 +291,19 @@ func TestGRPCStreamErrorBeforeFirstEvent(t *testing.T) {
 		t.Fatalf("no www-authenticate header: %v", md)
 	}
 }
+
+// The v1.0.0 table (server.a2a_error_table: "1.0.0", which the
+// conformance kit still expects) answers UNIMPLEMENTED where v1.0.1 says
+// FAILED_PRECONDITION; the ErrorInfo reason is the same.
+func TestGRPCErrorTableV100(t *testing.T) {
+	h := newHarness(t, func(s *a2a.ServerConfig) { s.ErrorTable = a2a.ErrorTableV100 })
+	cc := h.raw(h.grpcAddr)
+	st := rawStatus(t, cc, a2a.MethodGetTask, &pb.GetTaskRequest{Id: "x"}, &pb.Task{}, "authorization", "Bearer alice", "a2a-version", "0.3")
+	if st.Code() != codes.Unimplemented || errorInfo(st).GetReason() != "VERSION_NOT_SUPPORTED" {
+		t.Fatalf("v1.0.0 table: %s %v", st.Code(), errorInfo(st))
+	}
+	st = rawStatus(t, cc, a2a.MethodGetTask, &pb.GetTaskRequest{Id: "x"}, &pb.Task{}, "authorization", "Bearer alice", "a2a-version", "1.0")
+	if st.Code() != codes.NotFound {
+		t.Fatalf("not found under v1.0.0: %s", st.Code())
+	}
+}

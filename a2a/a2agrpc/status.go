@@ -33,8 +33,11 @@ var codeOf = map[string]codes.Code{
 // the error's message, and details holding google.rpc.ErrorInfo (reason,
 // domain a2a-protocol.org, metadata) and google.rpc.BadRequest for the
 // invalid fields.
-func Status(e *a2a.Error) *status.Status {
-	code, ok := codeOf[e.GRPCStatus()]
+func Status(e *a2a.Error) *status.Status { return StatusIn(e, a2a.ErrorTableV101) }
+
+// StatusIn is Status with the codes of error table t.
+func StatusIn(e *a2a.Error, t a2a.ErrorTable) *status.Status {
+	code, ok := codeOf[e.GRPCStatusIn(t)]
 	if !ok {
 		code = codes.Internal
 	}
@@ -64,11 +67,11 @@ func Status(e *a2a.Error) *status.Status {
 // mean something to a gRPC caller (WWW-Authenticate, Retry-After,
 // RateLimit…) as response header metadata (HTTP/2 forbids several of them
 // in trailers).
-func statusError(ctx context.Context, e *a2a.Error) error {
+func statusError(ctx context.Context, e *a2a.Error, t a2a.ErrorTable) error {
 	if md := headerMetadata(e.Header); len(md) > 0 {
 		_ = grpc.SetHeader(ctx, md)
 	}
-	return Status(e).Err()
+	return StatusIn(e, t).Err()
 }
 
 // headerMetadata is h as gRPC metadata (lower-case keys).
