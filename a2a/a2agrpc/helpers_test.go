@@ -26,7 +26,7 @@ import (
 // "Authorization: Bearer NAME" (or "X-Api-Key: NAME"), NAME owning their
 // tasks; both at once are refused.
 type harness struct {
-	t        *testing.T
+	t        testing.TB
 	srv      *a2a.Server
 	mgr      *a2a.Manager
 	gs       *a2agrpc.Server
@@ -60,7 +60,7 @@ func authenticate(r *http.Request) (context.Context, error) {
 	return nil, e
 }
 
-func newHarness(t *testing.T, mod func(*a2a.ServerConfig)) *harness {
+func newHarness(t testing.TB, mod func(*a2a.ServerConfig)) *harness {
 	t.Helper()
 	h := &harness{t: t}
 	st := store.NewMemory()
@@ -188,7 +188,7 @@ func userMsg(text, taskID string) *a2a.Message {
 	return &a2a.Message{MessageID: "m-" + text + "-" + time.Now().Format("150405.000000000"), TaskID: taskID, Role: a2a.RoleUser, Parts: []a2a.Part{{Text: text}}}
 }
 
-func ctxT(t *testing.T) context.Context {
+func ctxT(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	return ctx
