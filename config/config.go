@@ -533,9 +533,10 @@ type GRPC struct {
 	// Default 16MiB.
 	MaxSendMessageBytes ByteSize `yaml:"max_send_message_bytes" default:"16MiB"`
 	// MaxUnaryDuration bounds one unary call whatever deadline the caller
-	// sets (a blocking SendMessage waits for its task this long at most);
-	// a caller's shorter deadline is kept. Streams last as long as their
-	// task or caller. Default 5m.
+	// sets; a caller's shorter deadline is kept. A blocking SendMessage
+	// whose task has not stopped by then is answered DEADLINE_EXCEEDED and
+	// its task goes on (SubscribeToTask, GetTask follow it). Streams last
+	// as long as their task or caller. Default 5m.
 	MaxUnaryDuration Duration `yaml:"max_unary_duration" default:"5m"`
 	// KeepaliveTime is how long a connection of the own listener may be
 	// silent before the bridge pings it. Default 2m.

@@ -61,6 +61,11 @@ func authenticate(r *http.Request) (context.Context, error) {
 }
 
 func newHarness(t testing.TB, mod func(*a2a.ServerConfig)) *harness {
+	return newHarnessWith(t, mod, 30*time.Second)
+}
+
+// newHarnessWith is newHarness with the gRPC service's MaxUnaryDuration.
+func newHarnessWith(t testing.TB, mod func(*a2a.ServerConfig), maxUnary time.Duration) *harness {
 	t.Helper()
 	h := &harness{t: t}
 	st := store.NewMemory()
@@ -94,7 +99,7 @@ func newHarness(t testing.TB, mod func(*a2a.ServerConfig)) *harness {
 			}
 			return target, nil
 		},
-		MaxRecvBytes: 1 << 20, MaxSendBytes: 4 << 20, MaxUnaryDuration: 30 * time.Second,
+		MaxRecvBytes: 1 << 20, MaxSendBytes: 4 << 20, MaxUnaryDuration: maxUnary,
 	})
 	if err != nil {
 		t.Fatal(err)

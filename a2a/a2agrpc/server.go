@@ -12,10 +12,12 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
@@ -166,7 +168,7 @@ func (s *Server) unaryHandler(m *method) func(any, context.Context, func(any) er
 		if err != nil {
 			return nil, s.answer(ctx, t, err)
 		}
-		res, err := t.Server.Serve(call.Request.Context(), call)
+		res, err := s.serve(ctx, t, call)
 		if err != nil {
 			return nil, s.answer(ctx, t, err)
 		}
@@ -177,6 +179,36 @@ func (s *Server) unaryHandler(m *method) func(any, context.Context, func(any) er
 		return out, nil
 	}
 }
+
+// serve serves a unary call within ctx's deadline. A blocking
+// SendMessage runs its task on the calling goroutine until the task stops
+// (a caller that leaves does not cancel it): it is served on a goroutine
+// of its own, so that a call past its deadline is answered
+// DEADLINE_EXCEEDED while the task goes on.
+func (s *Server) serve(ctx context.Context, t *Target, call *a2a.Call) (any, error) {
+	p, ok := call.Params.(*a2a.SendMessageRequest)
+	if !ok || p.Configuration != nil && p.Configuration.ReturnImmediately {
+		return t.Server.Serve(call.Request.Context(), call)
+	}
+	type result struct {
+		res any
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		res, err := t.Server.Serve(call.Request.Context(), call)
+		done <- result{res, err}
+	}()
+	select {
+	case r := <-done:
+		return r.res, r.err
+	case <-ctx.Done():
+		return nil, errDeadline
+	}
+}
+
+// errDeadline answers a blocking SendMessage that outlived its deadline.
+var errDeadline = status.Error(codes.DeadlineExceeded, "the task did not stop within the call's deadline (or server.grpc.max_unary_duration); it goes on: follow it with SubscribeToTask or GetTask")
 
 // streamHandler is the grpc-go handler of a server-streaming method.
 func (s *Server) streamHandler(m *method) grpc.StreamHandler {
@@ -240,6 +272,9 @@ func (s *Server) open(ctx context.Context, m *method, req proto.Message) (*Targe
 // answer is err as the call's status, logged as the agent's server logs
 // what the caller does not see.
 func (s *Server) answer(ctx context.Context, t *Target, err error) error {
+	if err == errDeadline {
+		return err
+	}
 	var e *a2a.Error
 	table := a2a.ErrorTableV101
 	if t != nil && t.Server != nil {

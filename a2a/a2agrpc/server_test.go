@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
@@ -305,5 +306,26 @@ func TestGRPCErrorTableV100(t *testing.T) {
 	st = rawStatus(t, cc, a2a.MethodGetTask, &pb.GetTaskRequest{Id: "x"}, &pb.Task{}, "authorization", "Bearer alice", "a2a-version", "1.0")
 	if st.Code() != codes.NotFound {
 		t.Fatalf("not found under v1.0.0: %s", st.Code())
+	}
+}
+
+// A blocking SendMessage whose task outlives the call's bound is answered
+// DEADLINE_EXCEEDED; the task goes on and can be followed.
+func TestGRPCBlockingSendPastItsDeadline(t *testing.T) {
+	h := newHarnessWith(t, nil, 300*time.Millisecond)
+	cc := h.raw(h.grpcAddr)
+	var resp pb.SendMessageResponse
+	ctx := metadata.NewOutgoingContext(ctxT(t), metadata.Pairs("authorization", "Bearer alice", "a2a-version", "1.0"))
+	err := cc.Invoke(ctx, a2agrpc.PathPrefix+a2a.MethodSendMessage, &pb.SendMessageRequest{Message: &pb.Message{MessageId: "long-1", Role: pb.Role_ROLE_USER, Parts: []*pb.Part{{Content: &pb.Part_Text{Text: "/slow 1000"}}}}}, &resp)
+	if status.Code(err) != codes.DeadlineExceeded {
+		t.Fatalf("blocking send past its bound: %v, want DEADLINE_EXCEEDED", err)
+	}
+	c := h.client(a2a.BindingJSONRPC, "alice")
+	list, err := c.ListTasks(ctxT(t), &a2a.ListTasksRequest{})
+	if err != nil || len(list.Tasks) != 1 || list.Tasks[0].Status.State.Terminal() {
+		t.Fatalf("the task after the deadline: %+v, %v", list, err)
+	}
+	if _, err := c.CancelTask(ctxT(t), &a2a.CancelTaskRequest{ID: list.Tasks[0].ID}); err != nil {
+		t.Fatal(err)
 	}
 }
