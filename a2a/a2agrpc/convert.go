@@ -36,6 +36,14 @@ func decodeRequest(method string, req proto.Message) (any, error) {
 // encodeMessage fills m from v, an a2a value of the type m's ProtoJSON
 // form is (a2a.Task for pb.Task…).
 func encodeMessage(v any, m proto.Message) error {
+	if ok, err := toPB(v, m); ok || err != nil {
+		return err
+	}
+	return encodeMessageJSON(v, m)
+}
+
+// encodeMessageJSON is encodeMessage through the ProtoJSON form.
+func encodeMessageJSON(v any, m proto.Message) error {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("a2agrpc: encode %T: %w", v, err)
@@ -48,6 +56,14 @@ func encodeMessage(v any, m proto.Message) error {
 
 // decodeMessage fills v, an a2a value, from m (the client's direction).
 func decodeMessage(m proto.Message, v any) error {
+	if fromPB(m, v) {
+		return nil
+	}
+	return decodeMessageJSON(m, v)
+}
+
+// decodeMessageJSON is decodeMessage through the ProtoJSON form.
+func decodeMessageJSON(m proto.Message, v any) error {
 	raw, err := marshalPB.Marshal(m)
 	if err != nil {
 		return a2a.ErrInvalidAgentResponse.With("the agent's gRPC response cannot be read as A2A")
