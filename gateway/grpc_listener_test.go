@@ -88,7 +88,9 @@ func TestGRPCOwnListenerOverTLSIsDrained(t *testing.T) {
 	pub := "http://" + l.BoundAddr()
 	mcpSrv := upstreamtest.NewServer(upstreamtest.Options{})
 	b, err := gateway.Build(context.Background(), cfg, gateway.Options{Logger: quiet, PublicURL: pub,
-		DialUpstream: func(ctx context.Context, c upstream.Config) (*upstream.Conn, error) { return upstream.InProcess(ctx, mcpSrv.MCP, c) }})
+		DialUpstream: func(ctx context.Context, c upstream.Config) (*upstream.Conn, error) {
+			return upstream.InProcess(ctx, mcpSrv.MCP, c)
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
