@@ -51,6 +51,7 @@ type Client struct {
 	maxBytes int64
 	nextID   atomic.Int64
 	legacy   ClientLegacy // speaks an older version (WithLegacy), if set
+	tr       Transport    // the interface's binding is not one of this package's
 }
 
 type clientConfig struct {
@@ -59,6 +60,8 @@ type clientConfig struct {
 	binding  string
 	maxBytes int64
 	legacy   ClientLegacy
+	// transports are the bindings WithTransport added.
+	transports map[string]TransportFactory
 }
 
 // ClientOption configures [NewClient] and [NewClientFromCard].
@@ -112,7 +115,7 @@ func clientConfigure(opts []ClientOption) (clientConfig, error) {
 	if cfg.hc == nil {
 		cfg.hc = clientDefaultHTTP()
 	}
-	if cfg.binding != "" && !clientSupports(cfg.binding) {
+	if cfg.binding != "" && !clientSupports(cfg.binding) && cfg.transportFor(cfg.binding) == nil {
 		return cfg, fmt.Errorf("a2a: client: binding %q is not supported (want %s or %s)", cfg.binding, BindingJSONRPC, BindingHTTPJSON)
 	}
 	return cfg, nil
@@ -180,6 +183,13 @@ func clientFromCard(card *AgentCard, cfg clientConfig) (*Client, error) {
 	}
 	iface, base, err := clientPickInterface(card, binding, major)
 	if err != nil {
+		if f, in, ok := clientPickTransport(card, cfg); ok {
+			tr, terr := f(in, cfg.header)
+			if terr != nil {
+				return nil, fmt.Errorf("a2a: client: %s interface: %w", in.ProtocolBinding, terr)
+			}
+			return &Client{card: card, iface: in, base: in.URL, hc: cfg.hc, header: cfg.header, maxBytes: cfg.maxBytes, tr: tr}, nil
+		}
 		return nil, err
 	}
 	baseURL, err := url.Parse(base)
@@ -226,6 +236,24 @@ func clientPickInterface(card *AgentCard, forced, major string) (AgentInterface,
 		want = forced
 	}
 	return AgentInterface{}, "", fmt.Errorf("a2a: client: the agent card offers no usable interface (want %s with protocol version %s.x and an absolute http(s) URL)", want, major)
+}
+
+// clientPickTransport is the first interface, in the card's order, of a
+// binding a WithTransport factory serves (the forced binding only, when
+// WithBinding names one).
+func clientPickTransport(card *AgentCard, cfg clientConfig) (TransportFactory, AgentInterface, bool) {
+	if cfg.legacy != nil {
+		return nil, AgentInterface{}, false // A2A 0.3 is spoken over HTTP only
+	}
+	for _, in := range card.SupportedInterfaces {
+		if cfg.binding != "" && !strings.EqualFold(in.ProtocolBinding, cfg.binding) {
+			continue
+		}
+		if f := cfg.transportFor(in.ProtocolBinding); f != nil && clientMajorIs(in.ProtocolVersion, "1") && in.URL != "" {
+			return f, in, true
+		}
+	}
+	return nil, AgentInterface{}, false
 }
 
 // clientMajorIs reports whether a "Major.Minor" version has major want.
@@ -436,6 +464,17 @@ func (c *Client) GetExtendedAgentCard(ctx context.Context) (*AgentCard, error) {
 
 // clientCall runs a unary call on the client's binding.
 func clientCall[T any](ctx context.Context, c *Client, op clientOp) (*T, error) {
+	if c.tr != nil {
+		out := new(T)
+		var res any = out
+		if op.emptyOK {
+			res = nil
+		}
+		if err := c.tr.Call(ctx, op.method, op.params, res); err != nil {
+			return nil, &clientError{op: op.name, err: err}
+		}
+		return out, nil
+	}
 	if c.legacy != nil {
 		if c.rest {
 			return legacyRESTCall[T](ctx, c, op)
@@ -455,6 +494,13 @@ func (c *Client) openStream(ctx context.Context, op clientOp) (*Stream, error) {
 		id   int64
 		err  error
 	)
+	if c.tr != nil {
+		src, err := c.tr.Stream(ctx, op.method, op.params)
+		if err != nil {
+			return nil, &clientError{op: op.name, err: err}
+		}
+		return &Stream{op: op.name, src: src}, nil
+	}
 	switch {
 	case c.legacy != nil && c.rest:
 		resp, err = c.legacyRESTSend(ctx, op, "text/event-stream")
@@ -686,6 +732,7 @@ type Stream struct {
 	rest   bool
 	id     int64
 	legacy ClientLegacy
+	src    EventSource // a Transport's stream (body and sse unused)
 	err    error
 	closed atomic.Bool
 	once   sync.Once
@@ -699,6 +746,18 @@ type Stream struct {
 func (s *Stream) Next() (*StreamResponse, error) {
 	if s.err != nil {
 		return nil, s.err
+	}
+	if s.src != nil {
+		ev, err := s.src.Next()
+		switch {
+		case err == io.EOF:
+			return nil, s.fail(io.EOF)
+		case err != nil && s.closed.Load():
+			return nil, s.fail(&clientError{op: s.op, err: net.ErrClosed})
+		case err != nil:
+			return nil, s.fail(&clientError{op: s.op, err: err})
+		}
+		return ev, nil
 	}
 	for {
 		data, err := s.sse.next()
@@ -749,7 +808,13 @@ func (s *Stream) Close() error {
 }
 
 func (s *Stream) closeBody() {
-	s.once.Do(func() { _ = s.body.Close() })
+	s.once.Do(func() {
+		if s.src != nil {
+			_ = s.src.Close()
+			return
+		}
+		_ = s.body.Close()
+	})
 }
 
 // All ranges over the events until the stream ends and closes it, also when

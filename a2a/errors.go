@@ -184,7 +184,20 @@ func (e *Error) HTTPStatus(t ErrorTable) int {
 	return http.StatusInternalServerError
 }
 
-// GRPCStatus is the name of the google.rpc.Code of the error.
+// GRPCStatusIn is GRPCStatus under table t: the v1.0.0 table answered
+// PushNotificationNotSupported, UnsupportedOperation and
+// VersionNotSupported with UNIMPLEMENTED.
+func (e *Error) GRPCStatusIn(t ErrorTable) string {
+	if t == ErrorTableV100 {
+		switch e.Code {
+		case -32003, -32004, -32009:
+			return "UNIMPLEMENTED"
+		}
+	}
+	return e.GRPCStatus()
+}
+
+// GRPCStatus is the name of the google.rpc.Code of the error (v1.0.1).
 func (e *Error) GRPCStatus() string {
 	if e.Reason == ErrAgentUnavailable.Reason {
 		return "UNAVAILABLE"

@@ -37,7 +37,7 @@ const (
 type Call struct {
 	// Method is the A2A method name.
 	Method string
-	// Binding is BindingJSONRPC or BindingHTTPJSON.
+	// Binding is BindingJSONRPC, BindingHTTPJSON or BindingGRPC.
 	Binding string
 	// TaskID is the task the call names, if any.
 	TaskID string

@@ -166,6 +166,24 @@ $(rate_table tr-direct-stream tr-expose-memory-stream)
 
 $(rate_table tr-mcp-direct-stream tr-publish-memory-stream tr-publish-sqlite-stream)
 
+## The front over gRPC
+
+\`bridge serve\`'s front agent over the gRPC binding (\`server.grpc\` on the main listener, h2c, tenant \`bench\`,
+one client connection multiplexing the calls) beside the same front over JSON-RPC, at one fixed rate
+($(cat "$RAW/grpc_rate" 2>/dev/null || echo "?") req/s, open loop); "added" is gRPC minus JSON-RPC. The bridge calls the
+agent over JSON-RPC either way. Blocking \`SendMessage\`:
+
+$(rate_table g-serve-memory g-grpc-memory)
+
+$(rate_table g-serve-sqlite g-grpc-sqlite)
+
+\`SendStreamingMessage\` (latency to the event that completes the task; "first event" is the first SSE event or gRPC
+message):
+
+$(rate_table g-serve-memory-stream g-grpc-memory-stream)
+
+$(rate_table g-serve-sqlite-stream g-grpc-sqlite-stream)
+
 ## Time to first SSE event (SendStreamingMessage, sequential, kept-alive connection)
 
 | config | p50 µs | p99 µs | added p50 µs | added p99 µs |

@@ -13,6 +13,9 @@
 #   translate   MCP tools/call through expose to that agent vs SendMessage to
 #               it directly; A2A SendMessage through publish to a fast MCP
 #               server vs tools/call to it directly; streaming variants
+#   grpc        the front over gRPC (server.grpc on the main listener, h2c)
+#               beside the front over JSON-RPC, blocking and streaming, at
+#               one fixed rate (open loop): what the binding adds
 #
 # and reports throughput ratios (closed loop, wrk), added p50/p99 at a fixed
 # moderate rate (open loop, bench/cmd/load), time to the first SSE event, RSS
@@ -26,7 +29,7 @@
 # CONNS=32, RATE_SECONDS=8, TTFE_N=300, IDLE_STEPS=1000,5000, BENCH_COUNT=3,
 # SERVER_CPU=1, LOAD_CPU=0, BASE_PORT=18080, RETAIN_S=10 (seconds the stores
 # keep finished tasks), PROFILE=1 (0: no CPU profiles), SCENARIOS="front
-# translate ttfe idle profile gobench" (a subset runs only those; front runs
+# translate grpc ttfe idle profile gobench" (a subset runs only those; front runs
 # with translate in the same rounds when both are named),
 # BENCH_POSTGRES_URL (else BRIDGE_TEST_POSTGRES_URL; neither: no PostgreSQL
 # row), BASE_BRIDGE (a bridge binary built from another commit: it runs
@@ -48,7 +51,7 @@ BENCH_COUNT=${BENCH_COUNT:-3}
 BASE_PORT=${BASE_PORT:-18080}
 RETAIN_S=${RETAIN_S:-10}
 PROFILE=${PROFILE:-1}
-SCENARIOS=${SCENARIOS:-front translate ttfe idle profile gobench}
+SCENARIOS=${SCENARIOS:-front translate grpc ttfe idle profile gobench}
 PG_BASE=${BENCH_POSTGRES_URL:-${BRIDGE_TEST_POSTGRES_URL:-}}
 GO=${GO:-go}
 
@@ -191,11 +194,12 @@ start_serve() {
 	wait_http "$base/healthz"
 	wait_http "$base/readyz"
 	local c
-	for c in serve expose publish; do
+	for c in serve expose publish grpc; do
 		PID[$c-$name]=$pid TOKEN[$c-$name]=$(cat "$keys/token") METRICS[$c-$name]=$base/metrics
 		[ ${#debug[@]} -eq 0 ] || DEBUG[$c-$name]=127.0.0.1:$dbg
 	done
 	URL[serve-$name]=$base/a2a/bench URL[expose-$name]=$base/mcp URL[publish-$name]=$base/a2a/tools
+	URL[grpc-$name]=$base # the front's agent over gRPC: tenant bench on the same port
 }
 
 start_benchsut() {
@@ -250,6 +254,7 @@ load_args() {
 	expose-*) printf '%s\n' -url "${URL[$c]}" "${tok[@]}" -call "mcp${stream:+-stream}" -tool agent -args "{\"message\":\"${stream:+progress }hello from the benchmark\"}" ;;
 	mcp-direct) printf '%s\n' -url "${URL[$c]}" -call "mcp${stream:+-stream}" -tool echo -args '{"text":"hello from the benchmark"}' ;;
 	publish-*) printf '%s\n' -url "${URL[$c]}" "${tok[@]}" -call "a2a${stream:+-stream}" -data "$PUBLISH_DATA" ;;
+	grpc-*) printf '%s\n' -url "${URL[$c]}" "${tok[@]}" -call "grpc${stream:+-stream}" -tenant bench -text "${stream:+progress }hello from the benchmark" ;;
 	*) printf '%s\n' -url "${URL[$c]}" "${tok[@]}" -call "a2a${stream:+-stream}" -text "${stream:+progress }hello from the benchmark" ;;
 	esac
 }
@@ -390,6 +395,19 @@ scenario_translate_rate() {
 	for c in direct expose-memory mcp-direct publish-memory publish-sqlite; do rate_run "tr-$c-stream" "$c" stream "$TR_RATE"; done
 }
 
+scenario_grpc() {
+	local rate=${GRPC_RATE:-${FRONT_RATE:-200}} s
+	echo "$rate" >"$OUT/raw/grpc_rate"
+	log "grpc: the front over gRPC beside JSON-RPC, open loop at $rate req/s, ${RATE_SECONDS}s each (+2s warm-up)"
+	for s in memory sqlite; do
+		load_run "grpc-$s" "" -mode check >/dev/null
+		rate_run "g-serve-$s" "serve-$s" "" "$rate"
+		rate_run "g-grpc-$s" "grpc-$s" "" "$rate"
+		rate_run "g-serve-$s-stream" "serve-$s" stream "$rate"
+		rate_run "g-grpc-$s-stream" "grpc-$s" stream "$rate"
+	done
+}
+
 scenario_ttfe() {
 	log "time to first SSE event ($TTFE_N sequential SendStreamingMessage each)"
 	for c in "${FRONT[@]}"; do
@@ -469,6 +487,7 @@ main() {
 	scenario_closed
 	if want front; then scenario_front_rate; fi
 	if want translate; then scenario_translate_rate; fi
+	if want grpc; then scenario_grpc; fi
 	if want ttfe; then
 		[ ${#FRONT[@]} -gt 0 ] || FRONT=(direct nginx serve-memory serve-sqlite benchsut)
 		scenario_ttfe

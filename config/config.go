@@ -212,6 +212,14 @@ type ExposedAgent struct {
 	CredentialHosts []string `yaml:"credential_hosts"`
 	// Card sets how the agent's card is verified.
 	Card CardVerification `yaml:"card"`
+	// Binding picks the agent's binding: JSONRPC, HTTP+JSON or GRPC.
+	// Default: the card's first JSON-RPC or HTTP+JSON interface, else its
+	// GRPC one (an agent whose card offers only gRPC is called over gRPC).
+	// gRPC dials the interface's host:port through netguard, over TLS, or
+	// in clear text (h2c) when the card URL is http and
+	// netguard.unsafe_allow_http is set; the credential goes there only if
+	// that host:port is the card URL's or is listed in credential_hosts.
+	Binding string `yaml:"binding"`
 	// PerSkillTools also offers one MCP tool per skill in the card, named
 	// alias, expose.tool_name_separator and the skill id (billing_refund).
 	// Default false.
@@ -321,6 +329,14 @@ type FrontedAgent struct {
 	CredentialHosts []string `yaml:"credential_hosts"`
 	// Card sets how the agent's card is verified.
 	Card CardVerification `yaml:"card"`
+	// Binding picks the agent's binding: JSONRPC, HTTP+JSON or GRPC.
+	// Default: the card's first JSON-RPC or HTTP+JSON interface, else its
+	// GRPC one (an agent whose card offers only gRPC is called over gRPC).
+	// gRPC dials the interface's host:port through netguard, over TLS, or
+	// in clear text (h2c) when the card URL is http; the credential
+	// goes there only if that host:port is the card URL's or is listed in
+	// credential_hosts.
+	Binding string `yaml:"binding"`
 	// Audience lists the token audiences ("aud") this agent accepts, instead
 	// of the issuers' auth.*.audience lists. Default: the issuers' lists.
 	// Never list the MCP endpoint's resource URL.
@@ -480,6 +496,70 @@ type Server struct {
 	// (but the bridge's own) is refused with 403. expose.mcp.allowed_origins
 	// adds origins for the MCP endpoint only. Default: none. "*" is refused.
 	AllowedOrigins []string `yaml:"allowed_origins"`
+	// GRPC serves the A2A gRPC binding (lf.a2a.v1.A2AService) for every
+	// agent the bridge serves, published and fronted.
+	GRPC GRPC `yaml:"grpc"`
+}
+
+// GRPC configures the A2A gRPC binding. Calls go through the same
+// authentication (metadata authorization: Bearer …, or the API key
+// header), audiences, limits, policy, owner scoping and task store as
+// JSON-RPC and HTTP+JSON: a task created over gRPC is its owner's on every
+// binding. A call names its agent by the request's tenant field, which
+// each served card's GRPC interface gives (the agent's name); an empty
+// tenant reaches the agent the root card describes.
+type GRPC struct {
+	// Enabled serves the binding and lists a GRPC interface in every
+	// served card. Default false.
+	Enabled bool `yaml:"enabled"`
+	// Listen is the address of a listener of the binding's own (plain
+	// HTTP/2, or TLS with cert_file and key_file), where keepalive_* and
+	// max_connection_* apply. Default: none, the binding is served on the
+	// main listener, which then also accepts HTTP/2 without TLS (h2c) and
+	// routes requests of content type application/grpc to it; its HTTP/2
+	// connections follow the server.* timeouts.
+	Listen string `yaml:"listen"`
+	// PublicAddress is the host:port clients reach the binding at, named
+	// in the cards' GRPC interfaces. Default: the host of public_url with
+	// the port of listen (or public_url's port on the main listener).
+	PublicAddress string `yaml:"public_address"`
+	// CertFile is the PEM certificate chain of the binding's own listener
+	// (TLS 1.2 or later), with key_file. Default: none, plain HTTP/2 (use
+	// it only on loopback or behind a TLS-terminating proxy).
+	CertFile string `yaml:"cert_file"`
+	// KeyFile is the PEM private key of cert_file. Keep it readable by the
+	// bridge only.
+	KeyFile string `yaml:"key_file"`
+	// MaxRecvMessageBytes caps one request message. Default 4MiB.
+	MaxRecvMessageBytes ByteSize `yaml:"max_recv_message_bytes" default:"4MiB"`
+	// MaxSendMessageBytes caps one response message or stream event.
+	// Default 16MiB.
+	MaxSendMessageBytes ByteSize `yaml:"max_send_message_bytes" default:"16MiB"`
+	// MaxUnaryDuration bounds one unary call whatever deadline the caller
+	// sets; a caller's shorter deadline is kept. A blocking SendMessage
+	// whose task has not stopped by then is answered DEADLINE_EXCEEDED and
+	// its task goes on (SubscribeToTask, GetTask follow it). Streams last
+	// as long as their task or caller. Default 5m.
+	MaxUnaryDuration Duration `yaml:"max_unary_duration" default:"5m"`
+	// KeepaliveTime is how long a connection of the own listener may be
+	// silent before the bridge pings it. Default 2m.
+	KeepaliveTime Duration `yaml:"keepalive_time" default:"2m"`
+	// KeepaliveTimeout is how long the answer to that ping may take before
+	// the connection is closed. Default 20s.
+	KeepaliveTimeout Duration `yaml:"keepalive_timeout" default:"20s"`
+	// MinPingInterval is the shortest interval between a client's pings;
+	// a client pinging more often is disconnected. Default 30s.
+	MinPingInterval Duration `yaml:"min_ping_interval" default:"30s"`
+	// MaxConnectionIdle closes a connection of the own listener without
+	// calls for that long. Default 15m; 0 never.
+	MaxConnectionIdle Duration `yaml:"max_connection_idle" default:"15m"`
+	// MaxConnectionAge sends a connection of the own listener GOAWAY once
+	// that old, so that clients spread over replicas again; its calls may
+	// finish during max_connection_age_grace. Default 0: never.
+	MaxConnectionAge Duration `yaml:"max_connection_age"`
+	// MaxConnectionAgeGrace is how long calls may finish on a connection
+	// past max_connection_age. Default 30s.
+	MaxConnectionAgeGrace Duration `yaml:"max_connection_age_grace" default:"30s"`
 }
 
 // Health configures how the bridge watches its upstreams (published and

@@ -38,6 +38,7 @@ func (c *Config) Validate() Problems {
 	v.netguard()
 	v.observability()
 	v.server()
+	v.grpc()
 	v.retention()
 	v.tasks()
 	v.reload()
@@ -418,6 +419,7 @@ func (v *validator) expose() {
 		}
 		v.card(base+".card", a.Card)
 		v.credentialHosts(base, a.CredentialHosts)
+		v.binding(base+".binding", a.Binding)
 		if a.Timeout <= 0 {
 			v.add(base+".timeout", "must be positive, such as 5m")
 		}
@@ -461,6 +463,7 @@ func (v *validator) front(names map[string]string) {
 		}
 		v.card(base+".card", a.Card)
 		v.credentialHosts(base, a.CredentialHosts)
+		v.binding(base+".binding", a.Binding)
 	}
 	mcpNames, prefixes := map[string]int{}, map[string]int{}
 	for i := range f.MCP {
@@ -677,6 +680,72 @@ func (v *validator) server() {
 	}
 	if s.A2AErrorTable != "1.0.1" && s.A2AErrorTable != "1.0.0" {
 		v.add("server.a2a_error_table", "%q is not a known table: use \"1.0.1\" or \"1.0.0\"", clip(s.A2AErrorTable))
+	}
+}
+
+// binding checks an upstream agent's binding choice.
+func (v *validator) binding(path, b string) {
+	switch strings.ToUpper(b) {
+	case "", "JSONRPC", "HTTP+JSON", "GRPC":
+	default:
+		v.add(path, "%q is not a binding: use JSONRPC, HTTP+JSON or GRPC (or leave it out: the card decides)", clip(b))
+	}
+}
+
+func (v *validator) grpc() {
+	g := v.c.Server.GRPC
+	const p = "server.grpc."
+	if !g.Enabled {
+		if g.Listen != "" || g.CertFile != "" || g.KeyFile != "" || g.PublicAddress != "" {
+			v.add("server.grpc.enabled", "must be true when listen, public_address, cert_file or key_file is set")
+		}
+		return
+	}
+	if g.Listen != "" {
+		if _, port, err := net.SplitHostPort(g.Listen); err != nil || port == "" {
+			v.add(p+"listen", "%q is not HOST:PORT: write an address such as 127.0.0.1:9090", clip(g.Listen))
+		} else if g.Listen == v.c.Listen {
+			v.add(p+"listen", "is the main listener's address: leave it empty to serve gRPC there")
+		}
+	}
+	if g.PublicAddress != "" {
+		if host, port, err := net.SplitHostPort(g.PublicAddress); err != nil || host == "" || port == "" || strings.ContainsAny(g.PublicAddress, "/?#@") {
+			v.add(p+"public_address", "%q is not HOST:PORT: write the address clients dial, such as grpc.example.com:443", clip(g.PublicAddress))
+		}
+	}
+	if (g.CertFile == "") != (g.KeyFile == "") {
+		v.add(p+"cert_file", "cert_file and key_file go together: set both or neither")
+	}
+	if g.CertFile != "" && g.Listen == "" {
+		v.add(p+"cert_file", "TLS is configured for the binding's own listener: set server.grpc.listen too (the main listener has no TLS of its own)")
+	}
+	for _, d := range []struct {
+		name string
+		v    ByteSize
+	}{{"max_recv_message_bytes", g.MaxRecvMessageBytes}, {"max_send_message_bytes", g.MaxSendMessageBytes}} {
+		if d.v <= 0 || d.v > 1<<30 {
+			v.add(p+d.name, "must be positive and at most 1GiB, such as 4MiB")
+		}
+	}
+	if g.MaxUnaryDuration <= 0 {
+		v.add(p+"max_unary_duration", "must be positive, such as 5m")
+	}
+	if g.KeepaliveTime.D() < 10*time.Second {
+		v.add(p+"keepalive_time", "must be at least 10s, such as 2m")
+	}
+	if g.KeepaliveTimeout.D() < time.Second {
+		v.add(p+"keepalive_timeout", "must be at least 1s, such as 20s")
+	}
+	if g.MinPingInterval.D() < time.Second {
+		v.add(p+"min_ping_interval", "must be at least 1s, such as 30s")
+	}
+	for _, d := range []struct {
+		name string
+		v    Duration
+	}{{"max_connection_idle", g.MaxConnectionIdle}, {"max_connection_age", g.MaxConnectionAge}, {"max_connection_age_grace", g.MaxConnectionAgeGrace}} {
+		if d.v < 0 {
+			v.add(p+d.name, "must not be negative (0 turns it off)")
+		}
 	}
 }
 

@@ -63,6 +63,10 @@ func startAttackEnv(t *testing.T, yaml string) *env {
 	e.bridge = b
 	srv := httptest.NewUnstartedServer(b.Handler())
 	srv.Listener = ln
+	// HTTP/1.1 and h2c, as bridge serve listens with server.grpc on.
+	srv.Config.Protocols = new(http.Protocols)
+	srv.Config.Protocols.SetHTTP1(true)
+	srv.Config.Protocols.SetUnencryptedHTTP2(true)
 	srv.Start()
 	rctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/a2agrpc"
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
 	"github.com/a2a-mcp-bridge/bridge/a2a/push"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
@@ -121,6 +122,15 @@ type Bridge struct {
 	mcpOnly bool
 	// authSums are the sha256 of the JWKS files the chain in use read.
 	authSums map[string][32]byte
+
+	// grpc serves the A2A gRPC binding (nil unless server.grpc is
+	// enabled); grpcAddr is the address the cards name for it.
+	grpc        *a2agrpc.Server
+	grpcAddr    string
+	grpcTargets grpcTargets
+	// frontGRPC and exposeGRPC dial the gRPC interfaces of fronted
+	// (trusted dialer: URLs from this file) and exposed agents (netguard).
+	frontGRPC, exposeGRPC *a2agrpc.Connector
 
 	handler   http.Handler
 	started   time.Time
@@ -226,10 +236,19 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (_ *Bridge, er
 		b.dial = upstream.Open
 	}
 	b.streams, b.frontHC = trustedStreams, netguard.Trusted(agentCalls)
+	if err := b.buildGRPCClients(ngcfg); err != nil {
+		return nil, err
+	}
 	b.lists = listsOf(cfg)
 	b.routes = newAgentRoutes()
 	mux := http.NewServeMux()
 	if !opts.MCPOnly {
+		if err := b.buildGRPC(); err != nil {
+			return nil, err
+		}
+		if b.grpc != nil && !b.GRPCOwnListener() {
+			mux.HandleFunc(a2agrpc.PathPrefix, b.serveGRPC)
+		}
 		mux.Handle("/a2a/", b.routes)
 		mux.HandleFunc("GET /.well-known/agent-card.json", b.serveRootCard)
 		if err := b.buildA2A(ctx, opts); err != nil {
@@ -296,6 +315,10 @@ func guarded(mux http.Handler, g, gm *hostguard.Guard, mcpPath string, ops map[s
 		}
 		if err := guard.Check(r); err != nil {
 			log.Warn("refused a request under a name or from an origin the bridge does not answer to", "host", clipHeader(r.Host), "origin", clipHeader(r.Header.Get("Origin")), "path", clipHeader(p))
+			if grpcPath(p) && a2agrpc.IsGRPC(r) {
+				a2agrpc.WriteHTTPError(w, a2a.ErrPermissionDenied.With("host or origin not allowed"))
+				return
+			}
 			if strings.HasPrefix(p, "/a2a/") {
 				msg := "origin not allowed"
 				if errors.Is(err, hostguard.ErrHost) {
@@ -485,7 +508,7 @@ func (b *Bridge) publish(ctx context.Context, p *config.PublishedServer) error {
 	if err != nil {
 		return fmt.Errorf("gateway: publish[%s]: %w", p.Name, err)
 	}
-	signed, err := b.sign(pa.exec.Card(pa.base))
+	signed, err := b.sign(b.withGRPC(pa.exec.Card(pa.base), p.Name))
 	if err != nil {
 		return fmt.Errorf("gateway: publish[%s]: %w", p.Name, err)
 	}
@@ -493,7 +516,7 @@ func (b *Bridge) publish(ctx context.Context, p *config.PublishedServer) error {
 		return fmt.Errorf("gateway: publish[%s]: %w", p.Name, err)
 	}
 	pa.exec.OnCardChanged(func() {
-		c, err := b.sign(pa.exec.Card(pa.base))
+		c, err := b.sign(b.withGRPC(pa.exec.Card(pa.base), name))
 		if err == nil {
 			err = pa.srv.SetCard(c)
 		}
@@ -504,6 +527,8 @@ func (b *Bridge) publish(ctx context.Context, p *config.PublishedServer) error {
 		b.log.Info("agent card changed with the tool list; re-signed", "agent", name, "version", c.Version)
 	})
 	b.routes.set(p.Name, b.hops.ForAudience(p.Audience).ProtectA2A(pa.srv))
+	target := b.grpcTarget(pa.srv, p.Audience)
+	b.grpcTargets.set(p.Name, func() (*a2agrpc.Target, error) { return target, nil })
 	ref.store(conn)
 	b.reportConn(health.KindPublish, p.Name, conn, skills)
 	b.monitors.add(b.connMonitor(health.KindPublish, p.Name, conn, skills))
@@ -790,6 +815,10 @@ func (b *Bridge) exposedAgent(where string, a *config.ExposedAgent) (agenttools.
 	ac := agenttools.AgentConfig{
 		Alias: a.Alias, CardURL: cardURL(a.URL), RequireSignature: a.Card.RequireSignature,
 		Timeout: a.Timeout.D(), SkillTools: a.PerSkillTools, CredentialHosts: a.CredentialHosts,
+		Binding: canonicalBinding(a.Binding),
+		// Interfaces named by the card: clear text only where netguard
+		// allows http.
+		GRPC: b.exposeGRPC.Factory(strings.HasPrefix(cardURL(a.URL), "http://") && b.guard.AllowsHTTP()),
 	}
 	// Token endpoints are named in the file: the trusted client.
 	creds, err := auth.NewCredentials(a.Credentials, b.trusted)
@@ -1010,6 +1039,11 @@ func (b *Bridge) Close() error {
 		}
 		if l := b.limits.p.Load(); l != nil {
 			add(l.Close())
+		}
+		for _, c := range []*a2agrpc.Connector{b.frontGRPC, b.exposeGRPC} {
+			if c != nil {
+				add(c.Close())
+			}
 		}
 		for _, l := range b.retired {
 			add(l.Close())

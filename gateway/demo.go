@@ -9,9 +9,11 @@ import (
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/a2agrpc"
 	"github.com/a2a-mcp-bridge/bridge/a2a/push"
 	"github.com/a2a-mcp-bridge/bridge/a2a/v03"
 	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
 	"github.com/a2a-mcp-bridge/bridge/examples/demomcp"
 	"github.com/a2a-mcp-bridge/bridge/hostguard"
@@ -85,7 +87,15 @@ func NewDemo(ctx context.Context, opts DemoOptions) (*Demo, error) {
 		return nil, err
 	}
 	base := strings.TrimRight(opts.PublicURL, "/") + DemoBase
-	card := demoagent.Card(base)
+	grpcAddr, err := grpcPublicAddress(opts.PublicURL, config.GRPC{})
+	if err != nil {
+		return nil, err
+	}
+	withGRPC := func(c *a2a.AgentCard, tenant string) *a2a.AgentCard {
+		c.SupportedInterfaces = append(c.SupportedInterfaces, a2a.AgentInterface{URL: grpcAddr, ProtocolBinding: a2a.BindingGRPC, Tenant: tenant, ProtocolVersion: a2a.ProtocolVersion})
+		return c
+	}
+	card := withGRPC(demoagent.Card(base), "echo")
 	card.Capabilities.PushNotifications = a2a.Ptr(true)
 	srv, err := a2a.NewServer(a2a.ServerConfig{
 		Manager: mgr, Card: card, Logger: opts.Log,
@@ -122,7 +132,7 @@ func NewDemo(ctx context.Context, opts DemoOptions) (*Demo, error) {
 		return nil, err
 	}
 	tbase := strings.TrimRight(opts.PublicURL, "/") + DemoToolsBase
-	tcard := tools.Card(tbase)
+	tcard := withGRPC(tools.Card(tbase), "tools")
 	tcard.Capabilities.PushNotifications = a2a.Ptr(true)
 	tsrv, err := a2a.NewServer(a2a.ServerConfig{Manager: tmgr, Card: tcard, Logger: opts.Log, PushEnabled: true, CheckPushURL: PushURLCheck(guard),
 		Legacy: &v03.Dialect{Logger: opts.Log}, LegacyCard: v03.CardJSON})
@@ -130,12 +140,38 @@ func NewDemo(ctx context.Context, opts DemoOptions) (*Demo, error) {
 		return nil, err
 	}
 	tools.OnCardChanged(func() {
-		c := tools.Card(tbase)
+		c := withGRPC(tools.Card(tbase), "tools")
 		c.Capabilities.PushNotifications = a2a.Ptr(true)
 		_ = tsrv.SetCard(c)
 	})
 	Mount(mux, DemoToolsBase, tsrv)
 	demo.Tools = tmgr
+
+	// Both agents over gRPC too, on the same listener (h2c): the tenant
+	// "echo" (or none) is the demo agent, "tools" the MCP server.
+	echoT, toolsT := &a2agrpc.Target{Server: srv}, &a2agrpc.Target{Server: tsrv}
+	gs, err := a2agrpc.New(a2agrpc.Config{
+		Resolve: func(_ context.Context, tenant string) (*a2agrpc.Target, error) {
+			switch tenant {
+			case "", "echo":
+				return echoT, nil
+			case "tools":
+				return toolsT, nil
+			}
+			return nil, a2a.ErrInvalidParams.Withf("no agent %q is served here: use echo or tools", clipHeader(tenant))
+		},
+		MaxRecvBytes: 4 << 20, MaxSendBytes: 16 << 20, MaxUnaryDuration: 5 * time.Minute, Logger: opts.Log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	mux.HandleFunc(a2agrpc.PathPrefix, func(w http.ResponseWriter, r *http.Request) {
+		if !a2agrpc.IsGRPC(r) {
+			http.NotFound(w, r)
+			return
+		}
+		gs.ServeHTTP(w, r)
+	})
 
 	// The demo agent, exposed as MCP tools (loopback only: callers are anonymous).
 	var runTools func(context.Context)

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/a2agrpc"
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
 	"github.com/a2a-mcp-bridge/bridge/a2a/proxy"
 	"github.com/a2a-mcp-bridge/bridge/auth"
@@ -114,6 +115,7 @@ func (b *Bridge) startFront(ctx context.Context, fa *frontedAgent) {
 	b.front.agents = append(b.front.agents, fa)
 	b.upMu.Unlock()
 	b.routes.set(fa.name, fa)
+	b.grpcTargets.set(fa.name, func() (*a2agrpc.Target, error) { return b.frontTarget(fa) })
 	b.health.Add(health.KindFrontA2A, fa.name)
 	err := b.connectFront(ctx, fa)
 	if err != nil {
@@ -129,6 +131,7 @@ func (b *Bridge) frontAgent(where string, a *config.FrontedAgent) (*frontedAgent
 	where = "gateway: " + where
 	pc := proxy.Config{
 		CardURL: cardURL(a.URL), HTTPClient: b.frontHC, CredentialHosts: a.CredentialHosts,
+		Binding: canonicalBinding(a.Binding), GRPC: b.frontGRPC.Factory(strings.HasPrefix(cardURL(a.URL), "http://")),
 		CardTTLMin: b.cfg.Health.CardRefreshMin.D(), CardTTLMax: b.cfg.Health.CardRefreshMax.D(),
 		Name: a.Name, Logger: b.log.With("agent", a.Name),
 	}
@@ -216,7 +219,7 @@ func (b *Bridge) connectFront(ctx context.Context, fa *frontedAgent) error {
 	if err != nil {
 		return fmt.Errorf("gateway: front.a2a %s: %w", fa.name, err)
 	}
-	signed, err := b.sign(px.Card(fa.base, b.cfg.Push.Enabled))
+	signed, err := b.sign(b.withGRPC(px.Card(fa.base, b.cfg.Push.Enabled), fa.name))
 	if err != nil {
 		return fmt.Errorf("gateway: front.a2a %s: %w", fa.name, err)
 	}
@@ -241,7 +244,7 @@ func (b *Bridge) connectFront(ctx context.Context, fa *frontedAgent) error {
 // resignFront signs the card built from px's changed upstream card and
 // serves it.
 func (b *Bridge) resignFront(fa *frontedAgent, px *proxy.Proxy) error {
-	signed, err := b.sign(px.Card(fa.base, b.cfg.Push.Enabled))
+	signed, err := b.sign(b.withGRPC(px.Card(fa.base, b.cfg.Push.Enabled), fa.name))
 	if err != nil {
 		return err
 	}
@@ -264,6 +267,21 @@ func (fa *frontedAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		(*h).ServeHTTP(w, r)
 	}
+}
+
+// frontTarget is the fronted agent's gRPC target once its card is loaded,
+// AGENT_UNAVAILABLE before and while it is taken out.
+func (b *Bridge) frontTarget(fa *frontedAgent) (*a2agrpc.Target, error) {
+	if fa.out.Load() != nil {
+		return nil, a2a.AgentUnavailable(fa.name, "its card failed verification")
+	}
+	fa.mu.Lock()
+	srv := fa.srv
+	fa.mu.Unlock()
+	if srv == nil || fa.handler.Load() == nil {
+		return nil, a2a.AgentUnavailable(fa.name, "its card is not loaded yet")
+	}
+	return b.grpcTarget(srv, fa.aud), nil
 }
 
 // buildFrontMCP dials every front.mcp server like a published one and

@@ -141,7 +141,7 @@ func faceOf(path, mcpPath string) string {
 	switch {
 	case strings.HasSuffix(path, "/.well-known/agent-card.json") || path == JWKSPath:
 		return faceCard
-	case strings.HasPrefix(path, "/a2a/"):
+	case strings.HasPrefix(path, "/a2a/") || grpcPath(path):
 		return faceA2A
 	case mcpPath != "" && (path == mcpPath || strings.HasPrefix(path, "/.well-known/oauth-protected-resource")):
 		return faceMCP

@@ -227,7 +227,7 @@ func (b *Bridge) resignCards() {
 		if a.exec == nil || a.srv == nil {
 			continue
 		}
-		c, err := b.sign(a.exec.Card(a.base))
+		c, err := b.sign(b.withGRPC(a.exec.Card(a.base), a.name))
 		if err == nil {
 			err = a.srv.SetCard(c)
 		}

@@ -328,6 +328,7 @@ func (b *Bridge) applyUpstreams(ctx context.Context, p *upstreamPlan) {
 // unpublish unmounts a published agent and retires it.
 func (b *Bridge) unpublish(name string) {
 	b.routes.remove(name)
+	b.grpcTargets.remove(name)
 	b.monitors.remove(health.KindPublish, name)
 	b.health.Remove(health.KindPublish, name)
 	b.upMu.Lock()
@@ -348,6 +349,7 @@ func (b *Bridge) unpublish(name string) {
 // unfront unmounts a fronted agent and retires it.
 func (b *Bridge) unfront(name string) {
 	b.routes.remove(name)
+	b.grpcTargets.remove(name)
 	b.monitors.remove(health.KindFrontA2A, name)
 	b.health.Remove(health.KindFrontA2A, name)
 	b.upMu.Lock()

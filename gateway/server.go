@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/a2agrpc"
 )
 
 // Version is the bridge's version, set at build time with -ldflags.
@@ -64,10 +65,21 @@ type Listener struct {
 	// Stop, if set, ends that work within ctx when the grace has expired
 	// (Bridge.Stop), before the streams still open are ended.
 	Stop func(ctx context.Context)
+	// UnencryptedHTTP2 also accepts HTTP/2 without TLS (h2c, prior
+	// knowledge), as gRPC clients speak it on the main listener.
+	UnencryptedHTTP2 bool
+	// GRPCAddr, if set, is the address of the gRPC binding's own listener
+	// (bound by Listen); GRPC serves it (Bridge.GRPC). It is drained with
+	// the main listener: it stops accepting when the drain starts, its
+	// calls may finish within the grace, and what is left is ended with
+	// the rest.
+	GRPCAddr string
+	GRPC     *a2agrpc.Server
 
 	mu     sync.Mutex
 	srv    *http.Server
 	ln     net.Listener
+	grpcLn net.Listener
 	limits *connLimiter
 	cancel context.CancelFunc
 }
@@ -95,9 +107,16 @@ func (l *Listener) Listen() error {
 		_ = ln.Close()
 		return fmt.Errorf("gateway: listener metrics: %w", err)
 	}
+	var gln net.Listener
+	if l.GRPCAddr != "" {
+		if gln, err = net.Listen("tcp", l.GRPCAddr); err != nil {
+			_ = ln.Close()
+			return fmt.Errorf("gateway: listen on %s (server.grpc.listen): %w", l.GRPCAddr, err)
+		}
+	}
 	base, cancel := context.WithCancel(context.Background())
 	l.mu.Lock()
-	l.ln, l.limits, l.cancel = limits, limits, cancel
+	l.ln, l.limits, l.cancel, l.grpcLn = limits, limits, cancel, gln
 	rht, idle := l.ReadHeaderTimeout, l.IdleTimeout
 	if rht <= 0 {
 		rht = 10 * time.Second
@@ -111,6 +130,12 @@ func (l *Listener) Listen() error {
 		MaxHeaderBytes:    64 << 10,
 		BaseContext:       func(net.Listener) context.Context { return base },
 		ErrorLog:          slog.NewLogLogger(l.logger().Handler(), slog.LevelWarn),
+	}
+	if l.UnencryptedHTTP2 {
+		p := new(http.Protocols)
+		p.SetHTTP1(true)
+		p.SetUnencryptedHTTP2(true)
+		l.srv.Protocols = p
 	}
 	// The drain ends released streams itself, once the grace has let their
 	// tasks finish.
@@ -162,8 +187,19 @@ func (l *Listener) Serve(ctx context.Context) error {
 		rt = 60 * time.Second
 	}
 	l.srv.Handler = bodyDeadline(rt, l.Handler)
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
 	go func() { errc <- l.srv.Serve(l.ln) }()
+	if l.grpcLn != nil {
+		if l.GRPC == nil {
+			_ = l.grpcLn.Close()
+			return errors.New("gateway: the gRPC listener has no server")
+		}
+		go func() {
+			if err := l.GRPC.Serve(l.grpcLn); err != nil {
+				errc <- err
+			}
+		}()
+	}
 	select {
 	case err := <-errc:
 		return fmt.Errorf("gateway: serve: %w", err)
@@ -184,6 +220,13 @@ func (l *Listener) drain() error {
 	if l.OnDrain != nil {
 		l.OnDrain()
 	}
+	// The gRPC listener stops accepting; its calls may run on.
+	grpcDone := make(chan struct{})
+	if l.grpcLn != nil {
+		go func() { l.GRPC.GracefulStop(); close(grpcDone) }()
+	} else {
+		close(grpcDone)
+	}
 	// Shutdown stops accepting, closes idle connections and returns once
 	// every connection still with net/http is idle; released streams are
 	// left to the steps below.
@@ -195,6 +238,13 @@ func (l *Listener) drain() error {
 	gctx, gcancel := context.WithDeadline(context.Background(), graceEnd)
 	defer gcancel()
 	drained := waitAll(gctx, shutdownDone, l.srv, l.Settle)
+	if drained {
+		select {
+		case <-grpcDone:
+		case <-gctx.Done():
+			drained = false
+		}
+	}
 	if drained {
 		log.Info("drained: every request, stream and task finished within the grace", "took", time.Since(start).Round(time.Millisecond).String())
 	} else {
@@ -213,6 +263,9 @@ func (l *Listener) drain() error {
 	// End what is still open: handlers see their context end, released
 	// streams are ended with their last chunk.
 	l.cancel()
+	if l.grpcLn != nil {
+		l.GRPC.Stop() // the calls still open end
+	}
 	a2a.EndReleasedStreams(l.srv)
 	cctx, ccancel := context.WithTimeout(context.Background(), closeBudget)
 	defer ccancel()

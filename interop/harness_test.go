@@ -166,25 +166,27 @@ func startBridgeDemo(t *testing.T) string {
 }
 
 // startJSServer runs server.mjs (the @a2a-js/sdk agent) on a free loopback
-// port and returns its base URL.
-func startJSServer(t *testing.T, node string) string {
+// port and returns its base URL; env adds variables (A2A_JS_GRPC=only: the
+// agent on the SDK's gRPC server alone).
+func startJSServer(t *testing.T, node string, env ...string) string {
 	t.Helper()
 	addr := freeAddr(t)
 	_, port, _ := net.SplitHostPort(addr)
 	cmd := exec.Command(node, "server.mjs")
 	cmd.Dir = jsDir
-	cmd.Env = append(os.Environ(), "HOST=127.0.0.1", "PORT="+port)
+	cmd.Env = append(append(os.Environ(), "HOST=127.0.0.1", "PORT="+port), env...)
 	startServer(t, cmd, "http://"+addr+"/healthz")
 	return "http://" + addr
 }
 
-// runJSClientTests runs client-test.mjs against base and fails t with the
-// node output when any test fails.
-func runJSClientTests(t *testing.T, node, base string) {
+// runJSClientTests runs client-test.mjs against base (env adds variables:
+// A2A_BINDINGS, A2A_TENANT) and fails t with the node output when any test
+// fails.
+func runJSClientTests(t *testing.T, node, base string, env ...string) {
 	t.Helper()
 	cmd := exec.Command(node, "--test", "--test-reporter=tap", "client-test.mjs")
 	cmd.Dir = jsDir
-	cmd.Env = append(os.Environ(), "A2A_BASE_URL="+base)
+	cmd.Env = append(append(os.Environ(), "A2A_BASE_URL="+base), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("interop: node --test client-test.mjs against %s: %v\n%s", base, err, out)

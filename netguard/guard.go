@@ -19,6 +19,8 @@ type Guard struct {
 	cfg    Config
 	policy policy
 	client *http.Client
+	// dial is the checked dialer of client (DialContext).
+	dial func(ctx context.Context, network, address string) (net.Conn, error)
 
 	// connectHook, when set (tests only), runs after the policy allowed a
 	// connection and before the connect system call; an error aborts it.
@@ -36,9 +38,10 @@ func New(cfg Config) (*Guard, error) {
 	cfg = cfg.withDefaults()
 	g := &Guard{cfg: cfg, policy: policy{allow: cfg.UnsafeAllow, ports: cfg.Ports}}
 	dialer := &net.Dialer{Timeout: cfg.DialTimeout, KeepAlive: 30 * time.Second, Control: g.control}
+	g.dial = resolvingDialer(dialer, cfg.Resolver)
 	g.client = &http.Client{
 		Transport: &roundTripper{
-			base:    newBase(cfg, resolvingDialer(dialer, cfg.Resolver)),
+			base:    newBase(cfg, g.dial),
 			check:   g.checkRequestURL,
 			maxBody: cfg.MaxBodyBytes,
 		},

@@ -67,9 +67,14 @@ type Config struct {
 	// Default nil: the card is not verified (it comes from an operator-named
 	// URL over the given client).
 	Verify *CardVerification
-	// Binding forces the upstream binding (a2a.BindingJSONRPC or
-	// a2a.BindingHTTPJSON). Default: the card's first usable interface.
+	// Binding forces the upstream binding (a2a.BindingJSONRPC,
+	// a2a.BindingHTTPJSON or, with GRPC set, a2a.BindingGRPC). Default:
+	// the card's first JSON-RPC or HTTP+JSON interface, else its GRPC one.
 	Binding string
+	// GRPC, if set, lets the proxy call the upstream's GRPC interface (see
+	// Binding), with the same credential rules: the call is described to
+	// the header hook as a request to the interface's host:port.
+	GRPC a2a.TransportFactory
 	// Timeout bounds each short upstream call: the card fetch, cancel, and
 	// the read of a task's state after a stream broke off. Default 10s.
 	Timeout time.Duration
@@ -237,6 +242,9 @@ func (p *Proxy) load(ctx context.Context, f fetched) (*cardState, error) {
 	opts := []a2a.ClientOption{a2a.WithHTTPClient(p.cfg.HTTPClient), a2a.WithHeader(p.header)}
 	if legacy != nil {
 		opts = append(opts, a2a.WithLegacy(legacy))
+	}
+	if p.cfg.GRPC != nil {
+		opts = append(opts, a2a.WithTransport(a2a.BindingGRPC, p.cfg.GRPC))
 	}
 	if p.cfg.Binding != "" {
 		opts = append(opts, a2a.WithBinding(p.cfg.Binding))

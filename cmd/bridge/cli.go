@@ -88,7 +88,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 func runVersion(_ context.Context, _ []string, stdout, _ io.Writer) error {
-	fmt.Fprintf(stdout, "bridge %s\nA2A protocol: %s (JSON-RPC, HTTP+JSON, SSE)\nMCP protocol: 2025-06-18, 2025-11-25, 2026-07-28 (stdio, streamable HTTP)\n", gateway.Version, a2a.ProtocolVersion)
+	fmt.Fprintf(stdout, "bridge %s\nA2A protocol: %s (JSON-RPC, HTTP+JSON, SSE, gRPC)\nMCP protocol: 2025-06-18, 2025-11-25, 2026-07-28 (stdio, streamable HTTP)\n", gateway.Version, a2a.ProtocolVersion)
 	return nil
 }
 
@@ -115,7 +115,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer closeStore()
-	l := &gateway.Listener{Addr: *addr, Log: log, Grace: *grace}
+	l := &gateway.Listener{Addr: *addr, Log: log, Grace: *grace, UnencryptedHTTP2: true}
 	if err := l.Listen(); err != nil {
 		return err
 	}

@@ -102,6 +102,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		ReadHeaderTimeout: cfg.Server.ReadHeaderTimeout.D(), ReadTimeout: cfg.Server.ReadTimeout.D(), IdleTimeout: cfg.Server.IdleTimeout.D(),
 		MaxConns: cfg.Server.MaxConnections, MaxConnsPerClient: cfg.Server.MaxConnectionsPerClient, Registerer: reg,
 	}
+	if g := cfg.Server.GRPC; g.Enabled {
+		// gRPC on the main listener needs HTTP/2 without TLS; on its own
+		// listener, that listener is bound now with the main one.
+		l.UnencryptedHTTP2 = g.Listen == ""
+		l.GRPCAddr = g.Listen
+	}
 	if err := l.Listen(); err != nil {
 		return err
 	}
@@ -115,6 +121,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer b.Close()
 	l.Handler = b.Handler()
+	l.GRPC = b.GRPC()
 	l.OnDrain, l.Settle, l.Stop = b.GoingAway, b.Settle, b.Stop
 
 	bg, stopBG := context.WithCancel(context.Background())
@@ -125,6 +132,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer stopReload()
 
 	log.Info("bridge serving", "addr", l.BoundAddr(), "public_url", pub, "version", gateway.Version)
+	if g := cfg.Server.GRPC; g.Enabled {
+		where := "the main listener (h2c)"
+		if g.Listen != "" {
+			where = g.Listen
+		}
+		log.Info("A2A gRPC binding served", "on", where, "tls", g.CertFile != "")
+	}
 	fmt.Fprintf(stdout, "bridge serving on %s (public URL %s)\n", l.BoundAddr(), pub)
 	if cfg.Admin.Enabled() {
 		stopAdmin, err := startAdmin(ctx, cfg, b, log, stdout)

@@ -9,7 +9,11 @@
 //   node client-test.mjs http://127.0.0.1:8080/a2a/echo   (direct run; argument wins)
 //
 // The agent card is fetched from <base>/.well-known/agent-card.json.
-// A2A_BINDINGS=JSONRPC or HTTP+JSON restricts the run to one binding.
+// A2A_BINDINGS=JSONRPC or HTTP+JSON restricts the run to one binding;
+// A2A_BINDINGS=GRPC runs the SDK's gRPC client (@a2a-js/sdk/client/grpc on
+// @grpc/grpc-js) against the card's GRPC interface. A2A_TENANT is sent as
+// every request's tenant (default: the GRPC interface's tenant on gRPC,
+// none otherwise).
 
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,6 +23,7 @@ import {
   JsonRpcTransportFactory,
   RestTransportFactory,
 } from '@a2a-js/sdk/client';
+import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 
 const argBase = process.argv.slice(2).find((a) => /^https?:\/\//.test(a));
 const base = (argBase || process.env.A2A_BASE_URL || '').replace(/\/+$/, '');
@@ -31,6 +36,7 @@ const cardUrl = `${base}/.well-known/agent-card.json`;
 const bindings = {
   JSONRPC: () => new JsonRpcTransportFactory(),
   'HTTP+JSON': () => new RestTransportFactory(),
+  GRPC: () => new GrpcTransportFactory(),
 };
 const selected = (process.env.A2A_BINDINGS || 'JSONRPC,HTTP+JSON').split(',').map((s) => s.trim());
 
@@ -59,8 +65,11 @@ function userMessage(text, { taskId = '', contextId = '' } = {}) {
   };
 }
 
+// tenant is the tenant of the binding under test (see A2A_TENANT).
+let tenant = '';
+
 function sendRequest(message, configuration) {
-  return { tenant: '', message, configuration, metadata: undefined };
+  return { tenant, message, configuration, metadata: undefined };
 }
 
 function texts(parts) {
@@ -112,6 +121,11 @@ for (const binding of Object.keys(bindings)) {
 
     before(async () => {
       client = await newClient(binding);
+      tenant = process.env.A2A_TENANT ?? '';
+      if (!process.env.A2A_TENANT && binding === 'GRPC') {
+        const card = await (await fetch(cardUrl)).json();
+        tenant = (card.supportedInterfaces ?? []).find((i) => i.protocolBinding === 'GRPC')?.tenant ?? '';
+      }
     });
 
     test('card fetch lists both bindings at protocol 1.0 and streaming', { timeout: TIMEOUT }, async () => {
@@ -120,8 +134,12 @@ for (const binding of Object.keys(bindings)) {
       const card = await res.json();
       const ifaces = card.supportedInterfaces ?? [];
       const byBinding = Object.fromEntries(ifaces.map((i) => [i.protocolBinding, i]));
-      assert.ok(byBinding.JSONRPC, `card has a JSONRPC interface: ${JSON.stringify(ifaces)}`);
-      assert.ok(byBinding['HTTP+JSON'], `card has an HTTP+JSON interface: ${JSON.stringify(ifaces)}`);
+      if (binding === 'GRPC') {
+        assert.ok(byBinding.GRPC, `card has a GRPC interface: ${JSON.stringify(ifaces)}`);
+      } else {
+        assert.ok(byBinding.JSONRPC, `card has a JSONRPC interface: ${JSON.stringify(ifaces)}`);
+        assert.ok(byBinding['HTTP+JSON'], `card has an HTTP+JSON interface: ${JSON.stringify(ifaces)}`);
+      }
       for (const i of ifaces) assert.equal(i.protocolVersion, '1.0', `protocolVersion of ${i.protocolBinding}`);
       assert.equal(card.capabilities?.streaming, true, 'capabilities.streaming');
       assert.equal(client.transport.protocolName.toUpperCase(), binding, 'client uses the forced binding');
@@ -172,7 +190,7 @@ for (const binding of Object.keys(bindings)) {
 
     test('get returns the stored task', { timeout: TIMEOUT }, async () => {
       const sent = await client.sendMessage(sendRequest(userMessage('get me')));
-      const got = await client.getTask({ tenant: '', id: sent.id });
+      const got = await client.getTask({ tenant, id: sent.id });
       assert.equal(got.id, sent.id);
       assert.equal(got.contextId, sent.contextId);
       assert.equal(stateName(got.status.state), 'TASK_STATE_COMPLETED');
@@ -184,7 +202,7 @@ for (const binding of Object.keys(bindings)) {
       const b = await client.sendMessage(sendRequest(userMessage('list two', { contextId: a.contextId })));
       assert.equal(b.contextId, a.contextId, 'second task joined the context');
       const res = await client.listTasks({
-        tenant: '',
+        tenant,
         contextId: a.contextId,
         status: TaskState.TASK_STATE_UNSPECIFIED,
         pageToken: '',
@@ -203,16 +221,33 @@ for (const binding of Object.keys(bindings)) {
         trace.push(e);
         if (!taskId && e.id) taskId = e.id;
         if (!canceled && e.kind === 'status' && e.state === TaskState.TASK_STATE_WORKING) {
-          canceled = await client.cancelTask({ tenant: '', id: taskId, metadata: undefined });
+          canceled = await client.cancelTask({ tenant, id: taskId, metadata: undefined });
         }
         if (e.state !== undefined && TERMINAL.has(e.state)) break;
       }
       const t = fmtTrace(trace);
       assert.ok(canceled, `cancel was sent after a WORKING update: ${t}`);
       assert.equal(stateName(canceled.status.state), 'TASK_STATE_CANCELED', 'CancelTask result state');
-      const got = await client.getTask({ tenant: '', id: taskId });
+      const got = await client.getTask({ tenant, id: taskId });
       assert.equal(stateName(got.status.state), 'TASK_STATE_CANCELED', `stored state; stream: ${t}`);
       assert.ok(!trace.some((e) => e.state === TaskState.TASK_STATE_COMPLETED), `never completed: ${t}`);
+    });
+
+    test('subscribe to a running task streams its events until it ends', { timeout: TIMEOUT }, async () => {
+      const started = await client.sendMessage(sendRequest(userMessage('/slow 10'), { acceptedOutputModes: [], historyLength: undefined, taskPushNotificationConfig: undefined, returnImmediately: true }));
+      assert.ok(isTask(started), `returnImmediately gives the task: ${JSON.stringify(started)}`);
+      const trace = [];
+      let canceled;
+      for await (const ev of client.resubscribeTask({ tenant, id: started.id })) {
+        const e = describeEvent(ev);
+        trace.push(e);
+        if (!canceled) canceled = await client.cancelTask({ tenant, id: started.id, metadata: undefined });
+        if (e.state !== undefined && TERMINAL.has(e.state)) break;
+      }
+      const t = fmtTrace(trace);
+      assert.ok(trace.length >= 1, `events: ${t}`);
+      assert.equal(stateName(trace[trace.length - 1].state), 'TASK_STATE_CANCELED', `the subscription ends with the cancel: ${t}`);
+      assert.ok(trace.every((e) => !e.id || e.id === started.id), `one task id: ${t}`);
     });
 
     test('/fail ends FAILED with a status message', { timeout: TIMEOUT }, async () => {
@@ -231,11 +266,11 @@ for (const binding of Object.keys(bindings)) {
 
     test('get of an unknown task id fails with TaskNotFoundError', { timeout: TIMEOUT }, async () => {
       const id = crypto.randomUUID();
-      await assert.rejects(client.getTask({ tenant: '', id }), (err) => {
+      await assert.rejects(client.getTask({ tenant, id }), (err) => {
         const info = `${err?.name}: ${err?.message} code=${err?.code} status=${err?.status}`;
         assert.ok(
-          err?.name === 'TaskNotFoundError' || err?.code === -32001 || err?.status === 404,
-          `want TaskNotFoundError (-32001 / 404), got ${info}`,
+          err?.name === 'TaskNotFoundError' || err?.code === -32001 || err?.status === 404 || err?.code === 5,
+          `want TaskNotFoundError (-32001 / 404 / NOT_FOUND), got ${info}`,
         );
         return true;
       });

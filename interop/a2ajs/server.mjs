@@ -18,6 +18,11 @@
 //              JSON-RPC by POST to BASE_PATH, HTTP+JSON under BASE_PATH/rest, the
 //              card at BASE_PATH/.well-known/agent-card.json and at the root.
 //              Unset: JSON-RPC at /a2a/jsonrpc, HTTP+JSON at /a2a/rest, card at the root.
+//   A2A_JS_GRPC=also  also serve the agent over gRPC (@a2a-js/sdk/server/grpc on
+//                     @grpc/grpc-js, plain HTTP/2) on a free port of HOST; the card
+//                     lists the GRPC interface (HOST:PORT) last
+//   A2A_JS_GRPC=only  serve it over gRPC only: the card, still served over HTTP with
+//                     /healthz, lists the GRPC interface alone
 //
 // On startup it prints one line "listening http://HOST:PORT" to stdout.
 
@@ -36,6 +41,8 @@ import {
   restHandler,
   UserBuilder,
 } from '@a2a-js/sdk/server/express';
+import * as grpc from '@grpc/grpc-js';
+import { A2AService, grpcService, UserBuilder as GrpcUserBuilder } from '@a2a-js/sdk/server/grpc';
 
 const host = process.env.HOST || '127.0.0.1';
 const port = Number(process.env.PORT ?? 41241);
@@ -43,6 +50,11 @@ const push = process.env.A2A_JS_PUSH === '1';
 const basePath = (process.env.BASE_PATH || '').replace(/\/+$/, '');
 const jsonRpcPath = basePath || '/a2a/jsonrpc';
 const restPath = basePath ? `${basePath}/rest` : '/a2a/rest';
+const grpcMode = process.env.A2A_JS_GRPC || '';
+if (!['', 'also', 'only'].includes(grpcMode)) {
+  console.error(`server: A2A_JS_GRPC=${grpcMode}: want also or only`);
+  process.exit(2);
+}
 
 function textPart(text) {
   return { content: { $case: 'text', value: text }, mediaType: 'text/plain', filename: '', metadata: undefined };
@@ -195,14 +207,16 @@ class DemoExecutor {
   }
 }
 
-function makeCard(baseUrl) {
+function makeCard(baseUrl, grpcAddr) {
+  const grpcIface = { url: grpcAddr, protocolBinding: 'GRPC', tenant: '', protocolVersion: '1.0' };
+  const httpIfaces = [
+    { url: `${baseUrl}${jsonRpcPath}`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
+    { url: `${baseUrl}${restPath}`, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '1.0' },
+  ];
   return {
     name: 'a2a-js echo agent',
     description: 'Reference echo agent on @a2a-js/sdk for the bridge interop harness',
-    supportedInterfaces: [
-      { url: `${baseUrl}${jsonRpcPath}`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
-      { url: `${baseUrl}${restPath}`, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '1.0' },
-    ],
+    supportedInterfaces: grpcMode === 'only' ? [grpcIface] : grpcMode === 'also' ? [...httpIfaces, grpcIface] : httpIfaces,
     provider: { organization: 'a2a-mcp-bridge interop', url: 'https://example.invalid/' },
     version: '1.0.0',
     capabilities: { streaming: true, pushNotifications: push, extensions: [], extendedAgentCard: false },
@@ -226,11 +240,23 @@ function makeCard(baseUrl) {
   };
 }
 
+// bindGrpc serves nothing yet: it reserves the gRPC port, so that the card
+// can name it; the service is added once the handler exists.
+function bindGrpc() {
+  if (!grpcMode) return Promise.resolve(undefined);
+  const gs = new grpc.Server();
+  return new Promise((resolve, reject) => {
+    gs.bindAsync(`${host}:0`, grpc.ServerCredentials.createInsecure(), (err, gport) => (err ? reject(err) : resolve({ gs, gport })));
+  });
+}
+
+const grpcBound = await bindGrpc();
+const grpcServer = grpcBound?.gs;
 const app = express();
 const server = app.listen(port, host, () => {
   const addr = server.address();
   const baseUrl = `http://${host}:${addr.port}`;
-  const card = makeCard(baseUrl);
+  const card = makeCard(baseUrl, grpcBound ? `${host}:${grpcBound.gport}` : '');
   const pushStore = push ? new InMemoryPushNotificationStore() : undefined;
   const handler = new DefaultRequestHandler(
     card,
@@ -245,12 +271,21 @@ const server = app.listen(port, host, () => {
   app.use(`/${AGENT_CARD_PATH}`, cardHandler);
   if (basePath) app.use(`${basePath}/${AGENT_CARD_PATH}`, cardHandler);
   // REST first: with BASE_PATH its prefix lies inside the JSON-RPC one.
-  app.use(restPath, restHandler({ requestHandler: handler, userBuilder }));
-  app.use(jsonRpcPath, jsonRpcHandler({ requestHandler: handler, userBuilder }));
+  if (grpcMode !== 'only') {
+    app.use(restPath, restHandler({ requestHandler: handler, userBuilder }));
+    app.use(jsonRpcPath, jsonRpcHandler({ requestHandler: handler, userBuilder }));
+  }
+  if (grpcServer) {
+    grpcServer.addService(A2AService, grpcService({ requestHandler: handler, userBuilder: GrpcUserBuilder.noAuthentication }));
+    console.log(`grpc ${host}:${grpcBound.gport}`);
+  }
   app.get('/healthz', (_req, res) => res.send('ok'));
   console.log(`listening ${baseUrl}${basePath}`);
 });
 
 for (const sig of ['SIGINT', 'SIGTERM']) {
-  process.on(sig, () => server.close(() => process.exit(0)));
+  process.on(sig, () => {
+    grpcServer?.forceShutdown();
+    server.close(() => process.exit(0));
+  });
 }

@@ -26,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-mcp-bridge/bridge/a2a/a2agrpc"
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/mcp/agenttools"
 	"github.com/a2a-mcp-bridge/bridge/mcp/face"
@@ -57,12 +58,13 @@ func requireNode(t *testing.T, dirs ...string) string {
 	return node
 }
 
-// startJSAgent runs ../a2ajs/server.mjs on a free loopback port.
-func startJSAgent(t *testing.T, node string) string {
+// startJSAgent runs ../a2ajs/server.mjs on a free loopback port (env adds
+// variables: A2A_JS_GRPC=only serves it over gRPC only).
+func startJSAgent(t *testing.T, node string, env ...string) string {
 	t.Helper()
 	cmd := exec.Command(node, "server.mjs")
 	cmd.Dir = "../a2ajs"
-	cmd.Env = append(os.Environ(), "PORT=0", "HOST=127.0.0.1")
+	cmd.Env = append(append(os.Environ(), "PORT=0", "HOST=127.0.0.1"), env...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -205,4 +207,45 @@ func TestTSClientOverStdio(t *testing.T) {
 	if !strings.Contains(string(b), "cancelled the upstream task") {
 		t.Fatalf("the cancelled call did not cancel the A2A task; bridge log:\n%s", b)
 	}
+}
+
+// TestTSClientOverStreamableHTTPToGRPCAgent: the MCP TypeScript SDK calls,
+// through expose, an agent written on @a2a-js/sdk's gRPC server whose card
+// offers only gRPC: the bridge calls it over gRPC, dialing through
+// netguard.
+func TestTSClientOverStreamableHTTPToGRPCAgent(t *testing.T) {
+	node := requireNode(t, ".", "../a2ajs")
+	agent := startJSAgent(t, node, "A2A_JS_GRPC=only")
+	g, err := netguard.New(netguard.Config{UnsafeAllow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}, AllowHTTP: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := a2agrpc.NewConnector(a2agrpc.ConnectorConfig{Dial: g.DialContext})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	tools, err := agenttools.New(agenttools.Config{Agents: []agenttools.AgentConfig{{Alias: "echo", CardURL: agent, GRPC: conn.Factory(true)}}, HTTPClient: guarded(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tools.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	public := "http://" + ln.Addr().String()
+	f, err := face.New(face.Config{PublicURL: public, Authenticator: tokenAuth("interop-token"),
+		Metadata: auth.ResourceMetadata{AuthorizationServers: []string{"https://idp.example"}}, Sources: []face.ToolSource{tools}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	f.Mount(mux)
+	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: mux}}
+	srv.Start()
+	defer srv.Close()
+	runNode(t, node, "MCP_MODE=http", "MCP_URL="+public+"/mcp", "MCP_TOKEN=interop-token", "MCP_EXPECT_ELICIT=0")
 }

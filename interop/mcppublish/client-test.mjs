@@ -9,6 +9,7 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Role, TaskState } from '@a2a-js/sdk';
 import { ClientFactory, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk/client';
+import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 
 const base = (process.env.A2A_BASE_URL || '').replace(/\/+$/, '');
 if (!base) {
@@ -27,7 +28,12 @@ const TERMINAL = new Set([
 const bindings = {
   JSONRPC: () => new JsonRpcTransportFactory(),
   'HTTP+JSON': () => new RestTransportFactory(),
+  GRPC: () => new GrpcTransportFactory(),
 };
+
+// tenant is the tenant of the binding under test: the GRPC interface's on
+// gRPC (the card names the agent so), none on the HTTP bindings.
+let tenant = '';
 
 function dataPart(value) {
   return { content: { $case: 'data', value }, mediaType: 'application/json', filename: '', metadata: undefined };
@@ -46,7 +52,7 @@ function callMessage(tool, args) {
   };
 }
 
-const send = (message) => ({ tenant: '', message, configuration: undefined, metadata: undefined });
+const send = (message) => ({ tenant, message, configuration: undefined, metadata: undefined });
 const stateName = (s) => TaskState[s] ?? String(s);
 const texts = (parts) => (parts ?? []).filter((p) => p.content?.$case === 'text').map((p) => p.content.value);
 const statusText = (task) => texts(task.status?.message?.parts).join(' ');
@@ -58,6 +64,8 @@ for (const binding of Object.keys(bindings)) {
     before(async () => {
       const factory = new ClientFactory({ transports: [bindings[binding]()], preferredTransports: [binding] });
       client = await factory.createFromUrl(cardUrl, '');
+      const card = await (await fetch(cardUrl)).json();
+      tenant = binding === 'GRPC' ? (card.supportedInterfaces ?? []).find((i) => i.protocolBinding === 'GRPC')?.tenant ?? '' : '';
     });
 
     test('card has one skill per tool and the schema extension', { timeout: TIMEOUT }, async () => {
@@ -157,14 +165,14 @@ for (const binding of Object.keys(bindings)) {
           states.push(st);
           // Cancel once a progress update arrived: the call is midway.
           if (!canceled && /\(\d+\/30\)/.test(texts(p.value.status.message?.parts).join(''))) {
-            canceled = await client.cancelTask({ tenant: '', id: taskId, metadata: undefined });
+            canceled = await client.cancelTask({ tenant, id: taskId, metadata: undefined });
           }
           if (TERMINAL.has(p.value.status.state)) break;
         }
       }
       assert.ok(canceled, `cancel sent after progress: ${states.join(' ')}`);
       assert.equal(stateName(canceled.status.state), 'TASK_STATE_CANCELED');
-      const got = await client.getTask({ tenant: '', id: taskId });
+      const got = await client.getTask({ tenant, id: taskId });
       assert.equal(stateName(got.status.state), 'TASK_STATE_CANCELED');
     });
 

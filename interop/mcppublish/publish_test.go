@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/a2agrpc"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
 	"github.com/a2a-mcp-bridge/bridge/mcp/toolagent"
@@ -77,15 +78,26 @@ func TestServerEverythingThroughA2AJS(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer mgr.Wait()
+	// JSON-RPC and HTTP+JSON at /a2a/everything, gRPC (tenant
+	// "everything") on the same listener over h2c.
 	mux := http.NewServeMux()
-	ts := httptest.NewServer(mux)
+	ts := httptest.NewUnstartedServer(mux)
+	ts.Config.Protocols = new(http.Protocols)
+	ts.Config.Protocols.SetHTTP1(true)
+	ts.Config.Protocols.SetUnencryptedHTTP2(true)
+	ts.Start()
 	defer ts.Close()
 	base := ts.URL + "/a2a/everything"
-	srv, err := a2a.NewServer(a2a.ServerConfig{Manager: mgr, Card: agent.Card(base)})
+	cardOf := func() *a2a.AgentCard {
+		c := agent.Card(base)
+		c.SupportedInterfaces = append(c.SupportedInterfaces, a2a.AgentInterface{URL: ts.Listener.Addr().String(), ProtocolBinding: a2a.BindingGRPC, Tenant: "everything", ProtocolVersion: a2a.ProtocolVersion})
+		return c
+	}
+	srv, err := a2a.NewServer(a2a.ServerConfig{Manager: mgr, Card: cardOf()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	agent.OnCardChanged(func() { _ = srv.SetCard(agent.Card(base)) })
+	agent.OnCardChanged(func() { _ = srv.SetCard(cardOf()) })
 	// server-everything offers its sampling tool only to a client that
 	// declared sampling: the card has no skill bound to fail, and keeps the
 	// elicitation one, which A2A callers answer (INPUT_REQUIRED).
@@ -97,6 +109,21 @@ func TestServerEverythingThroughA2AJS(t *testing.T) {
 		t.Errorf("card skills %v: want trigger-elicitation-request and no trigger-sampling-request", skills)
 	}
 	gateway.Mount(mux, "/a2a/everything", srv)
+	target := &a2agrpc.Target{Server: srv}
+	gs, err := a2agrpc.New(a2agrpc.Config{
+		Resolve: func(_ context.Context, tenant string) (*a2agrpc.Target, error) {
+			if tenant != "everything" {
+				return nil, a2a.ErrInvalidParams.Withf("no agent %q", tenant)
+			}
+			return target, nil
+		},
+		MaxRecvBytes: 4 << 20, MaxSendBytes: 16 << 20, MaxUnaryDuration: time.Minute,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gs.Stop()
+	mux.Handle(a2agrpc.PathPrefix, gs)
 
 	cmd := exec.CommandContext(ctx, node, "--test", "client-test.mjs")
 	cmd.Env = append(os.Environ(), "A2A_BASE_URL="+base)

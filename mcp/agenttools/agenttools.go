@@ -334,6 +334,9 @@ func (t *AgentTools) refreshAgent(ctx context.Context, a *agent) (changed bool, 
 	if legacy != nil {
 		opts = append(opts, a2a.WithLegacy(legacy))
 	}
+	if f := a.cfg.GRPC; f != nil {
+		opts = append(opts, a2a.WithTransport(a2a.BindingGRPC, f))
+	}
 	if a.cfg.Binding != "" {
 		opts = append(opts, a2a.WithBinding(a.cfg.Binding))
 	}

@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
 	"github.com/a2a-mcp-bridge/bridge/auth"
 )
@@ -70,9 +71,14 @@ type AgentConfig struct {
 	SkillTools bool
 	// Description overrides the description built from the card.
 	Description string
-	// Binding forces the A2A binding (a2a.BindingJSONRPC or
-	// a2a.BindingHTTPJSON). Default: the card's first usable interface.
+	// Binding forces the A2A binding (a2a.BindingJSONRPC,
+	// a2a.BindingHTTPJSON or, with GRPC set, a2a.BindingGRPC).
+	// Default: the card's first JSON-RPC or HTTP+JSON interface, else its
+	// GRPC one.
 	Binding string
+	// GRPC, if set, lets this agent be called over its card's GRPC
+	// interface (see Binding), with the same credential rules.
+	GRPC a2a.TransportFactory
 }
 
 // Validate returns every problem of the agent list, naming the field.

@@ -14,6 +14,8 @@
 //	a2a-stream   A2A SendStreamingMessage: done at the event that completes the task
 //	mcp          MCP tools/call (streamable HTTP, stateless): done at the result
 //	mcp-stream   tools/call with a progress token: the answer streams; done at the result
+//	grpc         A2A SendMessage over gRPC (h2c, to -url's host:port, agent -tenant): done at a completed task
+//	grpc-stream  A2A SendStreamingMessage over gRPC: done at the event that completes the task
 //
 // -text is the A2A message's text; -data, if set, a data part instead
 // (a published MCP tool: {"tool":"echo","arguments":{…}}); -tool and -args
@@ -64,12 +66,14 @@ type config struct {
 	settle   string
 	inuse    string
 	inflight int
+	tenant   string
 }
 
 func main() {
 	var c config
 	flag.StringVar(&c.mode, "mode", "", "rate, ttfe, idle or check")
-	flag.StringVar(&c.call, "call", "a2a", "a2a, a2a-stream, mcp or mcp-stream (modes rate and check)")
+	flag.StringVar(&c.call, "call", "a2a", "a2a, a2a-stream, mcp, mcp-stream, grpc or grpc-stream (modes rate and check)")
+	flag.StringVar(&c.tenant, "tenant", "", "the agent a gRPC call names (its card's GRPC interface tenant)")
 	flag.StringVar(&c.text, "text", "hello from the benchmark", "text of the A2A message")
 	flag.StringVar(&c.data, "data", "", "a data part (JSON object) sent instead of -text")
 	flag.StringVar(&c.tool, "tool", "echo", "MCP tool to call")
@@ -111,9 +115,12 @@ func run(c config) (any, error) {
 		return nil, errors.New("-data and -args must be JSON")
 	}
 	switch c.call {
-	case "a2a", "a2a-stream", "mcp", "mcp-stream":
+	case "a2a", "a2a-stream", "mcp", "mcp-stream", "grpc", "grpc-stream":
 	default:
-		return nil, errors.New("-call must be a2a, a2a-stream, mcp or mcp-stream")
+		return nil, errors.New("-call must be a2a, a2a-stream, mcp, mcp-stream, grpc or grpc-stream")
+	}
+	if strings.HasPrefix(c.call, "grpc") && c.mode != "rate" && c.mode != "check" {
+		return nil, errors.New("-call grpc and grpc-stream run in modes rate and check")
 	}
 	switch c.mode {
 	case "rate":
@@ -222,6 +229,9 @@ func finalA2A(ev []byte) (final, ok bool) {
 // do sends one call and reads its answer to the end: it returns whether the
 // call succeeded and, for an event stream, when its first event arrived.
 func do(client *http.Client, c config, ctx context.Context) (ok bool, first time.Time) {
+	if strings.HasPrefix(c.call, "grpc") {
+		return grpcDo(ctx, c)
+	}
 	resp, err := client.Do(newRequest(ctx, c, callBody(c)))
 	if c.call == "a2a" {
 		return completed(resp, err), time.Time{}

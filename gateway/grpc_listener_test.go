@@ -1,0 +1,160 @@
+package gateway_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/a2agrpc"
+	"github.com/a2a-mcp-bridge/bridge/config"
+	"github.com/a2a-mcp-bridge/bridge/gateway"
+	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
+	"github.com/a2a-mcp-bridge/bridge/mcp/upstream/upstreamtest"
+)
+
+func freeLoopbackAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close()
+	return addr
+}
+
+// selfSigned writes a certificate for 127.0.0.1 and its key to dir.
+func selfSigned(t *testing.T, dir string) (certFile, keyFile string, pool *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "bridge test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kd, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kd}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cert, _ := x509.ParseCertificate(der)
+	pool = x509.NewCertPool()
+	pool.AddCert(cert)
+	return certFile, keyFile, pool
+}
+
+// The binding on a listener of its own (server.grpc.listen), over TLS:
+// the card names it, calls go through the hop chain, and the listener is
+// drained with the main one: a stream still open when the grace expires is
+// ended and Serve returns.
+func TestGRPCOwnListenerOverTLSIsDrained(t *testing.T) {
+	up := startFrontUpstream(t)
+	grpcAddr := freeLoopbackAddr(t)
+	certFile, keyFile, pool := selfSigned(t, t.TempDir())
+	yaml := frontYAML(up.srv.URL, fmt.Sprintf("server: {shutdown_grace: 200ms, grpc: {enabled: true, listen: %q, cert_file: %q, key_file: %q, max_connection_age: 1h}}\n", grpcAddr, certFile, keyFile))
+	cfg, err := config.Parse([]byte(yaml), "inline.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &gateway.Listener{Addr: "127.0.0.1:0", GRPCAddr: cfg.Server.GRPC.Listen, Grace: cfg.Server.ShutdownGrace.D(), Log: quiet}
+	if err := l.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	pub := "http://" + l.BoundAddr()
+	mcpSrv := upstreamtest.NewServer(upstreamtest.Options{})
+	b, err := gateway.Build(context.Background(), cfg, gateway.Options{Logger: quiet, PublicURL: pub,
+		DialUpstream: func(ctx context.Context, c upstream.Config) (*upstream.Conn, error) {
+			return upstream.InProcess(ctx, mcpSrv.MCP, c)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	l.Handler, l.GRPC = b.Handler(), b.GRPC()
+	l.Settle, l.Stop = b.Settle, b.Stop
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- l.Serve(ctx) }()
+
+	conn, err := a2agrpc.NewConnector(a2agrpc.ConnectorConfig{TLS: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, Dial: func(ctx context.Context, addr string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", addr)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	c, err := a2a.NewClient(context.Background(), pub+"/a2a/agent/.well-known/agent-card.json",
+		a2a.WithHTTPClient(&http.Client{Transport: http.DefaultTransport}),
+		a2a.WithBinding(a2a.BindingGRPC), a2a.WithTransport(a2a.BindingGRPC, conn.Factory(false)),
+		a2a.WithHeader(func(_ context.Context, r *http.Request) error {
+			r.Header.Set("Authorization", "Bearer "+aliceKey)
+			return nil
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Interface(); got.URL != grpcAddr || got.Tenant != "agent" {
+		t.Fatalf("GRPC interface %+v, want %s tenant agent", got, grpcAddr)
+	}
+	cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := c.SendMessage(cctx, &a2a.SendMessageRequest{Message: textMsg("over tls")})
+	if err != nil || res.Task == nil || artifactText(res.Task) != "echo: over tls" {
+		t.Fatalf("SendMessage = %+v, %v", res, err)
+	}
+	s, err := c.SendStreamingMessage(cctx, &a2a.SendMessageRequest{Message: textMsg("/slow 1000")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Next(); err != nil {
+		t.Fatal(err)
+	}
+	stop() // SIGTERM
+	var last a2a.TaskState
+	for {
+		ev, err := s.Next()
+		if err != nil {
+			break
+		}
+		if ev.StatusUpdate != nil {
+			last = ev.StatusUpdate.Status.State
+		}
+	}
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Fatalf("serve: %v", err)
+		}
+	case <-cctx.Done():
+		t.Fatal("serve did not return after the drain")
+	}
+	if last.Terminal() && last != a2a.TaskStateFailed {
+		t.Fatalf("the stream's task ended %s at the shutdown", last)
+	}
+}
