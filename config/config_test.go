@@ -355,3 +355,17 @@ func TestUnits(t *testing.T) {
 		t.Error("ByteSize.String")
 	}
 }
+
+// TestBenchConfigIsValid: bench/bridge.yaml, which make bench starts
+// bridge serve with, parses with the variables bench/run.sh sets.
+func TestBenchConfigIsValid(t *testing.T) {
+	for k, v := range map[string]string{
+		"BENCH_LISTEN": "127.0.0.1:18080", "BENCH_KEYS": t.TempDir(), "BENCH_UPSTREAM": "http://127.0.0.1:18081",
+		"BENCH_MCP": "http://127.0.0.1:18082/mcp", "BENCH_PORTS_UP": "18081", "BENCH_PORTS_MCP": "18082", "BENCH_RETAIN": "60s",
+	} {
+		t.Setenv(k, v)
+	}
+	if _, err := Load("../bench/bridge.yaml"); err != nil {
+		t.Fatalf("%v", err)
+	}
+}
