@@ -4,6 +4,8 @@
 set -euo pipefail
 OUT=$1 LAYOUT=$2 NGINX=$3 BRIDGE=$4
 RAW=$OUT/raw
+# A run of some SCENARIOS only has no closed-loop results: an empty table.
+[ -e "$RAW/closed.tsv" ] || : >"$RAW/closed.tsv"
 meta() { awk -F= -v k="$1" '$1 == k {sub(/^[^=]*=/, ""); print}' "$RAW/meta"; }
 RETAIN_S=$(meta retain_s)
 
