@@ -295,3 +295,60 @@ func TestModernTaskStatusOnListenStream(t *testing.T) {
 	}
 	t.Fatalf("the stream ended before the task completed: %v", sc.Err())
 }
+
+// TestMCP2026_AnotherPrincipalCannotReadUpdateCancelOrFollowATask: bob,
+// holding the id of alice's 2026-07-28 task, gets -32602 (as for a task
+// that does not exist) from tasks/get, tasks/update and tasks/cancel, and a
+// subscriptions/listen naming it is acknowledged without it; alice's task
+// runs on and completes, not cancelled.
+func TestMCP2026_AnotherPrincipalCannotReadUpdateCancelOrFollowATask(t *testing.T) {
+	b, _ := echoBridge(t, nil)
+	alice, bob := b.token(t, "alice"), b.token(t, "bob")
+	res, e := b.rpc26(t, alice, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "/slow 1"}}, true)
+	if e != nil {
+		t.Fatalf("tools/call: %+v", e)
+	}
+	id := decode[task26](t, res).TaskID
+	for _, c := range []struct {
+		method string
+		params map[string]any
+	}{
+		{"tasks/get", map[string]any{"taskId": id}},
+		{"tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{"k": map[string]any{"action": "accept"}}}},
+		{"tasks/cancel", map[string]any{"taskId": id}},
+	} {
+		if got, e := b.rpc26(t, bob, c.method, c.params, true); e == nil || e.Code != -32602 {
+			t.Fatalf("bob's %s of alice's task = %s, %+v, want -32602", c.method, got, e)
+		}
+	}
+	params := map[string]any{"notifications": map[string]any{"taskIds": []string{id}}, "_meta": modernMeta(true)}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 9, "method": "subscriptions/listen", "params": params})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, b.url, bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+bob)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "subscriptions/listen")
+	resp, err := rpcClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	var first string
+	for sc.Scan() {
+		if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			first = d
+			break
+		}
+	}
+	resp.Body.Close()
+	if !strings.Contains(first, `"notifications/subscriptions/acknowledged"`) || !strings.Contains(first, `"taskIds":[]`) || strings.Contains(first, id) {
+		t.Fatalf("bob's listen on alice's task began with %q, want an acknowledgement of no task", first)
+	}
+	if got := b.poll26(t, alice, id, func(x task26) bool { return x.Status != "working" }); got.Status != "completed" {
+		t.Fatalf("alice's task ended %q after bob's requests, want completed", got.Status)
+	}
+}
