@@ -7,8 +7,10 @@ import (
 	"unsafe"
 )
 
-// unreadBytes reports how many bytes written to w (a pipe, such as the
-// stdout a host reads) the reader has not read yet, when w can say.
+// unreadBytes reports how much of what was written to w (a pipe, such as
+// the stdout a host reads, or a Unix socket) the reader has not read yet,
+// when w can say: bytes on a pipe, the memory the queued messages take on
+// a Unix socket; 0 on either exactly when everything was read.
 func unreadBytes(w any) (int, bool) {
 	sc, ok := w.(syscall.Conn)
 	if !ok {
@@ -30,7 +32,7 @@ func unreadBytes(w any) (int, bool) {
 		case syscall.S_IFIFO:
 			req = syscall.TIOCINQ // a pipe: the bytes in it, from either end
 		case syscall.S_IFSOCK:
-			req = syscall.TIOCOUTQ // a Unix socket (how Node spawns children): sent, not yet read by the peer
+			req = syscall.TIOCOUTQ // a Unix socket (how Node spawns children): sent, not yet read by the peer (its buffers' size, not bytes)
 		default:
 			return
 		}
