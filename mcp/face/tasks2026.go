@@ -61,6 +61,15 @@ func declaresTasks(meta *mcp.Meta) bool {
 	return ok
 }
 
+// missingTasksExtension is the -32021 error of a request that needs the
+// tasks extension its client capabilities do not list.
+func missingTasksExtension(id json.RawMessage) []byte {
+	return rpcRaw(id, "error", mustMarshal(map[string]any{
+		"code": missingCapability, "message": "Missing required client capability",
+		"data": map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{TasksExtension: map[string]any{}}}},
+	}))
+}
+
 // modernResult is a 2026-07-28 result: resultType and the server's identity
 // in _meta, then the members of v.
 func (f *Face) modernResult(id json.RawMessage, resultType string, v map[string]any) []byte {
@@ -128,10 +137,7 @@ func (f *Face) interceptModernTask(ctx context.Context, m *message) []byte {
 		return rpcError(m.ID, mcp.METHOD_NOT_FOUND, "method "+m.Method+" does not exist in protocol version 2026-07-28: poll tasks/get")
 	}
 	if !declaresTasks(tp.Meta) {
-		return rpcRaw(m.ID, "error", mustMarshal(map[string]any{
-			"code": missingCapability, "message": "Missing required client capability",
-			"data": map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{TasksExtension: map[string]any{}}}},
-		}))
+		return missingTasksExtension(m.ID)
 	}
 	p := auth.FromContext(ctx)
 	if p == nil {
@@ -251,10 +257,7 @@ const maxListenedTasks = 100
 func (f *Face) serveTaskListen(w http.ResponseWriter, r *http.Request, p *auth.Principal, m *message) {
 	w.Header().Set("Content-Type", "application/json")
 	if !declaresTasks(m.Params.Meta) {
-		_, _ = w.Write(rpcRaw(m.ID, "error", mustMarshal(map[string]any{
-			"code": missingCapability, "message": "Missing required client capability",
-			"data": map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{TasksExtension: map[string]any{}}}},
-		})))
+		_, _ = w.Write(missingTasksExtension(m.ID))
 		return
 	}
 	fl, ok := w.(http.Flusher)
