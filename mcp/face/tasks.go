@@ -114,6 +114,10 @@ type taskEntry struct {
 	// (stdio); modern marks a 2026-07-28 task (no such notifications).
 	notify directOut
 	modern bool
+	// outbox holds the status notifications not yet written to notify, in
+	// order; writing is set while a goroutine drains it (both under st.mu).
+	outbox  [][]byte
+	writing bool
 	// watchers are signalled when the status changes (subscriptions/listen
 	// streams of 2026-07-28 callers).
 	watchers map[chan struct{}]bool

@@ -222,8 +222,31 @@ func (e *taskEntry) notifyStatus() {
 	if e.notify == nil || e.modern {
 		return
 	}
-	msg, out := e.statusNotification(), e.notify
-	go func() { _ = out.writeMessage(msg) }()
+	// Written outside st.mu, in the order the changes happened: one
+	// writer per task drains its outbox, so an input_required cannot reach
+	// the host after the cancelled that followed it.
+	e.outbox = append(e.outbox, e.statusNotification())
+	if !e.writing {
+		e.writing = true
+		go e.drainOutbox()
+	}
+}
+
+// drainOutbox writes the task's queued status notifications in order, then
+// ends; notifyStatus starts it again for the next ones.
+func (e *taskEntry) drainOutbox() {
+	for {
+		e.st.mu.Lock()
+		if len(e.outbox) == 0 {
+			e.writing = false
+			e.st.mu.Unlock()
+			return
+		}
+		msg := e.outbox[0]
+		e.outbox = e.outbox[1:]
+		e.st.mu.Unlock()
+		_ = e.notify.writeMessage(msg)
+	}
 }
 
 // signalWatchers wakes the listen streams that follow e. Callers hold
