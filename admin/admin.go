@@ -34,6 +34,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/gateway"
 	"github.com/a2a-mcp-bridge/bridge/gateway/health"
 	"github.com/a2a-mcp-bridge/bridge/hostguard"
+	"github.com/a2a-mcp-bridge/bridge/netguard"
 )
 
 // Paths served on the admin listener (besides the metrics path).
@@ -174,7 +175,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		}
 		o.Authn = chain
 	}
-	if o.Authn == nil && !auth.IsLoopbackListen(o.Admin.Listen) {
+	if o.Authn == nil && !netguard.IsLoopbackHost(o.Admin.Listen) {
 		return nil, fmt.Errorf("admin: admin.listen %s is not loopback and admin.auth is not set: refusing to serve the admin view to the network without credentials", o.Admin.Listen)
 	}
 	g, err := hostguard.New(hostguard.Config{Listen: o.Admin.Listen, Hosts: o.AllowedHosts})

@@ -3,10 +3,9 @@ package auth
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"net/netip"
-	"strings"
+
+	"github.com/a2a-mcp-bridge/bridge/netguard"
 )
 
 // ErrAnonymousNotLoopback is returned when anonymous access is asked for on a
@@ -25,23 +24,10 @@ var _ Authenticator = (*Anonymous)(nil)
 // unless unsafeAllowNonLoopback is set, in which case anyone who can reach the
 // port is a caller.
 func NewAnonymous(listenAddr string, unsafeAllowNonLoopback bool) (*Anonymous, error) {
-	if !IsLoopbackListen(listenAddr) && !unsafeAllowNonLoopback {
+	if !netguard.IsLoopbackHost(listenAddr) && !unsafeAllowNonLoopback {
 		return nil, fmt.Errorf("%w: listen address %q", ErrAnonymousNotLoopback, listenAddr)
 	}
 	return &Anonymous{}, nil
-}
-
-// IsLoopbackListen reports whether a listen address binds loopback only.
-func IsLoopbackListen(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		host = strings.Trim(addr, "[]")
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.Unmap().IsLoopback()
 }
 
 // Authenticate admits a request that carries no Authorization header. A

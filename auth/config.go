@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/a2a-mcp-bridge/bridge/netguard"
 )
 
 // Defaults applied by Config.withDefaults and the constructors.
@@ -243,7 +244,7 @@ var ErrCleartextIdentity = errors.New("identity over clear text")
 // could serve their own signing keys and mint any token.
 func CheckIdentityURL(raw string, unsafe bool) error {
 	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "http" || unsafe || loopbackHost(u.Hostname()) {
+	if err != nil || u.Scheme != "http" || unsafe || netguard.IsLoopbackHost(u.Hostname()) {
 		return nil
 	}
 	return cleartextError(u.Redacted())
@@ -257,15 +258,6 @@ func (e cleartextError) Error() string {
 }
 
 func (e cleartextError) Is(target error) bool { return target == ErrCleartextIdentity }
-
-// loopbackHost reports localhost and loopback addresses.
-func loopbackHost(h string) bool {
-	if strings.EqualFold(h, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(h)
-	return err == nil && ip.IsLoopback()
-}
 
 func validateJWT(p, issuer string, aud, algs []string, skew time.Duration) []error {
 	var errs []error

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a2a-mcp-bridge/bridge/netguard"
 	"github.com/a2a-mcp-bridge/bridge/policy"
 )
 
@@ -825,15 +826,10 @@ func (v *validator) health() {
 
 // isLoopbackListen reports whether addr (HOST:PORT) binds only loopback.
 func isLoopbackListen(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
+	if _, _, err := net.SplitHostPort(addr); err != nil {
 		return false
 	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.IsLoopback()
+	return netguard.IsLoopbackHost(addr)
 }
 
 // validMethodPattern: "*", an MCP method name (letters, digits, '/', '_',

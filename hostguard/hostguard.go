@@ -27,6 +27,8 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+
+	"github.com/a2a-mcp-bridge/bridge/netguard"
 )
 
 // Sentinel errors of a refusal, matched with errors.Is.
@@ -150,7 +152,7 @@ func (g *Guard) Check(r *http.Request) error {
 		if strings.EqualFold(u.Host, r.Host) {
 			return nil // the request's own origin
 		}
-		if g.loopback && loopbackName(u.Hostname()) {
+		if g.loopback && netguard.IsLoopbackHost(u.Hostname()) {
 			return nil
 		}
 	}
@@ -170,15 +172,6 @@ func (g *Guard) hostAllowed(h string) bool {
 		return true // an IP literal cannot be rebound
 	}
 	return false
-}
-
-func loopbackName(h string) bool {
-	h = normalHost(h)
-	if h == "localhost" {
-		return true
-	}
-	ip, err := netip.ParseAddr(h)
-	return err == nil && ip.IsLoopback()
 }
 
 // Refuse answers a refused request (err matches ErrHost or ErrOrigin) in

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 
@@ -16,6 +15,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/a2a-mcp-bridge/bridge/netguard"
 )
 
 // TracerName is the instrumentation scope of the bridge's spans.
@@ -66,7 +67,7 @@ func (c TracingConfig) Validate() error {
 		errs = append(errs, fmt.Errorf("observe: tracing endpoint %q must be an absolute http(s) URL", c.Endpoint))
 	case u.User != nil:
 		errs = append(errs, errors.New("observe: tracing endpoint must not carry credentials in the URL; use headers"))
-	case u.Scheme == "http" && !isLoopback(u.Hostname()) && !c.InsecurePlaintext:
+	case u.Scheme == "http" && !netguard.IsLoopbackHost(u.Hostname()) && !c.InsecurePlaintext:
 		errs = append(errs, fmt.Errorf("observe: tracing endpoint %q is plaintext http to a non-loopback host; use https or set InsecurePlaintext", c.Endpoint))
 	}
 	if c.SampleRatio < 0 || c.SampleRatio > 1 {
@@ -84,14 +85,6 @@ func tracesURL(endpoint string) string {
 	}
 	u.Path = "/v1/traces"
 	return u.String()
-}
-
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // Tracing installs the global tracer provider (OTLP/HTTP exporter, batched)

@@ -9,7 +9,7 @@ import (
 	"net/http/pprof"
 	"time"
 
-	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/netguard"
 )
 
 // startDebug serves Go's runtime profiles (net/http/pprof) on addr, which
@@ -18,7 +18,7 @@ import (
 // bridge's own listener nor off the machine. It returns the function that
 // stops the listener.
 func startDebug(addr string, log *slog.Logger) (stop func(), err error) {
-	if !auth.IsLoopbackListen(addr) {
+	if !netguard.IsLoopbackHost(addr) {
 		return nil, fmt.Errorf("--debug-addr %q: profiles are served on a loopback address only (127.0.0.1:PORT, [::1]:PORT, localhost:PORT)", addr)
 	}
 	ln, err := net.Listen("tcp", addr)

@@ -111,7 +111,11 @@ func hasKey(lit *ast.CompositeLit, key string) bool {
 
 // outbound returns every finding in the module's non-test files outside
 // the trees of outsideRule, sorted.
-func outbound(t *testing.T) []finding {
+func outbound(t *testing.T) []finding { return scan(t, outboundIn) }
+
+// scan runs detect on every non-test file of the module outside the trees
+// of outsideRule and returns the findings sorted.
+func scan(t *testing.T, detect func(*token.FileSet, *ast.File, string) []finding) []finding {
 	t.Helper()
 	fset := token.NewFileSet()
 	var out []finding
@@ -128,7 +132,7 @@ func outbound(t *testing.T) []finding {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out = append(out, outboundIn(fset, f, strings.TrimPrefix(path+"/"+name, "/"))...)
+			out = append(out, detect(fset, f, strings.TrimPrefix(path+"/"+name, "/"))...)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {

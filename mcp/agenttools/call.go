@@ -439,7 +439,7 @@ func authURL(m *a2a.Message) string {
 		if err != nil || u.Host == "" || u.User != nil {
 			continue
 		}
-		if u.Scheme == "https" || (u.Scheme == "http" && (u.Hostname() == "127.0.0.1" || u.Hostname() == "localhost")) {
+		if u.Scheme == "https" || (u.Scheme == "http" && netguard.IsLoopbackHost(u.Hostname())) {
 			return u.String()
 		}
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/netguard"
 	"github.com/a2a-mcp-bridge/bridge/policy"
 )
 
@@ -712,7 +713,7 @@ func (f *Face) originAllowed(r *http.Request) bool {
 	}
 	if f.cfg.AllowLoopbackOrigins {
 		u, err := url.Parse(lo)
-		if err == nil && (u.Scheme == "http" || u.Scheme == "https") && isLoopbackHost(u.Hostname()) && u.Path == "" {
+		if err == nil && (u.Scheme == "http" || u.Scheme == "https") && netguard.IsLoopbackHost(u.Hostname()) && u.Path == "" {
 			return true
 		}
 	}
@@ -770,25 +771,10 @@ func dnsRebinding(r *http.Request) bool {
 		return false
 	}
 	host, _, err := net.SplitHostPort(la.String())
-	if err != nil || !isLoopbackHost(host) {
+	if err != nil || !netguard.IsLoopbackHost(host) {
 		return false
 	}
-	h := r.Host
-	if hh, _, err := net.SplitHostPort(h); err == nil {
-		h = hh
-	}
-	return !isLoopbackHost(h)
-}
-
-func isLoopbackHost(h string) bool {
-	if strings.EqualFold(h, "localhost") {
-		return true
-	}
-	h = strings.Trim(h, "[]")
-	if h == "::1" {
-		return true
-	}
-	return strings.HasPrefix(h, "127.") && strings.Count(h, ".") == 3
+	return !netguard.IsLoopbackHost(r.Host)
 }
 
 func sanitizeLog(s string) string {
