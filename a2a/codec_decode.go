@@ -66,7 +66,7 @@ func (w *partIn) part() (Part, error) {
 // compactJSON returns b without insignificant whitespace. b is valid JSON
 // (encoding/json checked it); most data is sent compact and is kept as is.
 func compactJSON(b json.RawMessage) json.RawMessage {
-	if bytes.IndexAny(b, " \t\r\n") < 0 {
+	if !bytes.ContainsAny(b, " \t\r\n") {
 		return b
 	}
 	buf := bytes.NewBuffer(make([]byte, 0, len(b)))

@@ -258,7 +258,7 @@ func TestAppendKnownErrorsMatchEncodingJSON(t *testing.T) {
 	}
 	for name, id := range map[string]json.RawMessage{
 		"invalid id": json.RawMessage(`{`),
-		"empty id":   json.RawMessage{},
+		"empty id":   {},
 	} {
 		checkAppendMatches(t, name, jsonrpcResponse{JSONRPC: "2.0", ID: id, Result: &Task{}})
 	}

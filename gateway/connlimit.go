@@ -23,12 +23,6 @@ const (
 // limit per interval, with the count since the last one.
 const refusalLogEvery = 10 * time.Second
 
-// connMetrics are the listener's series.
-type connMetrics struct {
-	refused *prometheus.CounterVec
-	open    prometheus.GaugeFunc
-}
-
 // connLimiter is a listener that caps the connections open at once, in
 // total and per client address (an IPv4 address, an IPv6 /64). A
 // connection over a cap is closed as soon as it is accepted: nothing of it

@@ -560,25 +560,21 @@ func TestH1NoRetryOnFreshConnectionOrAfterResponseBytes(t *testing.T) {
 	var accepted atomic.Int64
 	srv := rawServer(t, func(conn net.Conn, br *bufio.Reader) {
 		n := accepted.Add(1)
-		for {
+		if _, err := readRequestHead(br); err != nil {
+			return
+		}
+		if n == 1 {
+			// First connection: answer, and close after the second request
+			// was sent, with a partial status line.
+			if _, err := io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"); err != nil {
+				return
+			}
 			if _, err := readRequestHead(br); err != nil {
 				return
 			}
-			if n == 1 {
-				// First connection: answer, and close after the second request
-				// was sent, with a partial status line.
-				if _, err := io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"); err != nil {
-					return
-				}
-				if _, err := readRequestHead(br); err != nil {
-					return
-				}
-				_, _ = io.WriteString(conn, "HTTP/1.1 2")
-				return
-			}
-			// Other connections close without answering.
-			return
+			_, _ = io.WriteString(conn, "HTTP/1.1 2")
 		}
+		// Other connections close without answering.
 	})
 	c := h1Client(t, Config{})
 	if body, _, err := do(c, http.MethodGet, srv, nil); err != nil || body != "ok" {

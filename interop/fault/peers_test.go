@@ -32,18 +32,6 @@ func startEverythingHTTP(t *testing.T, addr string) *Proc {
 	}, tcpOpen(addr))
 }
 
-// everythingStdio is the command and args that run server-everything over
-// stdio, for a publish or front.mcp stdio entry.
-func everythingStdio(t *testing.T) (string, []string) {
-	t.Helper()
-	node := nodeFor(t, ".", "@modelcontextprotocol/server-everything")
-	js, err := filepath.Abs("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return node, []string{js, "stdio"}
-}
-
 // startMCPTestServerHTTP runs our MCP test server (upstreamtest's tools)
 // over streamable HTTP at addr/mcp with extra flags (-sessions, -extra-tool
 // NAME).
