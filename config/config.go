@@ -435,13 +435,15 @@ type Server struct {
 	IdleTimeout Duration `yaml:"idle_timeout" default:"120s"`
 	// MaxBodyBytes caps a request body. Default 1MiB.
 	MaxBodyBytes ByteSize `yaml:"max_body_bytes" default:"1MiB"`
-	// MaxConnections caps the connections open at once, in total: one more
+	// MaxConnections caps the connections open at once, in total (the main
+	// listener and server.grpc.listen together): one more
 	// is closed as soon as it is accepted, and counted in
 	// bridge_connections_refused_total{limit="total"}. Released event
 	// streams count until they end. Default 10000; 0 turns the limit off.
 	MaxConnections int `yaml:"max_connections" default:"10000"`
 	// MaxConnectionsPerClient caps the connections open at once from one
-	// client address (IPv4 address, IPv6 /64), counted in
+	// client address (IPv4 address, IPv6 /64), on both listeners together,
+	// counted in
 	// bridge_connections_refused_total{limit="per_client"} when it bites.
 	// Default 0: no limit, since behind a load balancer or proxy every
 	// client has the proxy's address; set it when clients connect directly.

@@ -72,9 +72,24 @@ func (l *connLimiter) Open() int {
 }
 
 // Accept implements net.Listener.
-func (l *connLimiter) Accept() (net.Conn, error) {
+func (l *connLimiter) Accept() (net.Conn, error) { return l.accept(l.Listener) }
+
+// also is ln with its connections counted against l's caps, with l's own:
+// the caps are the bridge's, whichever of its listeners a connection
+// reaches (the gRPC binding's own listener).
+func (l *connLimiter) also(ln net.Listener) net.Listener { return &alsoLimited{Listener: ln, l: l} }
+
+type alsoLimited struct {
+	net.Listener
+	l *connLimiter
+}
+
+func (a *alsoLimited) Accept() (net.Conn, error) { return a.l.accept(a.Listener) }
+
+// accept accepts the next connection of ln that is under the caps.
+func (l *connLimiter) accept(ln net.Listener) (net.Conn, error) {
 	for {
-		c, err := l.Listener.Accept()
+		c, err := ln.Accept()
 		if err != nil {
 			return nil, err
 		}

@@ -158,3 +158,68 @@ func TestGRPCOwnListenerOverTLSIsDrained(t *testing.T) {
 		t.Fatalf("the stream's task ended %s at the shutdown", last)
 	}
 }
+
+// TestGRPCOwnListener_ConnectionFloodRefused: a client flooding the gRPC
+// binding's own listener (server.grpc.listen) with connections meets
+// server.max_connections and max_connections_per_client as on the main
+// listener, counted together with the main listener's: one connection past
+// a cap is closed at once, before the gRPC server writes anything.
+func TestGRPCOwnListener_ConnectionFloodRefused(t *testing.T) {
+	// served reports whether a fresh connection to addr is served: the
+	// gRPC server writes its SETTINGS frame first, a refused connection
+	// is closed with nothing written.
+	served := func(c net.Conn) bool {
+		_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		n, _ := c.Read(make([]byte, 64))
+		return n > 0
+	}
+	for _, tt := range []struct {
+		name             string
+		total, perClient int
+		firstOnMain      bool
+	}{
+		{"total, with the main listener's", 1, 0, true},
+		{"per client", 0, 1, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			gs, err := a2agrpc.New(a2agrpc.Config{
+				Resolve: func(context.Context, string) (*a2agrpc.Target, error) {
+					return nil, a2a.ErrInvalidParams.With("no agent")
+				},
+				MaxRecvBytes: 1 << 20, MaxSendBytes: 1 << 20, MaxUnaryDuration: time.Second,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			grpcAddr := freeLoopbackAddr(t)
+			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
+			addr, _ := serveListener(t, h, func(l *gateway.Listener) {
+				l.MaxConns, l.MaxConnsPerClient = tt.total, tt.perClient
+				l.GRPCAddr, l.GRPC = grpcAddr, gs
+			})
+			first := grpcAddr
+			if tt.firstOnMain {
+				first = addr
+			}
+			c, err := net.Dial("tcp", first)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if tt.firstOnMain {
+				fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+			}
+			if !served(c) {
+				t.Fatal("the connection under the limit was not served")
+			}
+			over, err := net.Dial("tcp", grpcAddr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer over.Close()
+			if served(over) {
+				t.Fatal("a gRPC connection past the limit was served")
+			}
+		})
+	}
+}

@@ -52,6 +52,7 @@ type Listener struct {
 	IdleTimeout time.Duration
 	// MaxConns caps the connections open at once (0: no cap);
 	// MaxConnsPerClient caps those of one client address (0: no cap).
+	// The gRPC listener's connections count with the main one's.
 	MaxConns, MaxConnsPerClient int
 	// Registerer receives the connection series (nil: none).
 	Registerer prometheus.Registerer
@@ -116,6 +117,9 @@ func (l *Listener) Listen() error {
 	}
 	base, cancel := context.WithCancel(context.Background())
 	l.mu.Lock()
+	if gln != nil {
+		gln = limits.also(gln)
+	}
 	l.ln, l.limits, l.cancel, l.grpcLn = limits, limits, cancel, gln
 	rht, idle := l.ReadHeaderTimeout, l.IdleTimeout
 	if rht <= 0 {
