@@ -78,6 +78,11 @@ type Keepalive struct {
 	MinPingInterval time.Duration
 }
 
+// MaxConcurrentStreams caps the calls one connection has open at once on a
+// listener of the service's own, as net/http's HTTP/2 server caps them on
+// the main listener (grpc-go's own default is no cap).
+const MaxConcurrentStreams = 250
+
 // Server serves lf.a2a.v1.A2AService.
 type Server struct {
 	cfg Config
@@ -106,6 +111,7 @@ func New(cfg Config) (*Server, error) {
 		grpc.MaxRecvMsgSize(cfg.MaxRecvBytes),
 		grpc.MaxSendMsgSize(cfg.MaxSendBytes),
 		grpc.ConnectionTimeout(cfg.ConnectionTimeout),
+		grpc.MaxConcurrentStreams(MaxConcurrentStreams),
 		grpc.UnknownServiceHandler(func(_ any, stream grpc.ServerStream) error {
 			name, _ := grpc.MethodFromServerStream(stream)
 			return Status(a2a.ErrMethodNotFound.Withf("no gRPC method %s", clip(name, 128))).Err()

@@ -1,0 +1,42 @@
+package a2agrpc_test
+
+import (
+	"net"
+	"testing"
+	"time"
+
+	"golang.org/x/net/http2"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a/a2agrpc"
+)
+
+// TestGRPCOwnListener_StreamFloodOnOneConnectionIsCapped: on a listener of
+// the service's own, one connection may not open streams without bound
+// (grpc-go's default is 2^32-1, each a goroutine and buffers): the server's
+// SETTINGS cap them at a2agrpc.MaxConcurrentStreams, net/http's HTTP/2
+// default, as on the main listener.
+func TestGRPCOwnListener_StreamFloodOnOneConnectionIsCapped(t *testing.T) {
+	h := newHarness(t, nil)
+	c, err := net.Dial("tcp", h.grpcAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := c.Write([]byte(http2.ClientPreface)); err != nil {
+		t.Fatal(err)
+	}
+	fr := http2.NewFramer(c, c)
+	f, err := fr.ReadFrame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sf, ok := f.(*http2.SettingsFrame)
+	if !ok {
+		t.Fatalf("the server's first frame is %T, want SETTINGS", f)
+	}
+	n, ok := sf.Value(http2.SettingMaxConcurrentStreams)
+	if !ok || n != a2agrpc.MaxConcurrentStreams {
+		t.Fatalf("SETTINGS_MAX_CONCURRENT_STREAMS = %d (sent: %v), want %d", n, ok, a2agrpc.MaxConcurrentStreams)
+	}
+}
