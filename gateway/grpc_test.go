@@ -423,3 +423,43 @@ func TestGRPCFrontCredentialGoesOnlyToListedHosts(t *testing.T) {
 		})
 	}
 }
+
+// TestGRPCFront_UpstreamDialErrorIsNotLeaked: a fronted agent whose gRPC
+// interface cannot be dialed is AGENT_UNAVAILABLE to the caller, as over
+// HTTP; grpc-go's dial error, which names the upstream's address, stays in
+// the bridge's log.
+func TestGRPCFront_UpstreamDialErrorIsNotLeaked(t *testing.T) {
+	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: store.NewMemory(), Executor: &demoagent.Agent{}, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mgr.Wait()
+	dead, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadAddr := dead.Addr().String()
+	_ = dead.Close()
+	card := demoagent.Card("http://unused.invalid")
+	card.SupportedInterfaces = []a2a.AgentInterface{{URL: deadAddr, ProtocolBinding: a2a.BindingGRPC, ProtocolVersion: a2a.ProtocolVersion}}
+	as, err := a2a.NewServer(a2a.ServerConfig{Manager: mgr, Card: card, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := httptest.NewServer(http.HandlerFunc(as.ServeCard))
+	defer cs.Close()
+	e := startFront(t, frontYAML(cs.URL+"/.well-known/agent-card.json", ""), gateway.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err = e.client(t, aliceKey).SendMessage(ctx, &a2a.SendMessageRequest{Message: textMsg("hi")})
+	ae := a2a.AsError(err)
+	if ae.Reason != "AGENT_UNAVAILABLE" {
+		t.Fatalf("err = %v, want AGENT_UNAVAILABLE", err)
+	}
+	_, port, _ := net.SplitHostPort(deadAddr)
+	for _, leak := range []string{port, "dial", "transport"} {
+		if strings.Contains(ae.Message, leak) {
+			t.Fatalf("the caller learns %q: %s", leak, ae.Message)
+		}
+	}
+}

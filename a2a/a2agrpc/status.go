@@ -88,11 +88,21 @@ func headerMetadata(h http.Header) metadata.MD {
 
 // errorOf rebuilds the A2A error a gRPC status stands for: its ErrorInfo
 // reason picks the kind; without one the code does. A status that is no
-// A2A answer (the connection failed, the deadline passed) yields false.
+// A2A answer (the connection failed, the deadline passed) yields false:
+// so does one without ErrorInfo of the codes grpc-go gives the client's
+// own failures (UNAVAILABLE for a dial, RESOURCE_EXHAUSTED for a message
+// over the size limit, INTERNAL and UNKNOWN for a broken stream), whose
+// messages name addresses and dial errors the caller must not see.
 func errorOf(err error) (*a2a.Error, bool) {
 	st, ok := status.FromError(err)
 	if !ok {
 		return nil, false
+	}
+	if len(st.Details()) == 0 {
+		switch st.Code() {
+		case codes.Unavailable, codes.ResourceExhausted, codes.Internal, codes.Unknown:
+			return nil, false
+		}
 	}
 	var reason string
 	var meta map[string]string
