@@ -83,6 +83,11 @@ type Keepalive struct {
 // the main listener (grpc-go's own default is no cap).
 const MaxConcurrentStreams = 250
 
+// MaxHeaderBytes caps a call's metadata on a listener of the service's own,
+// as the main listener caps request headers (grpc-go's own default is
+// 16 MiB).
+const MaxHeaderBytes = 64 << 10
+
 // Server serves lf.a2a.v1.A2AService.
 type Server struct {
 	cfg Config
@@ -112,6 +117,7 @@ func New(cfg Config) (*Server, error) {
 		grpc.MaxSendMsgSize(cfg.MaxSendBytes),
 		grpc.ConnectionTimeout(cfg.ConnectionTimeout),
 		grpc.MaxConcurrentStreams(MaxConcurrentStreams),
+		grpc.MaxHeaderListSize(MaxHeaderBytes),
 		grpc.UnknownServiceHandler(func(_ any, stream grpc.ServerStream) error {
 			name, _ := grpc.MethodFromServerStream(stream)
 			return Status(a2a.ErrMethodNotFound.Withf("no gRPC method %s", clip(name, 128))).Err()

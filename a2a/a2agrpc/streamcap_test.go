@@ -2,11 +2,17 @@ package a2agrpc_test
 
 import (
 	"net"
+	"strings"
 	"testing"
 	"time"
 
 	"golang.org/x/net/http2"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 
+	"github.com/a2a-mcp-bridge/bridge/a2a"
+	pb "github.com/a2a-mcp-bridge/bridge/a2a/a2apb"
 	"github.com/a2a-mcp-bridge/bridge/a2a/a2agrpc"
 )
 
@@ -38,5 +44,24 @@ func TestGRPCOwnListener_StreamFloodOnOneConnectionIsCapped(t *testing.T) {
 	n, ok := sf.Value(http2.SettingMaxConcurrentStreams)
 	if !ok || n != a2agrpc.MaxConcurrentStreams {
 		t.Fatalf("SETTINGS_MAX_CONCURRENT_STREAMS = %d (sent: %v), want %d", n, ok, a2agrpc.MaxConcurrentStreams)
+	}
+}
+
+// TestGRPCOwnListener_HugeMetadataRefused: a call's metadata is capped at
+// a2agrpc.MaxHeaderBytes (the main listener's server.MaxHeaderBytes), not
+// grpc-go's 16 MiB: a call with 1 MiB of metadata never reaches the
+// service, one with a little does.
+func TestGRPCOwnListener_HugeMetadataRefused(t *testing.T) {
+	h := newHarness(t, nil)
+	cc := h.raw(h.grpcAddr)
+	call := func(pad int) error {
+		ctx := metadata.AppendToOutgoingContext(ctxT(t), "authorization", "Bearer alice", "a2a-version", "1.0", "x-pad", strings.Repeat("a", pad))
+		return cc.Invoke(ctx, a2agrpc.PathPrefix+a2a.MethodGetTask, &pb.GetTaskRequest{Id: "no-such-task"}, new(pb.Task))
+	}
+	if err := call(1 << 10); status.Code(err) != codes.NotFound {
+		t.Fatalf("a call with 1 KiB of metadata: %v, want NOT_FOUND from the service", err)
+	}
+	if err := call(1 << 20); err == nil || status.Code(err) == codes.NotFound {
+		t.Fatalf("a call with 1 MiB of metadata reached the service: %v", err)
 	}
 }
