@@ -12,8 +12,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
-	pb "github.com/a2a-mcp-bridge/bridge/a2a/a2apb"
 	"github.com/a2a-mcp-bridge/bridge/a2a/a2agrpc"
+	pb "github.com/a2a-mcp-bridge/bridge/a2a/a2apb"
 )
 
 // TestGRPCOwnListener_StreamFloodOnOneConnectionIsCapped: on a listener of
