@@ -160,6 +160,7 @@ func (c *Connector) conn(addr string, clear bool) (*grpc.ClientConn, error) {
 		grpc.WithTransportCredentials(creds),
 		grpc.WithContextDialer(func(ctx context.Context, a string) (net.Conn, error) { return dial(ctx, a) }),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(c.cfg.MaxRecvBytes)),
+		grpc.WithMaxHeaderListSize(MaxHeaderBytes),
 		grpc.WithIdleTimeout(c.cfg.IdleTimeout),
 		grpc.WithNoProxy(),
 		grpc.WithUserAgent("a2a-mcp-bridge"),

@@ -84,8 +84,9 @@ type Keepalive struct {
 const MaxConcurrentStreams = 250
 
 // MaxHeaderBytes caps a call's metadata on a listener of the service's own,
-// as the main listener caps request headers (grpc-go's own default is
-// 16 MiB).
+// as the main listener caps request headers, and an answer's metadata on
+// the connector's connections, as netguard's clients cap response headers
+// (grpc-go's own default is 16 MiB).
 const MaxHeaderBytes = 64 << 10
 
 // Server serves lf.a2a.v1.A2AService.
