@@ -175,6 +175,14 @@ func restStateTo10(s string) a2a.TaskState {
 func (t translator) restPartsTo10(in []restPart) ([]a2a.Part, error) {
 	out := make([]a2a.Part, 0, len(in))
 	for i, p := range in {
+		// The members are a oneof, as ProtoJSON reads them: a part that
+		// names two could be read two ways and is refused.
+		if (p.Text != nil && (p.File != nil || p.Data != nil)) || (p.File != nil && p.Data != nil) {
+			return nil, fmt.Errorf("parts[%d]: a part names more than one of text, file and data", i)
+		}
+		if p.File != nil && p.File.FileWithBytes != nil && p.File.FileWithURI != nil {
+			return nil, fmt.Errorf("parts[%d]: a file part names both fileWithUri and fileWithBytes", i)
+		}
 		o := a2a.Part{Metadata: p.Metadata}
 		switch {
 		case p.Text != nil:
