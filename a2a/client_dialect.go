@@ -71,19 +71,10 @@ func legacyRPCCall[T any](ctx context.Context, c *Client, op clientOp) (*T, erro
 	}
 	env, err := decodeLegacyEnvelope(data)
 	if err != nil {
-		if resp.StatusCode/100 != 2 {
-			return nil, clientHTTPError(op.name, resp, data)
-		}
-		return nil, clientBadResponse(op.name, "the response is not a valid JSON-RPC response: "+err.Error())
+		return nil, rpcUndecodable(op.name, resp, data, err)
 	}
-	if env.Error != nil {
-		return nil, &clientError{op: op.name, err: env.Error.toError(resp.StatusCode)}
-	}
-	if resp.StatusCode/100 != 2 {
-		return nil, clientHTTPError(op.name, resp, data)
-	}
-	if !clientIDMatches(env.ID, id) {
-		return nil, clientBadResponse(op.name, "the response id does not match the request id")
+	if err := rpcEnvelopeError(op.name, resp, data, env.Error, env.ID, id); err != nil {
+		return nil, err
 	}
 	out := new(T)
 	if len(env.Result) == 0 || string(env.Result) == "null" {

@@ -106,19 +106,10 @@ func clientRPCCall[T any](ctx context.Context, c *Client, op clientOp) (*T, erro
 	}
 	env, err := decodeRPCResponse[T](data)
 	if err != nil {
-		if resp.StatusCode/100 != 2 {
-			return nil, clientHTTPError(op.name, resp, data)
-		}
-		return nil, clientBadResponse(op.name, "the response is not a valid JSON-RPC response: "+err.Error())
+		return nil, rpcUndecodable(op.name, resp, data, err)
 	}
-	if env.Error != nil {
-		return nil, &clientError{op: op.name, err: env.Error.toError(resp.StatusCode)}
-	}
-	if resp.StatusCode/100 != 2 {
-		return nil, clientHTTPError(op.name, resp, data)
-	}
-	if !clientIDMatches(env.ID, id) {
-		return nil, clientBadResponse(op.name, "the response id does not match the request id")
+	if err := rpcEnvelopeError(op.name, resp, data, env.Error, env.ID, id); err != nil {
+		return nil, err
 	}
 	if env.Result == nil {
 		if op.emptyOK {
@@ -127,6 +118,32 @@ func clientRPCCall[T any](ctx context.Context, c *Client, op clientOp) (*T, erro
 		return nil, clientBadResponse(op.name, "the response has neither result nor error")
 	}
 	return env.Result, nil
+}
+
+// rpcUndecodable is the error of a unary JSON-RPC answer that is not a
+// response envelope: the HTTP error when the status says one, else a bad
+// response.
+func rpcUndecodable(op string, resp *http.Response, data []byte, err error) error {
+	if resp.StatusCode/100 != 2 {
+		return clientHTTPError(op, resp, data)
+	}
+	return clientBadResponse(op, "the response is not a valid JSON-RPC response: "+err.Error())
+}
+
+// rpcEnvelopeError checks a decoded unary JSON-RPC response envelope (of
+// either version): the error it carries, an HTTP error status, or an id
+// that is not the request's; nil when its result may be read.
+func rpcEnvelopeError(op string, resp *http.Response, data []byte, wire *clientWireError, gotID json.RawMessage, id int64) error {
+	if wire != nil {
+		return &clientError{op: op, err: wire.toError(resp.StatusCode)}
+	}
+	if resp.StatusCode/100 != 2 {
+		return clientHTTPError(op, resp, data)
+	}
+	if !clientIDMatches(gotID, id) {
+		return clientBadResponse(op, "the response id does not match the request id")
+	}
+	return nil
 }
 
 // clientRPCEvent decodes one SSE event of the JSON-RPC binding: a response
