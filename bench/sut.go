@@ -23,7 +23,7 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
-	"github.com/a2a-mcp-bridge/bridge/a2a/proxy"
+	"github.com/a2a-mcp-bridge/bridge/a2a/front"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
@@ -191,7 +191,7 @@ func NewBridge(ctx context.Context, cfg BridgeConfig) (*Bridge, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bench: rate limits: %w", err)
 	}
-	px, err := proxy.New(ctx, proxy.Config{
+	px, err := front.New(ctx, front.Config{
 		CardURL: cfg.UpstreamCardURL, HTTPClient: cfg.HTTPClient, StateKey: make32(), Logger: log,
 	})
 	if err != nil {

@@ -851,7 +851,7 @@ func validMethodPattern(p string) bool {
 	return true
 }
 
-// validSeparator mirrors agenttools.ValidSeparator: 1 to 8 characters of
+// validSeparator mirrors expose.ValidSeparator: 1 to 8 characters of
 // [A-Za-z0-9_-].
 func validSeparator(s string) bool {
 	if s == "" || len(s) > 8 {

@@ -24,8 +24,8 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/auth/authtest"
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream/upstreamtest"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector/connectortest"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
 )
 
@@ -50,11 +50,11 @@ func startAttackEnv(t *testing.T, yaml string) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{url: pub, mcp: upstreamtest.NewServer(upstreamtest.Options{})}
+	e := &env{url: pub, mcp: connectortest.NewServer(connectortest.Options{})}
 	b, err := gateway.Build(context.Background(), cfg, gateway.Options{
 		Logger: quiet, PublicURL: pub,
-		DialUpstream: func(ctx context.Context, c upstream.Config) (*upstream.Conn, error) {
-			return upstream.InProcess(ctx, e.mcp.MCP, c)
+		DialUpstream: func(ctx context.Context, c connector.Config) (*connector.Conn, error) {
+			return connector.InProcess(ctx, e.mcp.MCP, c)
 		},
 	})
 	if err != nil {

@@ -28,10 +28,10 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/gateway/health"
 	"github.com/a2a-mcp-bridge/bridge/hostguard"
-	"github.com/a2a-mcp-bridge/bridge/mcp/agenttools"
-	"github.com/a2a-mcp-bridge/bridge/mcp/face"
-	"github.com/a2a-mcp-bridge/bridge/mcp/toolagent"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
+	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
+	"github.com/a2a-mcp-bridge/bridge/mcp/expose"
+	"github.com/a2a-mcp-bridge/bridge/mcp/publish"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
 	"github.com/a2a-mcp-bridge/bridge/observe"
 	"github.com/a2a-mcp-bridge/bridge/policy"
@@ -61,9 +61,9 @@ type Options struct {
 	PublicURL string
 	// Store, if set, is used instead of opening cfg.Store (the caller closes it).
 	Store a2a.Store
-	// DialUpstream connects a published MCP server (default upstream.Dial);
-	// tests inject upstream.InProcess.
-	DialUpstream func(ctx context.Context, cfg upstream.Config) (*upstream.Conn, error)
+	// DialUpstream connects a published MCP server (default connector.Dial);
+	// tests inject connector.InProcess.
+	DialUpstream func(ctx context.Context, cfg connector.Config) (*connector.Conn, error)
 	// MCPOnly builds only what `bridge mcp` serves: the policy, limits and
 	// exposed agents behind the MCP face (no store, no published agents).
 	MCPOnly bool
@@ -94,8 +94,8 @@ type Bridge struct {
 	agents []*publishedAgent
 	front  fronted
 	maint  *a2a.Maintainer
-	tools  *agenttools.AgentTools
-	face   *face.Face
+	tools  *expose.AgentTools
+	face   *endpoint.Face
 
 	health   *health.Registry
 	monitors *monitors
@@ -105,7 +105,7 @@ type Bridge struct {
 	routes   *agentRoutes
 	upMu     sync.Mutex // guards agents, front.agents, front.servers, lists
 	lists    upstreamLists
-	dial     func(ctx context.Context, cfg upstream.Config) (*upstream.Conn, error)
+	dial     func(ctx context.Context, cfg connector.Config) (*connector.Conn, error)
 	streams  *http.Client   // trusted, no overall timeout: MCP servers
 	frontHC  *http.Client   // trusted, HTTP/1.1 direct: fronted agents
 	retiring sync.WaitGroup // removed upstreams finishing their work
@@ -143,8 +143,8 @@ type Bridge struct {
 type publishedAgent struct {
 	name string
 	base string
-	conn *upstream.Conn
-	exec *toolagent.Agent
+	conn *connector.Conn
+	exec *publish.Agent
 	mgr  *a2a.Manager
 	srv  *a2a.Server
 }
@@ -233,7 +233,7 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (_ *Bridge, er
 
 	b.dial = opts.DialUpstream
 	if b.dial == nil {
-		b.dial = upstream.Open
+		b.dial = connector.Open
 	}
 	b.streams, b.frontHC = trustedStreams, netguard.Trusted(agentCalls)
 	if err := b.buildGRPCClients(ngcfg); err != nil {
@@ -310,7 +310,7 @@ func guarded(mux http.Handler, g, gm *hostguard.Guard, mcpPath string, ops map[s
 			return
 		}
 		guard := g
-		if p == mcpPath || p == face.MetadataPrefix+mcpPath {
+		if p == mcpPath || p == endpoint.MetadataPrefix+mcpPath {
 			guard = gm
 		}
 		if err := guard.Check(r); err != nil {
@@ -488,7 +488,7 @@ func (b *Bridge) publish(ctx context.Context, p *config.PublishedServer) error {
 	b.upMu.Unlock()
 	up := &filteredUpstream{Upstream: conn, allow: p.AllowTools, deny: p.DenyTools, agent: p.Name, m: b.metrics}
 	name := p.Name
-	pa.exec, err = toolagent.New(toolagent.Config{
+	pa.exec, err = publish.New(publish.Config{
 		Name: p.Name, Description: p.Description, Version: Version,
 		Timeout: p.ToolTimeout.D(), Store: b.store, Logger: b.log.With("agent", p.Name),
 		Authorize: func(ctx context.Context, tool string, destructive bool) error {
@@ -578,11 +578,11 @@ func (b *Bridge) signV03Card(cardJSON []byte) ([]byte, error) {
 }
 
 // publishGuard counts every call against the limits and applies the policy.
-// For messages the policy is decided once the tool is known (toolagent's
+// For messages the policy is decided once the tool is known (publish's
 // Authorize), unless the message names its tool already. The tool a
-// message names is read by toolagent's one function (Agent.ToolOf), the
+// message names is read by publish's one function (Agent.ToolOf), the
 // one Execute runs the call by, so the limits count the tool that runs.
-func (b *Bridge) publishGuard(agent string, up *filteredUpstream, exec *toolagent.Agent) func(ctx context.Context, c *a2a.Call) error {
+func (b *Bridge) publishGuard(agent string, up *filteredUpstream, exec *publish.Agent) func(ctx context.Context, c *a2a.Call) error {
 	return func(ctx context.Context, c *a2a.Call) error {
 		setMethod(ctx, c.Method)
 		setTarget(ctx, target{agent: agent, skill: c.Skill})
@@ -631,8 +631,8 @@ func errorTable(s string) a2a.ErrorTable {
 }
 
 // upstreamConfig converts one publish entry.
-func upstreamConfig(p *config.PublishedServer, client *http.Client, log *slog.Logger) (upstream.Config, error) {
-	u := upstream.Config{Name: p.Name, Logger: log} // the Conn adds upstream=NAME
+func upstreamConfig(p *config.PublishedServer, client *http.Client, log *slog.Logger) (connector.Config, error) {
+	u := connector.Config{Name: p.Name, Logger: log} // the Conn adds upstream=NAME
 	var creds auth.Credentials
 	if p.HTTP != nil || p.SSE != nil {
 		c, err := auth.NewCredentials(p.Credentials, client)
@@ -646,12 +646,12 @@ func upstreamConfig(p *config.PublishedServer, client *http.Client, log *slog.Lo
 		// A child that has not exited upstreamStopGrace after its stdin
 		// closed is sent SIGTERM, then SIGKILL: short enough that a
 		// shutdown ends within its grace plus 2s.
-		u.Stdio = &upstream.StdioConfig{Command: p.Stdio.Command, Args: p.Stdio.Args, Dir: p.Stdio.Dir, Env: p.Stdio.Env, InheritEnv: p.Stdio.InheritEnv, StopGrace: upstreamStopGrace}
+		u.Stdio = &connector.StdioConfig{Command: p.Stdio.Command, Args: p.Stdio.Args, Dir: p.Stdio.Dir, Env: p.Stdio.Env, InheritEnv: p.Stdio.InheritEnv, StopGrace: upstreamStopGrace}
 	case p.HTTP != nil:
-		u.HTTP = &upstream.HTTPConfig{URL: p.HTTP.URL, Credentials: creds, Client: client, Headers: p.HTTP.Headers}
+		u.HTTP = &connector.HTTPConfig{URL: p.HTTP.URL, Credentials: creds, Client: client, Headers: p.HTTP.Headers}
 		u.ToolsTTL = 5 * time.Minute
 	case p.SSE != nil:
-		u.SSE = &upstream.HTTPConfig{URL: p.SSE.URL, Credentials: creds, Client: client, Headers: p.SSE.Headers}
+		u.SSE = &connector.HTTPConfig{URL: p.SSE.URL, Credentials: creds, Client: client, Headers: p.SSE.Headers}
 	default:
 		return u, fmt.Errorf("gateway: publish[%s]: no stdio, http or sse upstream", p.Name)
 	}
@@ -722,7 +722,7 @@ func securityOf(c *auth.Chain) (map[string]a2a.SecurityScheme, []a2a.SecurityReq
 // buildExpose builds the exposed agents' tool source and the MCP face.
 func (b *Bridge) buildExpose(ctx context.Context, mux *http.ServeMux, mcpOnly bool) error {
 	cfg := b.cfg
-	var agents []agenttools.AgentConfig
+	var agents []expose.AgentConfig
 	for i := range cfg.Expose.Agents {
 		ac, err := b.exposedAgent(fmt.Sprintf("expose.agents[%d]", i), &cfg.Expose.Agents[i])
 		if err != nil {
@@ -747,7 +747,7 @@ func (b *Bridge) buildExpose(ctx context.Context, mux *http.ServeMux, mcpOnly bo
 	if err != nil {
 		return fmt.Errorf("gateway: netguard for exposed agents: %w", err)
 	}
-	tools, err := agenttools.New(agenttools.Config{Agents: agents, HTTPClient: tracedClient(callGuard.Client()), Logger: b.log,
+	tools, err := expose.New(expose.Config{Agents: agents, HTTPClient: tracedClient(callGuard.Client()), Logger: b.log,
 		ToolNameSeparator: cfg.Expose.ToolNameSeparator,
 		CardTTLMin:        cfg.Health.CardRefreshMin.D(), CardTTLMax: cfg.Health.CardRefreshMax.D()})
 	if err != nil {
@@ -765,10 +765,10 @@ func (b *Bridge) buildExpose(ctx context.Context, mux *http.ServeMux, mcpOnly bo
 	for _, a := range cfg.Expose.Agents {
 		b.monitors.add(b.exposeMonitor(a.Alias))
 	}
-	fcfg := face.Config{
+	fcfg := endpoint.Config{
 		Name: "a2a-mcp-bridge", Version: Version, PublicURL: b.publicURL, Path: cfg.Expose.MCP.Path,
 		AllowedOrigins: cfg.Expose.MCP.AllowedOrigins, MaxBodyBytes: int64(cfg.Server.MaxBodyBytes),
-		Policy: b.front.decider(exposeDecider{&b.policy}), Sources: append([]face.ToolSource{&limitedTools{src: tools, hops: b.hops}}, b.front.sources...),
+		Policy: b.front.decider(exposeDecider{&b.policy}), Sources: append([]endpoint.ToolSource{&limitedTools{src: tools, hops: b.hops}}, b.front.sources...),
 		Logger: b.log, OnRequest: observeMCPRequest,
 		ServerOptions: []server.ServerOption{server.WithToolHandlerMiddleware(observe.ToolMiddleware()), server.WithToolHandlerMiddleware(b.countToolCalls)},
 	}
@@ -790,7 +790,7 @@ func (b *Bridge) buildExpose(ctx context.Context, mux *http.ServeMux, mcpOnly bo
 		}
 		fcfg.Metadata = md
 	}
-	f, err := face.New(fcfg)
+	f, err := endpoint.New(fcfg)
 	if err != nil {
 		return fmt.Errorf("gateway: expose: %w", err)
 	}
@@ -811,8 +811,8 @@ func (b *Bridge) mcpAudience() []string {
 }
 
 // exposedAgent converts one expose.agents entry (where names it in errors).
-func (b *Bridge) exposedAgent(where string, a *config.ExposedAgent) (agenttools.AgentConfig, error) {
-	ac := agenttools.AgentConfig{
+func (b *Bridge) exposedAgent(where string, a *config.ExposedAgent) (expose.AgentConfig, error) {
+	ac := expose.AgentConfig{
 		Alias: a.Alias, CardURL: cardURL(a.URL), RequireSignature: a.Card.RequireSignature,
 		Timeout: a.Timeout.D(), SkillTools: a.PerSkillTools, CredentialHosts: a.CredentialHosts,
 		Binding: canonicalBinding(a.Binding),
@@ -940,7 +940,7 @@ func (b *Bridge) frontedAgents() []*frontedAgent {
 func (b *Bridge) Handler() http.Handler { return b.handler }
 
 // Face is the MCP face of the exposed agents (nil when none are exposed).
-func (b *Bridge) Face() *face.Face { return b.face }
+func (b *Bridge) Face() *endpoint.Face { return b.face }
 
 // Keys are the card-signing keys (nil in MCPOnly mode).
 func (b *Bridge) Keys() *card.KeySet { return b.signing.Load().keys }

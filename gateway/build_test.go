@@ -27,8 +27,8 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream/upstreamtest"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector/connectortest"
 )
 
 var quiet = slog.New(slog.DiscardHandler)
@@ -83,7 +83,7 @@ func startDemoAgentWith(t *testing.T, wrap func(http.Handler) http.Handler) *htt
 type env struct {
 	url    string
 	bridge *gateway.Bridge
-	mcp    *upstreamtest.Server
+	mcp    *connectortest.Server
 	// yaml is the configuration the bridge was built from.
 	yaml string
 }
@@ -155,12 +155,12 @@ observability:
 		t.Fatal(err)
 	}
 	pub := "http://" + ln.Addr().String()
-	e := &env{url: pub, mcp: upstreamtest.NewServer(upstreamtest.Options{}), yaml: yaml}
+	e := &env{url: pub, mcp: connectortest.NewServer(connectortest.Options{}), yaml: yaml}
 	ctx := context.Background()
 	b, err := gateway.Build(ctx, cfg, gateway.Options{
 		Logger: log, PublicURL: pub,
-		DialUpstream: func(ctx context.Context, c upstream.Config) (*upstream.Conn, error) {
-			return upstream.InProcess(ctx, e.mcp.MCP, c)
+		DialUpstream: func(ctx context.Context, c connector.Config) (*connector.Conn, error) {
+			return connector.InProcess(ctx, e.mcp.MCP, c)
 		},
 	})
 	if err != nil {
@@ -550,15 +550,15 @@ func TestStreamingThroughMiddleware(t *testing.T) {
 func TestDrainEndsOpenStreamAndKeepsTask(t *testing.T) {
 	cfg := aliceToolsConfig(t, "drain.yaml")
 	st := store.NewMemory()
-	srv := upstreamtest.NewServer(upstreamtest.Options{})
+	srv := connectortest.NewServer(connectortest.Options{})
 	l := &gateway.Listener{Addr: "127.0.0.1:0", Grace: 50 * time.Millisecond, Log: quiet}
 	if err := l.Listen(); err != nil {
 		t.Fatal(err)
 	}
 	pub := "http://" + l.BoundAddr()
 	b, err := gateway.Build(context.Background(), cfg, gateway.Options{Logger: quiet, PublicURL: pub, Store: st,
-		DialUpstream: func(ctx context.Context, c upstream.Config) (*upstream.Conn, error) {
-			return upstream.InProcess(ctx, srv.MCP, c)
+		DialUpstream: func(ctx context.Context, c connector.Config) (*connector.Conn, error) {
+			return connector.InProcess(ctx, srv.MCP, c)
 		}})
 	if err != nil {
 		t.Fatal(err)

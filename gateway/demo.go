@@ -17,10 +17,10 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
 	"github.com/a2a-mcp-bridge/bridge/examples/demomcp"
 	"github.com/a2a-mcp-bridge/bridge/hostguard"
-	"github.com/a2a-mcp-bridge/bridge/mcp/agenttools"
-	"github.com/a2a-mcp-bridge/bridge/mcp/face"
-	"github.com/a2a-mcp-bridge/bridge/mcp/toolagent"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
+	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
+	"github.com/a2a-mcp-bridge/bridge/mcp/expose"
+	"github.com/a2a-mcp-bridge/bridge/mcp/publish"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
 )
 
@@ -118,12 +118,12 @@ func NewDemo(ctx context.Context, opts DemoOptions) (*Demo, error) {
 	demo := &Demo{Handler: mux, Manager: mgr, Dispatch: disp, Close: func() {}}
 
 	// The demo MCP server, published as an A2A agent.
-	conn, err := upstream.InProcess(ctx, demomcp.New(), upstream.Config{Name: "tools", Logger: opts.Log})
+	conn, err := connector.InProcess(ctx, demomcp.New(), connector.Config{Name: "tools", Logger: opts.Log})
 	if err != nil {
 		return nil, err
 	}
 	demo.Close = func() { _ = conn.Close() }
-	tools, err := toolagent.New(toolagent.Config{Name: "Demo MCP tools", Description: "The bridge's demo MCP server (echo, add, upper, slow) published as an A2A agent: each tool is a skill.", Store: opts.Store, Logger: opts.Log}, conn)
+	tools, err := publish.New(publish.Config{Name: "Demo MCP tools", Description: "The bridge's demo MCP server (echo, add, upper, slow) published as an A2A agent: each tool is a skill.", Store: opts.Store, Logger: opts.Log}, conn)
 	if err != nil {
 		return nil, err
 	}
@@ -176,18 +176,18 @@ func NewDemo(ctx context.Context, opts DemoOptions) (*Demo, error) {
 	// The demo agent, exposed as MCP tools (loopback only: callers are anonymous).
 	var runTools func(context.Context)
 	if anon, err := auth.NewAnonymous(opts.ListenAddr, false); err == nil {
-		at, err := agenttools.New(agenttools.Config{
-			Agents:     []agenttools.AgentConfig{{Alias: "echo", CardURL: base + "/.well-known/agent-card.json", SkillTools: false}},
+		at, err := expose.New(expose.Config{
+			Agents:     []expose.AgentConfig{{Alias: "echo", CardURL: base + "/.well-known/agent-card.json", SkillTools: false}},
 			HTTPClient: netguard.Trusted(netguard.Config{Timeout: -1, MaxBodyBytes: -1}),
 			Logger:     opts.Log,
 		})
 		if err != nil {
 			return nil, err
 		}
-		f, err := face.New(face.Config{
+		f, err := endpoint.New(endpoint.Config{
 			Name: "bridge-demo", Version: Version, PublicURL: strings.TrimRight(opts.PublicURL, "/"), Path: "/mcp",
 			Authenticator: auth.NewChain(auth.ChainOptions{}, anon), AllowLoopbackOrigins: true,
-			Sources: []face.ToolSource{at}, Logger: opts.Log,
+			Sources: []endpoint.ToolSource{at}, Logger: opts.Log,
 		})
 		if err != nil {
 			return nil, err

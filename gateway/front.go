@@ -16,13 +16,13 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/a2agrpc"
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
-	"github.com/a2a-mcp-bridge/bridge/a2a/proxy"
+	a2afront "github.com/a2a-mcp-bridge/bridge/a2a/front"
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/gateway/health"
-	"github.com/a2a-mcp-bridge/bridge/mcp/face"
-	"github.com/a2a-mcp-bridge/bridge/mcp/frontmcp"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
+	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
+	mcpfront "github.com/a2a-mcp-bridge/bridge/mcp/front"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
 	"github.com/a2a-mcp-bridge/bridge/policy"
 )
@@ -38,8 +38,8 @@ type fronted struct {
 	agents  []*frontedAgent
 	servers []frontedServer
 	// sources are the MCP face's extra tool sources (nil without front.mcp).
-	sources []face.ToolSource
-	mcp     *frontmcp.Source
+	sources []endpoint.ToolSource
+	mcp     *mcpfront.Source
 }
 
 // frontedAgent is one front.a2a entry: mounted at once, served once its
@@ -48,12 +48,12 @@ type fronted struct {
 type frontedAgent struct {
 	name string
 	base string
-	cfg  proxy.Config
+	cfg  a2afront.Config
 	aud  []string // front.a2a[].audience (nil: the issuers' own)
 
-	handler atomic.Pointer[http.Handler] // nil until the card is loaded
-	px      atomic.Pointer[proxy.Proxy]  // nil until the card is loaded
-	out     atomic.Pointer[string]       // why it is taken out, nil while served
+	handler atomic.Pointer[http.Handler]   // nil until the card is loaded
+	px      atomic.Pointer[a2afront.Proxy] // nil until the card is loaded
+	out     atomic.Pointer[string]         // why it is taken out, nil while served
 
 	mu  sync.Mutex
 	mgr *a2a.Manager
@@ -61,7 +61,7 @@ type frontedAgent struct {
 }
 
 // proxy is the agent's proxy, nil until its card is loaded.
-func (fa *frontedAgent) proxy() *proxy.Proxy { return fa.px.Load() }
+func (fa *frontedAgent) proxy() *a2afront.Proxy { return fa.px.Load() }
 
 // takeOut stops serving the agent (its card failed verification): every
 // request is answered AGENT_UNAVAILABLE until bringBack.
@@ -81,7 +81,7 @@ func (fa *frontedAgent) bringBack() {
 // frontedServer is one front.mcp entry, connected.
 type frontedServer struct {
 	name string
-	conn *upstream.Conn
+	conn *connector.Conn
 }
 
 // buildFront builds the front section: fronted A2A agents at /a2a/{name}
@@ -129,7 +129,7 @@ func (b *Bridge) startFront(ctx context.Context, fa *frontedAgent) {
 // proxy configuration.
 func (b *Bridge) frontAgent(where string, a *config.FrontedAgent) (*frontedAgent, error) {
 	where = "gateway: " + where
-	pc := proxy.Config{
+	pc := a2afront.Config{
 		CardURL: cardURL(a.URL), HTTPClient: b.frontHC, CredentialHosts: a.CredentialHosts,
 		Binding: canonicalBinding(a.Binding), GRPC: b.frontGRPC.Factory(strings.HasPrefix(cardURL(a.URL), "http://")),
 		CardTTLMin: b.cfg.Health.CardRefreshMin.D(), CardTTLMax: b.cfg.Health.CardRefreshMax.D(),
@@ -156,7 +156,7 @@ func (b *Bridge) frontAgent(where string, a *config.FrontedAgent) (*frontedAgent
 
 // frontVerification converts the card section; nil when nothing is to be
 // verified (no keys, no trusted jku host, no signature required).
-func (b *Bridge) frontVerification(cv config.CardVerification) (*proxy.CardVerification, error) {
+func (b *Bridge) frontVerification(cv config.CardVerification) (*a2afront.CardVerification, error) {
 	if !cv.RequireSignature && cv.Keys == "" && len(cv.TrustedJKUHosts) == 0 {
 		return nil, nil
 	}
@@ -165,7 +165,7 @@ func (b *Bridge) frontVerification(cv config.CardVerification) (*proxy.CardVerif
 	if err != nil {
 		return nil, err
 	}
-	v := &proxy.CardVerification{Options: cv.VerifyOptions(fetcher)}
+	v := &a2afront.CardVerification{Options: cv.VerifyOptions(fetcher)}
 	switch {
 	case strings.HasPrefix(cv.Keys, "https://"):
 		// The JWKS URL is named in the file: the trusted client.
@@ -211,7 +211,7 @@ func (b *Bridge) frontStateKey(agent string) ([]byte, error) {
 // connectFront fetches (and verifies) the upstream card, then builds the
 // agent's manager and server and starts serving it.
 func (b *Bridge) connectFront(ctx context.Context, fa *frontedAgent) error {
-	px, err := proxy.New(ctx, fa.cfg)
+	px, err := a2afront.New(ctx, fa.cfg)
 	if err != nil {
 		return netguard.RedactURL(err)
 	}
@@ -243,7 +243,7 @@ func (b *Bridge) connectFront(ctx context.Context, fa *frontedAgent) error {
 
 // resignFront signs the card built from px's changed upstream card and
 // serves it.
-func (b *Bridge) resignFront(fa *frontedAgent, px *proxy.Proxy) error {
+func (b *Bridge) resignFront(fa *frontedAgent, px *a2afront.Proxy) error {
 	signed, err := b.sign(b.withGRPC(px.Card(fa.base, b.cfg.Push.Enabled), fa.name))
 	if err != nil {
 		return err
@@ -287,7 +287,7 @@ func (b *Bridge) frontTarget(fa *frontedAgent) (*a2agrpc.Target, error) {
 // buildFrontMCP dials every front.mcp server like a published one and
 // builds the aggregated tool source.
 func (b *Bridge) buildFrontMCP(ctx context.Context) error {
-	var servers []frontmcp.Server
+	var servers []mcpfront.Server
 	for i := range b.cfg.Front.MCP {
 		m := &b.cfg.Front.MCP[i]
 		ucfg, err := b.frontMCPConfig(m)
@@ -300,7 +300,7 @@ func (b *Bridge) buildFrontMCP(ctx context.Context) error {
 		}
 		servers = append(servers, fs)
 	}
-	src, err := frontmcp.New(ctx, frontmcp.Config{Servers: servers, Check: b.hops, Logger: b.log})
+	src, err := mcpfront.New(ctx, mcpfront.Config{Servers: servers, Check: b.hops, Logger: b.log})
 	if err != nil {
 		return fmt.Errorf("gateway: front.mcp: %w", err)
 	}
@@ -310,13 +310,13 @@ func (b *Bridge) buildFrontMCP(ctx context.Context) error {
 }
 
 // frontMCPConfig converts one front.mcp entry.
-func (b *Bridge) frontMCPConfig(m *config.FrontedMCPServer) (upstream.Config, error) {
+func (b *Bridge) frontMCPConfig(m *config.FrontedMCPServer) (connector.Config, error) {
 	u, err := upstreamConfig(&config.PublishedServer{Name: m.Name, MCPUpstream: m.MCPUpstream, Credentials: m.Credentials}, b.streams, b.log)
 	// A fronted server's questions and sampling requests reach a 2025-era
 	// host on every face: stdio (bridge mcp), HTTP sessions
 	// (expose.mcp.sessions) and stateless HTTP, where the face asks on the
 	// tools/call's own event stream a host that declared the capability at
-	// its initialize (face.HostCapabilities). The connection is shared by
+	// its initialize (endpoint.HostCapabilities). The connection is shared by
 	// every host, so it is told it may ask; each call then asks only a host
 	// that can answer and refuses the request otherwise (2026-07-28 calls,
 	// JSON-only responses, a host whose initialize this process did not see).
@@ -326,7 +326,7 @@ func (b *Bridge) frontMCPConfig(m *config.FrontedMCPServer) (upstream.Config, er
 
 // openFrontMCP connects one front.mcp server (a server down now is
 // connected in the background) and registers its health.
-func (b *Bridge) openFrontMCP(ctx context.Context, m *config.FrontedMCPServer, ucfg upstream.Config) (frontmcp.Server, error) {
+func (b *Bridge) openFrontMCP(ctx context.Context, m *config.FrontedMCPServer, ucfg connector.Config) (mcpfront.Server, error) {
 	ucfg.OnRestart = b.metrics.restarted("front/" + m.Name)
 	ref := &connRef{}
 	tools := func() int {
@@ -340,7 +340,7 @@ func (b *Bridge) openFrontMCP(ctx context.Context, m *config.FrontedMCPServer, u
 	conn, err := b.dial(ctx, ucfg)
 	if err != nil {
 		b.health.Remove(health.KindFrontMCP, m.Name)
-		return frontmcp.Server{}, err
+		return mcpfront.Server{}, err
 	}
 	ref.store(conn)
 	b.reportConn(health.KindFrontMCP, m.Name, conn, tools)
@@ -348,14 +348,14 @@ func (b *Bridge) openFrontMCP(ctx context.Context, m *config.FrontedMCPServer, u
 	b.upMu.Lock()
 	b.front.servers = append(b.front.servers, frontedServer{name: m.Name, conn: conn})
 	b.upMu.Unlock()
-	return frontmcp.Server{Name: m.Name, Prefix: m.ToolPrefix, Upstream: conn}, nil
+	return mcpfront.Server{Name: m.Name, Prefix: m.ToolPrefix, Upstream: conn}, nil
 }
 
 // decider wraps the MCP face's policy so that a fronted server's tool is
 // decided under its own name (hop.tool) and server (hop.agent), as the
 // source's per-call check decides it, not under its prefixed public name:
 // one rule then hides the tool from tools/list and refuses its calls.
-func (f *fronted) decider(next face.Decider) face.Decider {
+func (f *fronted) decider(next endpoint.Decider) endpoint.Decider {
 	if f.mcp == nil {
 		return next
 	}
@@ -364,13 +364,13 @@ func (f *fronted) decider(next face.Decider) face.Decider {
 
 // frontDecider is fronted.decider's result.
 type frontDecider struct {
-	next face.Decider
-	src  *frontmcp.Source
+	next endpoint.Decider
+	src  *mcpfront.Source
 }
 
-var _ face.Decider = frontDecider{}
+var _ endpoint.Decider = frontDecider{}
 
-// Decide implements face.Decider.
+// Decide implements endpoint.Decider.
 func (d frontDecider) Decide(ctx context.Context, hop policy.Hop) policy.Decision {
 	if hop.Direction == policy.DirFrontMCP {
 		if server, original, ok := d.src.Lookup(hop.Tool); ok {

@@ -25,8 +25,8 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream/upstreamtest"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector/connectortest"
 )
 
 // cancelRecorder is the demo agent, recording the upstream task ids it was
@@ -78,7 +78,7 @@ type frontEnv struct {
 	url    string
 	bridge *gateway.Bridge
 	up     *frontUpstream
-	mcp    *upstreamtest.Server
+	mcp    *connectortest.Server
 }
 
 // frontYAML is a bridge fronting one A2A agent and one MCP server, with
@@ -115,10 +115,10 @@ func startFront(t *testing.T, yaml string, opts gateway.Options) *frontEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &frontEnv{url: "http://" + ln.Addr().String(), mcp: upstreamtest.NewServer(upstreamtest.Options{})}
+	e := &frontEnv{url: "http://" + ln.Addr().String(), mcp: connectortest.NewServer(connectortest.Options{})}
 	opts.Logger, opts.PublicURL = quiet, e.url
-	opts.DialUpstream = func(ctx context.Context, c upstream.Config) (*upstream.Conn, error) {
-		return upstream.InProcess(ctx, e.mcp.MCP, c)
+	opts.DialUpstream = func(ctx context.Context, c connector.Config) (*connector.Conn, error) {
+		return connector.InProcess(ctx, e.mcp.MCP, c)
 	}
 	b, err := gateway.Build(context.Background(), cfg, opts)
 	if err != nil {
@@ -489,12 +489,12 @@ expose:
 	if err != nil {
 		t.Fatal(err)
 	}
-	mcpSrv := upstreamtest.NewServer(upstreamtest.Options{})
+	mcpSrv := connectortest.NewServer(connectortest.Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	b, err := gateway.Build(ctx, cfg, gateway.Options{Logger: quiet, MCPOnly: true,
-		DialUpstream: func(ctx context.Context, c upstream.Config) (*upstream.Conn, error) {
-			return upstream.InProcess(ctx, mcpSrv.MCP, c)
+		DialUpstream: func(ctx context.Context, c connector.Config) (*connector.Conn, error) {
+			return connector.InProcess(ctx, mcpSrv.MCP, c)
 		}})
 	if err != nil {
 		t.Fatal(err)

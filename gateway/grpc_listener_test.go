@@ -22,8 +22,8 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a/a2agrpc"
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream/upstreamtest"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector/connectortest"
 )
 
 func freeLoopbackAddr(t *testing.T) string {
@@ -86,10 +86,10 @@ func TestGRPCOwnListenerOverTLSIsDrained(t *testing.T) {
 		t.Fatal(err)
 	}
 	pub := "http://" + l.BoundAddr()
-	mcpSrv := upstreamtest.NewServer(upstreamtest.Options{})
+	mcpSrv := connectortest.NewServer(connectortest.Options{})
 	b, err := gateway.Build(context.Background(), cfg, gateway.Options{Logger: quiet, PublicURL: pub,
-		DialUpstream: func(ctx context.Context, c upstream.Config) (*upstream.Conn, error) {
-			return upstream.InProcess(ctx, mcpSrv.MCP, c)
+		DialUpstream: func(ctx context.Context, c connector.Config) (*connector.Conn, error) {
+			return connector.InProcess(ctx, mcpSrv.MCP, c)
 		}})
 	if err != nil {
 		t.Fatal(err)

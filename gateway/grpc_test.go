@@ -27,8 +27,8 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream/upstreamtest"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector/connectortest"
 )
 
 // startGRPCFront is the front bridge of frontYAML with server.grpc enabled,
@@ -44,10 +44,10 @@ func startGRPCFront(t *testing.T, extra string) *frontEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &frontEnv{url: "http://" + ln.Addr().String(), up: up, mcp: upstreamtest.NewServer(upstreamtest.Options{})}
+	e := &frontEnv{url: "http://" + ln.Addr().String(), up: up, mcp: connectortest.NewServer(connectortest.Options{})}
 	b, err := gateway.Build(context.Background(), cfg, gateway.Options{Logger: quiet, PublicURL: e.url,
-		DialUpstream: func(ctx context.Context, c upstream.Config) (*upstream.Conn, error) {
-			return upstream.InProcess(ctx, e.mcp.MCP, c)
+		DialUpstream: func(ctx context.Context, c connector.Config) (*connector.Conn, error) {
+			return connector.InProcess(ctx, e.mcp.MCP, c)
 		}})
 	if err != nil {
 		t.Fatal(err)

@@ -23,8 +23,8 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream/upstreamtest"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector/connectortest"
 )
 
 // serveListener serves h on a fresh Listener configured by set and
@@ -244,7 +244,7 @@ publish:
 // plus DrainOverrun.
 func TestShutdownGraceExpired_TaskFailedAndStreamGetsFinalEvent(t *testing.T) {
 	const grace = 400 * time.Millisecond
-	srv := upstreamtest.NewServer(upstreamtest.Options{})
+	srv := connectortest.NewServer(connectortest.Options{})
 	st := store.NewMemory()
 	l := &gateway.Listener{Addr: "127.0.0.1:0", Log: quiet, Grace: grace}
 	if err := l.Listen(); err != nil {
@@ -252,8 +252,8 @@ func TestShutdownGraceExpired_TaskFailedAndStreamGetsFinalEvent(t *testing.T) {
 	}
 	pub := "http://" + l.BoundAddr()
 	b, err := gateway.Build(context.Background(), longToolConfig(t), gateway.Options{Logger: quiet, PublicURL: pub, Store: st,
-		DialUpstream: func(ctx context.Context, c upstream.Config) (*upstream.Conn, error) {
-			return upstream.InProcess(ctx, srv.MCP, c)
+		DialUpstream: func(ctx context.Context, c connector.Config) (*connector.Conn, error) {
+			return connector.InProcess(ctx, srv.MCP, c)
 		}})
 	if err != nil {
 		t.Fatal(err)
@@ -390,10 +390,10 @@ publish:
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := upstreamtest.NewServer(upstreamtest.Options{})
+	srv := connectortest.NewServer(connectortest.Options{})
 	b, err := gateway.Build(context.Background(), cfg, gateway.Options{Logger: quiet, PublicURL: "http://127.0.0.1:1", Store: store.NewMemory(),
-		DialUpstream: func(ctx context.Context, c upstream.Config) (*upstream.Conn, error) {
-			return upstream.InProcess(ctx, srv.MCP, c)
+		DialUpstream: func(ctx context.Context, c connector.Config) (*connector.Conn, error) {
+			return connector.InProcess(ctx, srv.MCP, c)
 		}})
 	if err != nil {
 		t.Fatal(err)

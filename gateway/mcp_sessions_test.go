@@ -20,8 +20,8 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream/upstreamtest"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector/connectortest"
 )
 
 // sessionsYAML fronts one MCP server ("files") for alice and bob, with
@@ -53,7 +53,7 @@ func startSessions(t *testing.T, sessions bool) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	up := upstreamtest.NewServer(upstreamtest.Options{})
+	up := connectortest.NewServer(connectortest.Options{})
 	up.MCP.AddTool(mcp.NewTool("model", mcp.WithDescription("Asks the client's model.")),
 		func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			res, err := server.ServerFromContext(ctx).RequestSampling(ctx, mcp.CreateMessageRequest{CreateMessageParams: mcp.CreateMessageParams{
@@ -71,8 +71,8 @@ func startSessions(t *testing.T, sessions bool) string {
 	}
 	u := "http://" + ln.Addr().String()
 	b, err := gateway.Build(context.Background(), cfg, gateway.Options{Logger: quiet, PublicURL: u,
-		DialUpstream: func(ctx context.Context, c upstream.Config) (*upstream.Conn, error) {
-			return upstream.InProcess(ctx, up.MCP, c)
+		DialUpstream: func(ctx context.Context, c connector.Config) (*connector.Conn, error) {
+			return connector.InProcess(ctx, up.MCP, c)
 		}})
 	if err != nil {
 		t.Fatal(err)
@@ -334,10 +334,10 @@ func TestMCPSessionsWarnAtStartWhenReplicasShareState(t *testing.T) {
 				t.Fatalf("config refused: %v", err)
 			}
 			var logs bytes.Buffer
-			up := upstreamtest.NewServer(upstreamtest.Options{})
+			up := connectortest.NewServer(connectortest.Options{})
 			b, err := gateway.Build(context.Background(), cfg, gateway.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil)),
-				DialUpstream: func(ctx context.Context, c upstream.Config) (*upstream.Conn, error) {
-					return upstream.InProcess(ctx, up.MCP, c)
+				DialUpstream: func(ctx context.Context, c connector.Config) (*connector.Conn, error) {
+					return connector.InProcess(ctx, up.MCP, c)
 				}})
 			if err != nil {
 				t.Fatal(err)

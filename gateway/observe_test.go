@@ -18,8 +18,8 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream/upstreamtest"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector/connectortest"
 )
 
 // mcpClient connects to the bridge's MCP face with key.
@@ -177,15 +177,15 @@ func missing(body string, want []string) []string {
 // open SSE stream receives the going-away comment, then ends.
 func TestDrainTellsOpenStreamsServerIsGoingAway(t *testing.T) {
 	cfg := aliceToolsConfig(t, "goaway.yaml")
-	srv := upstreamtest.NewServer(upstreamtest.Options{})
+	srv := connectortest.NewServer(connectortest.Options{})
 	l := &gateway.Listener{Addr: "127.0.0.1:0", Grace: 5 * time.Second, Log: quiet}
 	if err := l.Listen(); err != nil {
 		t.Fatal(err)
 	}
 	pub := "http://" + l.BoundAddr()
 	b, err := gateway.Build(context.Background(), cfg, gateway.Options{Logger: quiet, PublicURL: pub, Store: store.NewMemory(),
-		DialUpstream: func(ctx context.Context, c upstream.Config) (*upstream.Conn, error) {
-			return upstream.InProcess(ctx, srv.MCP, c)
+		DialUpstream: func(ctx context.Context, c connector.Config) (*connector.Conn, error) {
+			return connector.InProcess(ctx, srv.MCP, c)
 		}})
 	if err != nil {
 		t.Fatal(err)

@@ -19,7 +19,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/config"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
 	"github.com/a2a-mcp-bridge/bridge/ratelimit"
 )
@@ -315,7 +315,7 @@ func (p *preflight) probe(ctx context.Context) {
 		ucfg.ConnectTimeout = p.o.Timeout
 		cctx, cancel := context.WithTimeout(ctx, p.o.Timeout)
 		defer cancel()
-		conn, err := upstream.Dial(cctx, ucfg)
+		conn, err := connector.Dial(cctx, ucfg)
 		if err != nil {
 			p.add(path, "probe: the MCP server did not answer: %v", netguard.RedactURL(err))
 			return

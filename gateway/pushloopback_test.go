@@ -14,8 +14,8 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream/upstreamtest"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector/connectortest"
 )
 
 // TestServePushesToALoopbackWebhookWithTheNamedOptions: the options the
@@ -48,10 +48,10 @@ func TestServePushesToALoopbackWebhookWithTheNamedOptions(t *testing.T) {
 				t.Fatal(err)
 			}
 			pub := "http://" + ln.Addr().String()
-			srv := upstreamtest.NewServer(upstreamtest.Options{})
+			srv := connectortest.NewServer(connectortest.Options{})
 			b, err := gateway.Build(context.Background(), cfg, gateway.Options{Logger: quiet, PublicURL: pub, Store: store.NewMemory(),
-				DialUpstream: func(ctx context.Context, c upstream.Config) (*upstream.Conn, error) {
-					return upstream.InProcess(ctx, srv.MCP, c)
+				DialUpstream: func(ctx context.Context, c connector.Config) (*connector.Conn, error) {
+					return connector.InProcess(ctx, srv.MCP, c)
 				}})
 			if err != nil {
 				t.Fatal(err)

@@ -8,8 +8,8 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream/upstreamtest"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector/connectortest"
 )
 
 // TestUpstreamCapabilitiesFollowWhatTheBridgeRelays: a published server is
@@ -49,14 +49,14 @@ expose:
 				t.Fatal(err)
 			}
 			var mu sync.Mutex
-			seen := map[string]upstream.Config{}
-			up := upstreamtest.NewServer(upstreamtest.Options{})
+			seen := map[string]connector.Config{}
+			up := connectortest.NewServer(connectortest.Options{})
 			b, err := gateway.Build(context.Background(), cfg, gateway.Options{Logger: quiet, PublicURL: "http://127.0.0.1:8080", MCPOnly: tt.mcpOnly,
-				DialUpstream: func(ctx context.Context, c upstream.Config) (*upstream.Conn, error) {
+				DialUpstream: func(ctx context.Context, c connector.Config) (*connector.Conn, error) {
 					mu.Lock()
 					seen[c.Name] = c
 					mu.Unlock()
-					return upstream.InProcess(ctx, up.MCP, c)
+					return connector.InProcess(ctx, up.MCP, c)
 				}})
 			if err != nil {
 				t.Fatal(err)

@@ -22,8 +22,8 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
 	"github.com/a2a-mcp-bridge/bridge/internal/syncbuf"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream/upstreamtest"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector/connectortest"
 )
 
 // steppedAgent reports WORKING "started", then one WORKING "step N" per
@@ -123,11 +123,11 @@ func newReleaseEnvAfter(t testing.TB, after time.Duration) *releaseEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mcpSrv := upstreamtest.NewServer(upstreamtest.Options{})
+	mcpSrv := connectortest.NewServer(connectortest.Options{})
 	e.bridge, err = gateway.Build(context.Background(), cfg, gateway.Options{
 		Logger: slog.New(slog.NewJSONHandler(e.logs, nil)), Registry: e.reg, PublicURL: "http://127.0.0.1:1", Store: store.NewMemory(),
-		DialUpstream: func(ctx context.Context, c upstream.Config) (*upstream.Conn, error) {
-			return upstream.InProcess(ctx, mcpSrv.MCP, c)
+		DialUpstream: func(ctx context.Context, c connector.Config) (*connector.Conn, error) {
+			return connector.InProcess(ctx, mcpSrv.MCP, c)
 		},
 	})
 	if err != nil {

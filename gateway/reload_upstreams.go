@@ -9,9 +9,9 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/gateway/health"
-	"github.com/a2a-mcp-bridge/bridge/mcp/agenttools"
-	"github.com/a2a-mcp-bridge/bridge/mcp/frontmcp"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
+	"github.com/a2a-mcp-bridge/bridge/mcp/expose"
+	"github.com/a2a-mcp-bridge/bridge/mcp/front"
 )
 
 // upstreamLists are the upstream sections in force: Build's, then each
@@ -23,7 +23,7 @@ type upstreamLists struct {
 	expose   []config.ExposedAgent
 	// exposeCfg are the exposed agents' configurations in use, one per
 	// expose entry (an unchanged entry keeps its credentials and keys).
-	exposeCfg []agenttools.AgentConfig
+	exposeCfg []expose.AgentConfig
 }
 
 func listsOf(cfg *config.Config) upstreamLists {
@@ -74,7 +74,7 @@ type upstreamPlan struct {
 	a2aRemove []string        // removed and changed entries
 
 	mcpOpen   []*config.FrontedMCPServer // added and changed entries
-	mcpConfig map[string]upstream.Config
+	mcpConfig map[string]connector.Config
 	mcpRemove []string // removed and changed entries
 	mcpTouch  bool
 
@@ -111,7 +111,7 @@ func (b *Bridge) reloadUpstreams(ctx context.Context, next *config.Config, _ []s
 // planUpstreams converts every added and changed entry (credentials, keys,
 // URLs) without touching what runs.
 func (b *Bridge) planUpstreams(cur upstreamLists, next *config.Config) (*upstreamPlan, error) {
-	p := &upstreamPlan{next: listsOf(next), mcpConfig: map[string]upstream.Config{}}
+	p := &upstreamPlan{next: listsOf(next), mcpConfig: map[string]connector.Config{}}
 	note := func(section, name, what string) {
 		p.applied = append(p.applied, fmt.Sprintf("%s[%s] %s", section, name, what))
 	}
@@ -198,7 +198,7 @@ func (b *Bridge) planUpstreams(cur upstreamLists, next *config.Config) (*upstrea
 		p.next.expose, p.next.exposeCfg = cur.expose, cur.exposeCfg
 	default:
 		p.exposeTouch = true
-		inUse := map[string]agenttools.AgentConfig{}
+		inUse := map[string]expose.AgentConfig{}
 		for _, ac := range cur.exposeCfg {
 			inUse[ac.Alias] = ac
 		}
@@ -214,7 +214,7 @@ func (b *Bridge) planUpstreams(cur upstreamLists, next *config.Config) (*upstrea
 			}
 			p.next.exposeCfg = append(p.next.exposeCfg, ac)
 		}
-		if err := agenttools.Validate(p.next.exposeCfg); err != nil {
+		if err := expose.Validate(p.next.exposeCfg); err != nil {
 			return nil, fmt.Errorf("gateway: expose: %w", err)
 		}
 		for _, e := range exAdd {
@@ -265,19 +265,19 @@ func (b *Bridge) applyUpstreams(ctx context.Context, p *upstreamPlan) {
 	// the dropped ones.
 	if p.mcpTouch {
 		b.upMu.Lock()
-		byName := map[string]*upstream.Conn{}
+		byName := map[string]*connector.Conn{}
 		for _, s := range b.front.servers {
 			byName[s.name] = s.conn
 		}
 		b.upMu.Unlock()
-		var dropped []*upstream.Conn
+		var dropped []*connector.Conn
 		for _, n := range p.mcpRemove {
 			if c := b.dropFrontMCP(n); c != nil {
 				dropped = append(dropped, c)
 			}
 			delete(byName, n)
 		}
-		opened := map[string]frontmcp.Server{}
+		opened := map[string]front.Server{}
 		for _, e := range p.mcpOpen {
 			fs, err := b.openFrontMCP(ctx, e, p.mcpConfig[e.Name])
 			if err != nil {
@@ -286,13 +286,13 @@ func (b *Bridge) applyUpstreams(ctx context.Context, p *upstreamPlan) {
 			}
 			opened[e.Name] = fs
 		}
-		var servers []frontmcp.Server
+		var servers []front.Server
 		for i := range p.next.frontMCP {
 			m := &p.next.frontMCP[i]
 			if fs, ok := opened[m.Name]; ok {
 				servers = append(servers, fs)
 			} else if c := byName[m.Name]; c != nil {
-				servers = append(servers, frontmcp.Server{Name: m.Name, Prefix: m.ToolPrefix, Upstream: c})
+				servers = append(servers, front.Server{Name: m.Name, Prefix: m.ToolPrefix, Upstream: c})
 			}
 		}
 		if err := b.front.mcp.SetServers(ctx, servers); err != nil {
@@ -371,7 +371,7 @@ func (b *Bridge) unfront(name string) {
 }
 
 // dropFrontMCP forgets a fronted MCP server and returns its connection.
-func (b *Bridge) dropFrontMCP(name string) *upstream.Conn {
+func (b *Bridge) dropFrontMCP(name string) *connector.Conn {
 	b.monitors.remove(health.KindFrontMCP, name)
 	b.health.Remove(health.KindFrontMCP, name)
 	b.upMu.Lock()
@@ -387,7 +387,7 @@ func (b *Bridge) dropFrontMCP(name string) *upstream.Conn {
 
 // retire lets a removed upstream's running tasks finish (at most
 // server.shutdown_grace), then closes its connection. Close waits for it.
-func (b *Bridge) retire(mgr *a2a.Manager, conn *upstream.Conn) {
+func (b *Bridge) retire(mgr *a2a.Manager, conn *connector.Conn) {
 	grace := b.cfg.Server.ShutdownGrace.D()
 	if grace <= 0 {
 		grace = 30 * time.Second

@@ -10,20 +10,20 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream/upstreamtest"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector/connectortest"
 )
 
 // TestBuildCountsUpstreamRestarts: Build gives every published MCP server
 // an OnRestart hook that feeds bridge_upstream_restarts_total.
 func TestBuildCountsUpstreamRestarts(t *testing.T) {
 	cfg := aliceToolsConfig(t, "restarts.yaml")
-	srv := upstreamtest.NewServer(upstreamtest.Options{})
+	srv := connectortest.NewServer(connectortest.Options{})
 	hooks := map[string]func(string){}
 	b, err := gateway.Build(context.Background(), cfg, gateway.Options{Logger: quiet, Store: store.NewMemory(),
-		DialUpstream: func(ctx context.Context, c upstream.Config) (*upstream.Conn, error) {
+		DialUpstream: func(ctx context.Context, c connector.Config) (*connector.Conn, error) {
 			hooks[c.Name] = c.OnRestart
-			return upstream.InProcess(ctx, srv.MCP, c)
+			return connector.InProcess(ctx, srv.MCP, c)
 		}})
 	if err != nil {
 		t.Fatal(err)

@@ -14,10 +14,10 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/auth"
-	"github.com/a2a-mcp-bridge/bridge/mcp/agenttools"
-	"github.com/a2a-mcp-bridge/bridge/mcp/face"
-	"github.com/a2a-mcp-bridge/bridge/mcp/toolagent"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
+	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
+	"github.com/a2a-mcp-bridge/bridge/mcp/expose"
+	"github.com/a2a-mcp-bridge/bridge/mcp/publish"
 	"github.com/a2a-mcp-bridge/bridge/observe"
 	"github.com/a2a-mcp-bridge/bridge/policy"
 	"github.com/a2a-mcp-bridge/bridge/ratelimit"
@@ -27,7 +27,7 @@ import (
 // hidden tool is neither listed nor callable. It remembers the tools' hints
 // for the policy.
 type filteredUpstream struct {
-	toolagent.Upstream
+	publish.Upstream
 	allow, deny []string
 	// agent names the published agent in the skill call metrics (m, nil:
 	// none).
@@ -35,17 +35,17 @@ type filteredUpstream struct {
 	m     *Metrics
 
 	mu    sync.Mutex
-	known map[string]upstream.Annotations
+	known map[string]connector.Annotations
 }
 
 var (
-	_ toolagent.Upstream     = (*filteredUpstream)(nil)
-	_ toolagent.Availability = (*filteredUpstream)(nil)
+	_ publish.Upstream     = (*filteredUpstream)(nil)
+	_ publish.Availability = (*filteredUpstream)(nil)
 )
 
-// Available implements toolagent.Availability for upstreams that know it.
+// Available implements publish.Availability for upstreams that know it.
 func (f *filteredUpstream) Available() error {
-	if av, ok := f.Upstream.(toolagent.Availability); ok {
+	if av, ok := f.Upstream.(publish.Availability); ok {
 		return av.Available()
 	}
 	return nil
@@ -68,9 +68,9 @@ func (f *filteredUpstream) visible(name string) bool {
 	return false
 }
 
-func (f *filteredUpstream) filter(ts []upstream.Tool) []upstream.Tool {
-	out := make([]upstream.Tool, 0, len(ts))
-	known := make(map[string]upstream.Annotations, len(ts))
+func (f *filteredUpstream) filter(ts []connector.Tool) []connector.Tool {
+	out := make([]connector.Tool, 0, len(ts))
+	known := make(map[string]connector.Annotations, len(ts))
 	for _, t := range ts {
 		if f.visible(t.Name) {
 			out = append(out, t)
@@ -83,8 +83,8 @@ func (f *filteredUpstream) filter(ts []upstream.Tool) []upstream.Tool {
 	return out
 }
 
-// Tools implements toolagent.Upstream.
-func (f *filteredUpstream) Tools(ctx context.Context) ([]upstream.Tool, error) {
+// Tools implements publish.Upstream.
+func (f *filteredUpstream) Tools(ctx context.Context) ([]connector.Tool, error) {
 	ts, err := f.Upstream.Tools(ctx)
 	if err != nil {
 		return nil, err
@@ -92,8 +92,8 @@ func (f *filteredUpstream) Tools(ctx context.Context) ([]upstream.Tool, error) {
 	return f.filter(ts), nil
 }
 
-// CallTool implements toolagent.Upstream.
-func (f *filteredUpstream) CallTool(ctx context.Context, name string, args json.RawMessage, progress upstream.ProgressFunc, elicit upstream.ElicitFunc) (json.RawMessage, error) {
+// CallTool implements publish.Upstream.
+func (f *filteredUpstream) CallTool(ctx context.Context, name string, args json.RawMessage, progress connector.ProgressFunc, elicit connector.ElicitFunc) (json.RawMessage, error) {
 	if !f.visible(name) {
 		return nil, fmt.Errorf("gateway: tool %q is not published", name)
 	}
@@ -152,9 +152,9 @@ func observeMCPRequest(ctx context.Context, hop policy.Hop, resource string) {
 	setTarget(ctx, target{agent: hop.Agent, tool: hop.Tool, resource: resource})
 }
 
-// OnToolsChanged implements toolagent.Upstream.
-func (f *filteredUpstream) OnToolsChanged(fn func([]upstream.Tool)) {
-	f.Upstream.OnToolsChanged(func(ts []upstream.Tool) { fn(f.filter(ts)) })
+// OnToolsChanged implements publish.Upstream.
+func (f *filteredUpstream) OnToolsChanged(fn func([]connector.Tool)) {
+	f.Upstream.OnToolsChanged(func(ts []connector.Tool) { fn(f.filter(ts)) })
 }
 
 // hints reports a tool's destructive and read-only hints (unknown tools are
@@ -179,22 +179,22 @@ func (f *filteredUpstream) readOnly(name string) bool {
 // face's policy filter has already decided that the caller may see and
 // call the tool).
 type limitedTools struct {
-	src  *agenttools.AgentTools
+	src  *expose.AgentTools
 	hops *Hops
 }
 
 var (
-	_ face.ToolSource     = (*limitedTools)(nil)
-	_ face.HopDescriber   = (*limitedTools)(nil)
-	_ face.Notifier       = (*limitedTools)(nil)
-	_ face.ResourceSource = (*limitedTools)(nil)
+	_ endpoint.ToolSource     = (*limitedTools)(nil)
+	_ endpoint.HopDescriber   = (*limitedTools)(nil)
+	_ endpoint.Notifier       = (*limitedTools)(nil)
+	_ endpoint.ResourceSource = (*limitedTools)(nil)
 	// The cards' resources are decided under their agent: without this,
 	// a card's hop would name no agent, and a policy that allows the
 	// agent (deny by default) would hide its card.
-	_ face.ResourceHopDescriber = (*limitedTools)(nil)
+	_ endpoint.ResourceHopDescriber = (*limitedTools)(nil)
 )
 
-// Tools implements face.ToolSource.
+// Tools implements endpoint.ToolSource.
 func (l *limitedTools) Tools() []server.ServerTool {
 	ts := l.src.Tools()
 	out := make([]server.ServerTool, len(ts))
@@ -202,7 +202,7 @@ func (l *limitedTools) Tools() []server.ServerTool {
 		name, next := t.Tool.Name, t.Handler
 		t.Handler = func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			setMethod(ctx, "tools/call")
-			if !face.Counted(ctx) {
+			if !endpoint.Counted(ctx) {
 				// stdio: no front door counted the call (over HTTP the face
 				// did, and answered 429 when over a limit).
 				hop, _ := l.src.Hop(name)
@@ -223,20 +223,20 @@ func (l *limitedTools) Tools() []server.ServerTool {
 	return out
 }
 
-// Hop implements face.HopDescriber.
+// Hop implements endpoint.HopDescriber.
 func (l *limitedTools) Hop(tool string) (policy.Hop, bool) {
 	h, ok := l.src.Hop(tool)
 	h.Direction = policy.DirExpose
 	return h, ok
 }
 
-// OnChange implements face.Notifier.
+// OnChange implements endpoint.Notifier.
 func (l *limitedTools) OnChange(fn func()) { l.src.OnChange(fn) }
 
-// Resources implements face.ResourceSource.
+// Resources implements endpoint.ResourceSource.
 func (l *limitedTools) Resources() []server.ServerResource { return l.src.Resources() }
 
-// ResourceHop implements face.ResourceHopDescriber: an agent card belongs
+// ResourceHop implements endpoint.ResourceHopDescriber: an agent card belongs
 // to its agent.
 func (l *limitedTools) ResourceHop(uri string) (policy.Hop, bool) {
 	h, ok := l.src.ResourceHop(uri)
@@ -247,7 +247,7 @@ func (l *limitedTools) ResourceHop(uri string) (policy.Hop, bool) {
 // exposeDecider marks the face's hops as the expose direction.
 type exposeDecider struct{ e Authorizer }
 
-// Decide implements face.Decider.
+// Decide implements endpoint.Decider.
 func (d exposeDecider) Decide(ctx context.Context, hop policy.Hop) policy.Decision {
 	if hop.Direction == "" {
 		hop.Direction = policy.DirExpose
@@ -259,9 +259,9 @@ func (d exposeDecider) Decide(ctx context.Context, hop policy.Hop) policy.Decisi
 // with the face's refusals counted in the metrics.
 type mcpLimits struct{ h *Hops }
 
-var _ face.Limiter = mcpLimits{}
+var _ endpoint.Limiter = mcpLimits{}
 
-// Allow implements face.Limiter.
+// Allow implements endpoint.Limiter.
 func (l mcpLimits) Allow(ctx context.Context, hop policy.Hop) (ratelimit.Result, error) {
 	setMethod(ctx, hop.Method)
 	if l.h.Limits == nil {

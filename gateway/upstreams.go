@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
-	"github.com/a2a-mcp-bridge/bridge/a2a/proxy"
+	"github.com/a2a-mcp-bridge/bridge/a2a/front"
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/gateway/health"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 )
 
 // Defaults of the health section, for configurations built without
@@ -93,7 +93,7 @@ func (b *Bridge) readinessRequiresUpstreams() bool {
 
 // reportConn reports an MCP connection's state; tools counts what it
 // serves (the published agent's skills, or the server's tools).
-func (b *Bridge) reportConn(kind health.Kind, name string, conn *upstream.Conn, tools func() int) {
+func (b *Bridge) reportConn(kind health.Kind, name string, conn *connector.Conn, tools func() int) {
 	st := conn.Status()
 	rep := health.Report{State: health.StateUp, Tools: tools()}
 	if !st.Connected {
@@ -105,7 +105,7 @@ func (b *Bridge) reportConn(kind health.Kind, name string, conn *upstream.Conn, 
 // connMonitor checks an MCP connection: a ping (or a re-read of the tool
 // list on 2026-07-28); a failure drops the connection, which the Conn
 // re-establishes with backoff.
-func (b *Bridge) connMonitor(kind health.Kind, name string, conn *upstream.Conn, tools func() int) *monitor {
+func (b *Bridge) connMonitor(kind health.Kind, name string, conn *connector.Conn, tools func() int) *monitor {
 	return &monitor{kind: kind, name: name, check: func(ctx context.Context) time.Duration {
 		if err := conn.Check(ctx); err != nil {
 			b.log.Debug("upstream check failed", "upstream", name, "kind", string(kind), "err", err)
@@ -118,7 +118,7 @@ func (b *Bridge) connMonitor(kind health.Kind, name string, conn *upstream.Conn,
 // connHooks fills an MCP upstream's backoff and its state hook, which
 // reports to the registry as soon as the connection is made or lost (conn
 // is set once dialed).
-func (b *Bridge) connHooks(u *upstream.Config, kind health.Kind, name string, conn *connRef, tools func() int) {
+func (b *Bridge) connHooks(u *connector.Config, kind health.Kind, name string, conn *connRef, tools func() int) {
 	u.MinBackoff, u.MaxBackoff = b.cfg.Health.ReconnectMin.D(), b.cfg.Health.ReconnectMax.D()
 	u.OnStateChange = func() {
 		if c := conn.load(); c != nil {
@@ -130,16 +130,16 @@ func (b *Bridge) connHooks(u *upstream.Config, kind health.Kind, name string, co
 // connRef is a Conn set once dialed, for hooks configured before.
 type connRef struct {
 	mu sync.Mutex
-	c  *upstream.Conn
+	c  *connector.Conn
 }
 
-func (r *connRef) load() *upstream.Conn {
+func (r *connRef) load() *connector.Conn {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.c
 }
 
-func (r *connRef) store(c *upstream.Conn) {
+func (r *connRef) store(c *connector.Conn) {
 	r.mu.Lock()
 	r.c = c
 	r.mu.Unlock()
@@ -240,7 +240,7 @@ func (b *Bridge) refreshFront(ctx context.Context, fa *frontedAgent) {
 	px := fa.proxy()
 	changed, err := px.Refresh(ctx)
 	switch {
-	case errors.Is(err, proxy.ErrCardRefused):
+	case errors.Is(err, front.ErrCardRefused):
 		fa.takeOut(cardReason(err))
 	case err != nil:
 		// Not reachable: the agent stays mounted (its calls are answered
@@ -269,7 +269,7 @@ func (b *Bridge) reportFront(fa *frontedAgent, err error) {
 		}
 	}
 	switch {
-	case errors.Is(err, proxy.ErrCardRefused):
+	case errors.Is(err, front.ErrCardRefused):
 		rep.State, rep.Err = health.StateRefused, cardReason(err)
 	case err != nil:
 		rep.State, rep.Err = health.StateDown, "card fetch failed: "+health.Describe(err)

@@ -23,7 +23,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/examples/demomcp"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 )
 
 // runCardScript runs a2ajs/card-signatures.mjs in mode with in as stdin and
@@ -149,8 +149,8 @@ publish:
 	})
 	ctx := context.Background()
 	b, err := gateway.Build(ctx, cfg, gateway.Options{PublicURL: pub,
-		DialUpstream: func(ctx context.Context, c upstream.Config) (*upstream.Conn, error) {
-			return upstream.InProcess(ctx, mcpSrv, c)
+		DialUpstream: func(ctx context.Context, c connector.Config) (*connector.Conn, error) {
+			return connector.InProcess(ctx, mcpSrv, c)
 		}})
 	if err != nil {
 		t.Fatal(err)

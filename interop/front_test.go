@@ -12,13 +12,13 @@ import (
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
-	"github.com/a2a-mcp-bridge/bridge/a2a/proxy"
+	"github.com/a2a-mcp-bridge/bridge/a2a/front"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
 )
 
 // startFront fronts the A2A agent whose card is at cardURL with the bridge's
-// front-A2A executor (package a2a/proxy) behind a task manager and an
+// front-A2A executor (package a2a/front) behind a task manager and an
 // a2a.Server on a loopback httptest server, and returns the bridge's base
 // URL.
 func startFront(t *testing.T, cardURL string) string {
@@ -30,7 +30,7 @@ func startFront(t *testing.T, cardURL string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	hc := netguard.Trusted(netguard.Config{Timeout: -1, MaxBodyBytes: -1})
-	px, err := proxy.New(ctx, proxy.Config{CardURL: cardURL, HTTPClient: hc, StateKey: key})
+	px, err := front.New(ctx, front.Config{CardURL: cardURL, HTTPClient: hc, StateKey: key})
 	if err != nil {
 		t.Fatalf("interop: front %s: %v", cardURL, err)
 	}

@@ -106,7 +106,7 @@ func demoProcess(t *testing.T, bin, name string) (*process, string) {
 func mcpServerBinary(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "mcptestserver")
-	if out, err := exec.Command("go", "build", "-o", path, "github.com/a2a-mcp-bridge/bridge/mcp/upstream/upstreamtest/mcptestserver").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", path, "github.com/a2a-mcp-bridge/bridge/mcp/connector/connectortest/mcptestserver").CombinedOutput(); err != nil {
 		t.Fatalf("build the MCP test server: %v\n%s", err, out)
 	}
 	return path

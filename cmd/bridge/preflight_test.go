@@ -14,7 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream/upstreamtest"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector/connectortest"
 )
 
 // base is the smallest valid configuration; each case adds to it.
@@ -172,7 +172,7 @@ func TestCheckConfigPostgres(t *testing.T) {
 // that does not answer is reported at its entry, one that does passes.
 func TestCheckConfigProbe(t *testing.T) {
 	dir := t.TempDir()
-	mcpSrv := httptest.NewServer(server.NewStreamableHTTPServer(upstreamtest.NewServer(upstreamtest.Options{}).MCP))
+	mcpSrv := httptest.NewServer(server.NewStreamableHTTPServer(connectortest.NewServer(connectortest.Options{}).MCP))
 	t.Cleanup(mcpSrv.Close)
 	agent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/good/.well-known/agent-card.json" {

@@ -35,7 +35,7 @@ func fakeNPX(t *testing.T) {
 		t.Skip("the fake npx is a unix executable")
 	}
 	dir := t.TempDir()
-	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "npx"), "github.com/a2a-mcp-bridge/bridge/mcp/upstream/upstreamtest/mcptestserver")
+	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "npx"), "github.com/a2a-mcp-bridge/bridge/mcp/connector/connectortest/mcptestserver")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build the fake npx: %v\n%s", err, out)
 	}

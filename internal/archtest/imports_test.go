@@ -181,12 +181,12 @@ func TestImports_NoForbiddenArrow(t *testing.T) {
 func TestImports_RulesCatchAnArrow(t *testing.T) {
 	for _, tc := range []struct{ from, to string }{
 		{"gateway", "cmd/bridge"},
-		{"mcp/face", "gateway"},
+		{"mcp/endpoint", "gateway"},
 		{"policy", "a2a"},
 		{"netguard", "config"},
-		{"config", "mcp/upstream"},
-		{"a2a/proxy", "mcp/face"},
-		{"mcp/upstream", "config"},
+		{"config", "mcp/connector"},
+		{"a2a/front", "mcp/endpoint"},
+		{"mcp/connector", "config"},
 		{"observe", "gateway"},
 		{"gateway", "bench"},
 		{"a2a", "auth/authtest"},

@@ -19,8 +19,8 @@ import (
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/auth"
-	"github.com/a2a-mcp-bridge/bridge/mcp/agenttools"
-	"github.com/a2a-mcp-bridge/bridge/mcp/face"
+	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
+	"github.com/a2a-mcp-bridge/bridge/mcp/expose"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
 )
 
@@ -53,7 +53,7 @@ func TestMCPClientCalls03AgentAsTool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tools, err := agenttools.New(agenttools.Config{Agents: []agenttools.AgentConfig{{Alias: "echo", CardURL: agent + "/.well-known/agent-card.json"}}, HTTPClient: g.Client()})
+	tools, err := expose.New(expose.Config{Agents: []expose.AgentConfig{{Alias: "echo", CardURL: agent + "/.well-known/agent-card.json"}}, HTTPClient: g.Client()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,8 +65,8 @@ func TestMCPClientCalls03AgentAsTool(t *testing.T) {
 		t.Fatal(err)
 	}
 	public := "http://" + ln.Addr().String()
-	f, err := face.New(face.Config{PublicURL: public, Authenticator: tokenAuth("interop-token"),
-		Metadata: auth.ResourceMetadata{AuthorizationServers: []string{"https://idp.example"}}, Sources: []face.ToolSource{tools}})
+	f, err := endpoint.New(endpoint.Config{PublicURL: public, Authenticator: tokenAuth("interop-token"),
+		Metadata: auth.ResourceMetadata{AuthorizationServers: []string{"https://idp.example"}}, Sources: []endpoint.ToolSource{tools}})
 	if err != nil {
 		t.Fatal(err)
 	}

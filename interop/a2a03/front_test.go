@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
-	"github.com/a2a-mcp-bridge/bridge/a2a/proxy"
+	"github.com/a2a-mcp-bridge/bridge/a2a/front"
 	"github.com/a2a-mcp-bridge/bridge/a2a/push"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
 	"github.com/a2a-mcp-bridge/bridge/a2a/v03"
@@ -40,7 +40,7 @@ func ownerOf(r *http.Request) string {
 }
 
 // startFront fronts the agent whose card is at cardURL as the gateway does
-// (package a2a/proxy behind a task manager, the push dispatcher and an
+// (package a2a/front behind a task manager, the push dispatcher and an
 // a2a.Server that answers 1.0 and 0.3 callers, serving the 0.3 card to
 // readers that name no version when cardByDefault), push allowed to
 // loopback, the upstream called on binding ("": the card's first), and
@@ -53,7 +53,7 @@ func startFront(t *testing.T, cardURL string, cardByDefault bool, binding string
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	hc := netguard.Trusted(netguard.Config{Timeout: -1, MaxBodyBytes: -1})
-	px, err := proxy.New(ctx, proxy.Config{CardURL: cardURL, HTTPClient: hc, StateKey: key, Binding: binding})
+	px, err := front.New(ctx, front.Config{CardURL: cardURL, HTTPClient: hc, StateKey: key, Binding: binding})
 	if err != nil {
 		t.Fatalf("front %s: %v", cardURL, err)
 	}

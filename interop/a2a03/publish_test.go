@@ -14,8 +14,8 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
 	"github.com/a2a-mcp-bridge/bridge/a2a/v03"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
-	"github.com/a2a-mcp-bridge/bridge/mcp/toolagent"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
+	"github.com/a2a-mcp-bridge/bridge/mcp/publish"
 )
 
 // TestA2A03ClientAgainstServerEverything: the 0.3 client calls a tool of
@@ -26,16 +26,16 @@ func TestA2A03ClientAgainstServerEverything(t *testing.T) {
 	everything, _ := filepath.Abs("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	conn, err := upstream.Dial(ctx, upstream.Config{
+	conn, err := connector.Dial(ctx, connector.Config{
 		Name:  "everything",
-		Stdio: &upstream.StdioConfig{Command: node, Args: []string{everything, "stdio"}, InheritEnv: []string{"PATH", "HOME"}},
+		Stdio: &connector.StdioConfig{Command: node, Args: []string{everything, "stdio"}, InheritEnv: []string{"PATH", "HOME"}},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
 	st := store.NewMemory()
-	agent, err := toolagent.New(toolagent.Config{Name: "everything", Store: st, ProgressInterval: -1}, conn)
+	agent, err := publish.New(publish.Config{Name: "everything", Store: st, ProgressInterval: -1}, conn)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -89,7 +89,7 @@ func build(t *testing.T) {
 		targets := []struct {
 			out *string
 			pkg string
-		}{{&bins.mcp, "./mcp/upstream/upstreamtest/mcptestserver"}}
+		}{{&bins.mcp, "./mcp/connector/connectortest/mcptestserver"}}
 		if bins.bridge == "" {
 			targets = append(targets, struct {
 				out *string
@@ -114,7 +114,7 @@ func build(t *testing.T) {
 // bridgeBin is the bridge binary.
 func bridgeBin(t *testing.T) string { build(t); return bins.bridge }
 
-// mcpTestServerBin is the MCP test server (upstreamtest's tools; stdio, or
+// mcpTestServerBin is the MCP test server (connectortest's tools; stdio, or
 // streamable HTTP with -http).
 func mcpTestServerBin(t *testing.T) string { build(t); return bins.mcp }
 

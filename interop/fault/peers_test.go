@@ -32,7 +32,7 @@ func startEverythingHTTP(t *testing.T, addr string) *Proc {
 	}, tcpOpen(addr))
 }
 
-// startMCPTestServerHTTP runs our MCP test server (upstreamtest's tools)
+// startMCPTestServerHTTP runs our MCP test server (connectortest's tools)
 // over streamable HTTP at addr/mcp with extra flags (-sessions, -extra-tool
 // NAME).
 func startMCPTestServerHTTP(t *testing.T, addr string, flags ...string) *Proc {

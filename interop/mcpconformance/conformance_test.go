@@ -3,8 +3,8 @@
 // Package mcpconformance runs the MCP conformance suite
 // (@modelcontextprotocol/conformance, pinned in package.json) in server mode
 // against an upstream MCP server of ours that carries the suite's fixtures
-// (mcp/frontmcp/testdata/fixtureserver), twice: directly (the baseline) and
-// through the bridge's front-MCP face (frontmcp + face over streamable
+// (mcp/front/testdata/fixtureserver), twice: directly (the baseline) and
+// through the bridge's front-MCP face (front + face over streamable
 // HTTP). Every socket is on 127.0.0.1.
 //
 //	(cd interop/mcpconformance && npm ci)
@@ -31,9 +31,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/a2a-mcp-bridge/bridge/mcp/face"
-	"github.com/a2a-mcp-bridge/bridge/mcp/frontmcp"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
+	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
+	"github.com/a2a-mcp-bridge/bridge/mcp/front"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
 )
 
@@ -47,7 +47,7 @@ const suite = "node_modules/@modelcontextprotocol/conformance/dist/index.js"
 // reason; every other scenario that passes against the fixture directly
 // must pass through the bridge. None today: tools-call-sampling passes since
 // the face writes sampling/createMessage on the tools/call's own response
-// stream (mcp/face/sampling.go).
+// stream (mcp/endpoint/sampling.go).
 var knownGaps = map[string]string{}
 
 // statelessGaps are the scenarios the stateless face (no Mcp-Session-Id,
@@ -55,7 +55,7 @@ var knownGaps = map[string]string{}
 // declared at initialize and asks it (elicitation/create,
 // sampling/createMessage) on the tools/call's own event stream, with an id
 // bound to the caller that routes the host's answer back in this process
-// (mcp/face/stateless.go).
+// (mcp/endpoint/stateless.go).
 var statelessGaps = map[string]string{}
 
 func requireSuite(t *testing.T) {
@@ -71,7 +71,7 @@ func requireSuite(t *testing.T) {
 func buildFixture(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "fixtureserver")
-	out, err := exec.Command("go", "build", "-o", bin, "../../mcp/frontmcp/testdata/fixtureserver").CombinedOutput()
+	out, err := exec.Command("go", "build", "-o", bin, "../../mcp/front/testdata/fixtureserver").CombinedOutput()
 	if err != nil {
 		t.Fatalf("build fixture server: %v\n%s", err, out)
 	}
@@ -120,13 +120,13 @@ func quietLog() *slog.Logger {
 // frontSource connects to an upstream (the fixture as a stdio child, or
 // any server over streamable HTTP) and fronts it, its tools under their
 // own names (NoPrefix: the suite calls them by the fixture's names).
-func frontSource(ctx context.Context, name string, cfg upstream.Config) (*upstream.Conn, *frontmcp.Source, error) {
+func frontSource(ctx context.Context, name string, cfg connector.Config) (*connector.Conn, *front.Source, error) {
 	cfg.Name, cfg.Logger = name, quietLog()
-	up, err := upstream.Dial(ctx, cfg)
+	up, err := connector.Dial(ctx, cfg)
 	if err != nil {
 		return nil, nil, err
 	}
-	src, err := frontmcp.New(ctx, frontmcp.Config{Servers: []frontmcp.Server{{Name: name, NoPrefix: true, Upstream: up}}, Logger: quietLog()})
+	src, err := front.New(ctx, front.Config{Servers: []front.Server{{Name: name, NoPrefix: true, Upstream: up}}, Logger: quietLog()})
 	if err != nil {
 		_ = up.Close()
 		return nil, nil, err
@@ -134,10 +134,10 @@ func frontSource(ctx context.Context, name string, cfg upstream.Config) (*upstre
 	return up, src, nil
 }
 
-// serveFronted puts an upstream behind frontmcp and the face over
+// serveFronted puts an upstream behind front and the face over
 // streamable HTTP, unauthenticated; sessions gives 2025-era hosts an
 // Mcp-Session-Id (expose.mcp.sessions).
-func serveFronted(t *testing.T, name string, cfg upstream.Config, sessions bool) string {
+func serveFronted(t *testing.T, name string, cfg connector.Config, sessions bool) string {
 	t.Helper()
 	log := quietLog()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -152,7 +152,7 @@ func serveFronted(t *testing.T, name string, cfg upstream.Config, sessions bool)
 		t.Fatal(err)
 	}
 	public := "http://" + ln.Addr().String()
-	f, err := face.New(face.Config{PublicURL: public, UnsafeNoAuth: true, LegacySessions: sessions, Sources: []face.ToolSource{src}, Logger: log})
+	f, err := endpoint.New(endpoint.Config{PublicURL: public, UnsafeNoAuth: true, LegacySessions: sessions, Sources: []endpoint.ToolSource{src}, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,17 +251,17 @@ func TestMain(m *testing.M) {
 }
 
 // serveFrontStdio is the child mode: the fixture (bin, a stdio child of
-// this process) behind frontmcp and the face on this process's stdio.
+// this process) behind front and the face on this process's stdio.
 func serveFrontStdio(bin string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	up, src, err := frontSource(ctx, "fixture", upstream.Config{Stdio: &upstream.StdioConfig{Command: bin}})
+	up, src, err := frontSource(ctx, "fixture", connector.Config{Stdio: &connector.StdioConfig{Command: bin}})
 	if err != nil {
 		quietLog().Error("conformance: front the fixture", "err", err)
 		return 1
 	}
 	defer up.Close()
-	f, err := face.New(face.Config{Sources: []face.ToolSource{src}, Logger: quietLog()})
+	f, err := endpoint.New(endpoint.Config{Sources: []endpoint.ToolSource{src}, Logger: quietLog()})
 	if err != nil {
 		return 1
 	}
@@ -291,7 +291,7 @@ func TestConformanceThroughFrontMCP(t *testing.T) {
 	requireSuite(t)
 	bin := buildFixture(t)
 	direct, _ := run(t, serveDirect(t, bin))
-	stdioUp := upstream.Config{Stdio: &upstream.StdioConfig{Command: bin}}
+	stdioUp := connector.Config{Stdio: &connector.StdioConfig{Command: bin}}
 	faces := []struct {
 		name string
 		url  func(t *testing.T) string
@@ -301,7 +301,7 @@ func TestConformanceThroughFrontMCP(t *testing.T) {
 		{"http-stateless", func(t *testing.T) string { return serveFronted(t, "fixture", stdioUp, false) }, statelessGaps},
 		{"stdio", func(t *testing.T) string { return serveStdioShim(t, selfCommand(t, fixtureStdioEnv+"="+bin)) }, knownGaps},
 		{"http-sessions-upstream-http", func(t *testing.T) string {
-			return serveFronted(t, "fixture", upstream.Config{HTTP: &upstream.HTTPConfig{URL: serveDirect(t, bin), Client: netguard.Trusted(netguard.Config{Timeout: -1, MaxBodyBytes: -1})}}, true)
+			return serveFronted(t, "fixture", connector.Config{HTTP: &connector.HTTPConfig{URL: serveDirect(t, bin), Client: netguard.Trusted(netguard.Config{Timeout: -1, MaxBodyBytes: -1})}}, true)
 		}, knownGaps},
 	}
 	for _, fc := range faces {

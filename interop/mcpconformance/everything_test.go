@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
 )
 
@@ -77,13 +77,13 @@ func TestConformanceServerEverything(t *testing.T) {
 	script, _ := filepath.Abs(everything)
 	ups := []struct {
 		name string
-		cfg  func(t *testing.T) upstream.Config
+		cfg  func(t *testing.T) connector.Config
 	}{
-		{"upstream-stdio", func(*testing.T) upstream.Config {
-			return upstream.Config{Stdio: &upstream.StdioConfig{Command: abs, Args: []string{script, "stdio"}}}
+		{"upstream-stdio", func(*testing.T) connector.Config {
+			return connector.Config{Stdio: &connector.StdioConfig{Command: abs, Args: []string{script, "stdio"}}}
 		}},
-		{"upstream-http", func(t *testing.T) upstream.Config {
-			return upstream.Config{HTTP: &upstream.HTTPConfig{URL: serveEverything(t), Client: netguard.Trusted(netguard.Config{Timeout: -1, MaxBodyBytes: -1})}}
+		{"upstream-http", func(t *testing.T) connector.Config {
+			return connector.Config{HTTP: &connector.HTTPConfig{URL: serveEverything(t), Client: netguard.Trusted(netguard.Config{Timeout: -1, MaxBodyBytes: -1})}}
 		}},
 	}
 	for _, u := range ups {

@@ -19,8 +19,8 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
-	"github.com/a2a-mcp-bridge/bridge/mcp/agenttools"
-	"github.com/a2a-mcp-bridge/bridge/mcp/face"
+	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
+	"github.com/a2a-mcp-bridge/bridge/mcp/expose"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
 )
 
@@ -58,7 +58,7 @@ var fixtureScenarios = map[string]string{
 
 // serveExpose runs `bridge demo` in-process (gateway.NewDemo, as
 // gateway/demo_test.go does): the demo A2A agent exposed as MCP tools by
-// agenttools behind the expose face at /mcp, on 127.0.0.1.
+// expose behind the expose face at /mcp, on 127.0.0.1.
 func serveExpose(t *testing.T) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -107,7 +107,7 @@ func TestConformanceExposeFace(t *testing.T) {
 const exposeStdioEnv = "BRIDGE_CONFORMANCE_EXPOSE_STDIO"
 
 // serveExposeStdio is the child mode: the demo agent (gateway.NewDemo on a
-// loopback listener of this process) exposed as MCP tools by agenttools
+// loopback listener of this process) exposed as MCP tools by expose
 // behind the face on this process's stdio.
 func serveExposeStdio() int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
@@ -128,17 +128,17 @@ func serveExposeStdio() int {
 	go func() { _ = hs.Serve(ln) }()
 	defer hs.Close()
 	go demo.Run(ctx)
-	at, err := agenttools.New(agenttools.Config{
-		Agents:     []agenttools.AgentConfig{{Alias: "echo", CardURL: public + "/.well-known/agent-card.json"}},
+	at, err := expose.New(expose.Config{
+		Agents:     []expose.AgentConfig{{Alias: "echo", CardURL: public + "/.well-known/agent-card.json"}},
 		HTTPClient: netguard.Trusted(netguard.Config{Timeout: -1, MaxBodyBytes: -1}),
 		Logger:     log,
 	})
 	if err != nil {
-		log.Error("conformance: agenttools", "err", err)
+		log.Error("conformance: expose", "err", err)
 		return 1
 	}
 	go at.Run(ctx)
-	f, err := face.New(face.Config{Name: "bridge-demo", Sources: []face.ToolSource{at}, Logger: log})
+	f, err := endpoint.New(endpoint.Config{Name: "bridge-demo", Sources: []endpoint.ToolSource{at}, Logger: log})
 	if err != nil {
 		return 1
 	}

@@ -28,8 +28,8 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/a2a/a2agrpc"
 	"github.com/a2a-mcp-bridge/bridge/auth"
-	"github.com/a2a-mcp-bridge/bridge/mcp/agenttools"
-	"github.com/a2a-mcp-bridge/bridge/mcp/face"
+	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
+	"github.com/a2a-mcp-bridge/bridge/mcp/expose"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
 )
 
@@ -161,7 +161,7 @@ func tsOverHTTP(t *testing.T, sessions bool) {
 	hc := guarded(t)
 	rec := &cancelRecorder{base: hc.Transport}
 	hc.Transport = rec
-	tools, err := agenttools.New(agenttools.Config{Agents: []agenttools.AgentConfig{{Alias: "echo", CardURL: agent}}, HTTPClient: hc})
+	tools, err := expose.New(expose.Config{Agents: []expose.AgentConfig{{Alias: "echo", CardURL: agent}}, HTTPClient: hc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,8 +173,8 @@ func tsOverHTTP(t *testing.T, sessions bool) {
 		t.Fatal(err)
 	}
 	public := "http://" + ln.Addr().String()
-	f, err := face.New(face.Config{PublicURL: public, Authenticator: tokenAuth("interop-token"),
-		Metadata: auth.ResourceMetadata{AuthorizationServers: []string{"https://idp.example"}}, Sources: []face.ToolSource{tools},
+	f, err := endpoint.New(endpoint.Config{PublicURL: public, Authenticator: tokenAuth("interop-token"),
+		Metadata: auth.ResourceMetadata{AuthorizationServers: []string{"https://idp.example"}}, Sources: []endpoint.ToolSource{tools},
 		LegacySessions: sessions})
 	if err != nil {
 		t.Fatal(err)
@@ -225,7 +225,7 @@ func TestTSClientOverStreamableHTTPToGRPCAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	tools, err := agenttools.New(agenttools.Config{Agents: []agenttools.AgentConfig{{Alias: "echo", CardURL: agent, GRPC: conn.Factory(true)}}, HTTPClient: guarded(t)})
+	tools, err := expose.New(expose.Config{Agents: []expose.AgentConfig{{Alias: "echo", CardURL: agent, GRPC: conn.Factory(true)}}, HTTPClient: guarded(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,8 +237,8 @@ func TestTSClientOverStreamableHTTPToGRPCAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	public := "http://" + ln.Addr().String()
-	f, err := face.New(face.Config{PublicURL: public, Authenticator: tokenAuth("interop-token"),
-		Metadata: auth.ResourceMetadata{AuthorizationServers: []string{"https://idp.example"}}, Sources: []face.ToolSource{tools}})
+	f, err := endpoint.New(endpoint.Config{PublicURL: public, Authenticator: tokenAuth("interop-token"),
+		Metadata: auth.ResourceMetadata{AuthorizationServers: []string{"https://idp.example"}}, Sources: []endpoint.ToolSource{tools}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,8 +15,8 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
-	"github.com/a2a-mcp-bridge/bridge/mcp/toolagent"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
+	"github.com/a2a-mcp-bridge/bridge/mcp/publish"
 )
 
 // TestTSServerQuestionsPublished publishes an MCP server written on the
@@ -33,19 +33,19 @@ func TestTSServerQuestionsPublished(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	quiet := slog.New(slog.DiscardHandler)
-	conn, err := upstream.Dial(ctx, upstream.Config{
-		Name: "asking", Stdio: &upstream.StdioConfig{Command: node, Args: []string{script}, InheritEnv: []string{"PATH", "HOME"}},
+	conn, err := connector.Dial(ctx, connector.Config{
+		Name: "asking", Stdio: &connector.StdioConfig{Command: node, Args: []string{script}, InheritEnv: []string{"PATH", "HOME"}},
 		NoSampling: true, Logger: quiet,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	if v := conn.ProtocolVersion(); v != upstream.Era20251125 {
+	if v := conn.ProtocolVersion(); v != connector.Era20251125 {
 		t.Fatalf("negotiated %s, want the handshake era 2025-11-25", v)
 	}
 	st := store.NewMemory()
-	agent, err := toolagent.New(toolagent.Config{Name: "asking", Store: st, Logger: quiet}, conn)
+	agent, err := publish.New(publish.Config{Name: "asking", Store: st, Logger: quiet}, conn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,12 +108,12 @@ func TestTSServerQuestionsPublished(t *testing.T) {
 				if len(parts) != 2 || parts[0].Text != "Hello, "+owner+"!" {
 					return fmt.Errorf("parts %+v: want the caller's own answer", parts)
 				}
-				ann, _ := parts[0].Metadata[toolagent.MetaAnnotations].(map[string]any)
-				meta, _ := parts[0].Metadata[toolagent.MetaMeta].(map[string]any)
+				ann, _ := parts[0].Metadata[publish.MetaAnnotations].(map[string]any)
+				meta, _ := parts[0].Metadata[publish.MetaMeta].(map[string]any)
 				if ann["priority"] != 0.5 || meta["example.com/greeting"] != true {
 					return fmt.Errorf("text part metadata %+v", parts[0].Metadata)
 				}
-				if parts[1].Metadata[toolagent.MetaTitle] != "Greeting" || !strings.Contains(fmt.Sprint(parts[1].Metadata[toolagent.MetaDescription]), "as a file") {
+				if parts[1].Metadata[publish.MetaTitle] != "Greeting" || !strings.Contains(fmt.Sprint(parts[1].Metadata[publish.MetaDescription]), "as a file") {
 					return fmt.Errorf("link part %+v", parts[1])
 				}
 				return nil

@@ -28,9 +28,9 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
-	"github.com/a2a-mcp-bridge/bridge/mcp/face"
-	"github.com/a2a-mcp-bridge/bridge/mcp/frontmcp"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
+	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
+	front1 "github.com/a2a-mcp-bridge/bridge/mcp/front"
 )
 
 const everything = "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
@@ -52,12 +52,12 @@ func quiet() *slog.Logger {
 
 // front connects to server-everything as a stdio child and fronts it, its
 // tools under their own names.
-func front(ctx context.Context, nodeBin, script string) (*upstream.Conn, *frontmcp.Source, error) {
-	up, err := upstream.Dial(ctx, upstream.Config{Name: "everything", Stdio: &upstream.StdioConfig{Command: nodeBin, Args: []string{script, "stdio"}}, Logger: quiet()})
+func front(ctx context.Context, nodeBin, script string) (*connector.Conn, *front1.Source, error) {
+	up, err := connector.Dial(ctx, connector.Config{Name: "everything", Stdio: &connector.StdioConfig{Command: nodeBin, Args: []string{script, "stdio"}}, Logger: quiet()})
 	if err != nil {
 		return nil, nil, err
 	}
-	src, err := frontmcp.New(ctx, frontmcp.Config{Servers: []frontmcp.Server{{Name: "everything", NoPrefix: true, Upstream: up}}, Logger: quiet()})
+	src, err := front1.New(ctx, front1.Config{Servers: []front1.Server{{Name: "everything", NoPrefix: true, Upstream: up}}, Logger: quiet()})
 	if err != nil {
 		_ = up.Close()
 		return nil, nil, err
@@ -75,7 +75,7 @@ func serveStdio() int {
 		return 1
 	}
 	defer up.Close()
-	f, err := face.New(face.Config{Sources: []face.ToolSource{src}, Logger: quiet()})
+	f, err := endpoint.New(endpoint.Config{Sources: []endpoint.ToolSource{src}, Logger: quiet()})
 	if err != nil {
 		return 1
 	}
@@ -116,7 +116,7 @@ func serveHTTP(t *testing.T, node string, sessions bool) string {
 		t.Fatal(err)
 	}
 	public := "http://" + ln.Addr().String()
-	f, err := face.New(face.Config{PublicURL: public, UnsafeNoAuth: true, LegacySessions: sessions, Sources: []face.ToolSource{src}, Logger: quiet()})
+	f, err := endpoint.New(endpoint.Config{PublicURL: public, UnsafeNoAuth: true, LegacySessions: sessions, Sources: []endpoint.ToolSource{src}, Logger: quiet()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 // Interop tests: the @a2a-js/sdk 1.0 client calls tools of
 // @modelcontextprotocol/server-everything published as an A2A agent by the
-// bridge (mcp/toolagent over a stdio child).
+// bridge (mcp/publish over a stdio child).
 //
 // Usage: A2A_BASE_URL=http://127.0.0.1:PORT/a2a/everything node --test client-test.mjs
 // (the Go test publish_test.go starts the bridge side and runs this file).

@@ -2,7 +2,7 @@
 
 // Package mcppublish_test publishes @modelcontextprotocol/server-everything
 // (npm, pinned in package-lock.json) over stdio as an A2A agent with
-// mcp/toolagent and drives it with the @a2a-js/sdk client (client-test.mjs).
+// mcp/publish and drives it with the @a2a-js/sdk client (client-test.mjs).
 // Needs node (v20+) and npm: go test -tags interop ./interop/mcppublish/
 package mcppublish_test
 
@@ -22,18 +22,18 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a/a2agrpc"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
-	"github.com/a2a-mcp-bridge/bridge/mcp/toolagent"
-	"github.com/a2a-mcp-bridge/bridge/mcp/upstream"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
+	"github.com/a2a-mcp-bridge/bridge/mcp/publish"
 )
 
 // counting records which tools reached the upstream.
 type counting struct {
-	toolagent.Upstream
+	publish.Upstream
 	mu    sync.Mutex
 	calls map[string][]string
 }
 
-func (c *counting) CallTool(ctx context.Context, name string, args json.RawMessage, p upstream.ProgressFunc, e upstream.ElicitFunc) (json.RawMessage, error) {
+func (c *counting) CallTool(ctx context.Context, name string, args json.RawMessage, p connector.ProgressFunc, e connector.ElicitFunc) (json.RawMessage, error) {
 	c.mu.Lock()
 	c.calls[name] = append(c.calls[name], string(args))
 	c.mu.Unlock()
@@ -54,9 +54,9 @@ func TestServerEverythingThroughA2AJS(t *testing.T) {
 	everything, _ := filepath.Abs("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	conn, err := upstream.Dial(ctx, upstream.Config{
+	conn, err := connector.Dial(ctx, connector.Config{
 		Name:  "everything",
-		Stdio: &upstream.StdioConfig{Command: node, Args: []string{everything, "stdio"}, InheritEnv: []string{"PATH", "HOME"}},
+		Stdio: &connector.StdioConfig{Command: node, Args: []string{everything, "stdio"}, InheritEnv: []string{"PATH", "HOME"}},
 		// As the gateway publishes: A2A callers answer questions but
 		// cannot sample.
 		NoSampling: true,
@@ -69,7 +69,7 @@ func TestServerEverythingThroughA2AJS(t *testing.T) {
 
 	up := &counting{Upstream: conn, calls: map[string][]string{}}
 	st := store.NewMemory()
-	agent, err := toolagent.New(toolagent.Config{Name: "everything", Store: st, ProgressInterval: -1}, up)
+	agent, err := publish.New(publish.Config{Name: "everything", Store: st, ProgressInterval: -1}, up)
 	if err != nil {
 		t.Fatal(err)
 	}

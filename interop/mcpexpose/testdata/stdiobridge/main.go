@@ -13,8 +13,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/a2a-mcp-bridge/bridge/mcp/agenttools"
-	"github.com/a2a-mcp-bridge/bridge/mcp/face"
+	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
+	"github.com/a2a-mcp-bridge/bridge/mcp/expose"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
 )
 
@@ -47,8 +47,8 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	tools, err := agenttools.New(agenttools.Config{
-		Agents:     []agenttools.AgentConfig{{Alias: "echo", CardURL: os.Getenv("AGENT_CARD_URL")}},
+	tools, err := expose.New(expose.Config{
+		Agents:     []expose.AgentConfig{{Alias: "echo", CardURL: os.Getenv("AGENT_CARD_URL")}},
 		HTTPClient: g.Client(),
 		Logger:     log,
 	})
@@ -59,7 +59,7 @@ func run() error {
 		return err
 	}
 	go tools.Run(ctx)
-	f, err := face.New(face.Config{Sources: []face.ToolSource{tools}, Logger: log})
+	f, err := endpoint.New(endpoint.Config{Sources: []endpoint.ToolSource{tools}, Logger: log})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,57 @@
+package expose_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/mcp/expose"
+)
+
+// BenchmarkDirectA2A is the baseline: the A2A client calls the in-process
+// demo agent (blocking SendMessage, echo).
+func BenchmarkDirectA2A(b *testing.B) {
+	d := startDemo(b, func(c *a2a.AgentCard) { c.Capabilities.Streaming = a2a.Ptr(false) })
+	cl, err := a2a.NewClient(context.Background(), d.cardURL, a2a.WithHTTPClient(guardedClient(b)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		resp, err := cl.SendMessage(ctx, &a2a.SendMessageRequest{Message: &a2a.Message{MessageID: "m", Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart("hello")}}})
+		if err != nil || resp.Task == nil || resp.Task.Status.State != a2a.TaskStateCompleted {
+			b.Fatalf("%v %+v", err, resp)
+		}
+	}
+}
+
+// BenchmarkBridgeToolsCall is the same call as an MCP tools/call through
+// the face (bearer check, Origin, body cap, policy filter) and expose
+// over streamable HTTP. The difference to BenchmarkDirectA2A is the bridge's
+// added cost per call.
+func BenchmarkBridgeToolsCall(b *testing.B) {
+	for _, tc := range []struct {
+		name      string
+		streaming bool
+	}{{"blocking", false}, {"streaming", true}} {
+		b.Run(tc.name, func(b *testing.B) {
+			d := startDemo(b, func(c *a2a.AgentCard) { c.Capabilities.Streaming = a2a.Ptr(tc.streaming) })
+			br := startBridge(b, []expose.AgentConfig{{Alias: "echo", CardURL: d.cardURL}}, nil)
+			c := br.connect(b, br.token(b, "alice"))
+			ctx := context.Background()
+			req := mcp.CallToolRequest{}
+			req.Params.Name = "echo"
+			req.Params.Arguments = map[string]any{"message": "hello"}
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := c.CallTool(ctx, req)
+				if err != nil || res.IsError {
+					b.Fatalf("%v %+v", err, res)
+				}
+			}
+		})
+	}
+}
