@@ -35,6 +35,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/gateway/health"
 	"github.com/a2a-mcp-bridge/bridge/hostguard"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // Paths served on the admin listener (besides the metrics path).
@@ -66,7 +67,7 @@ type Tasks interface {
 
 // Authenticator turns a request into a principal (*auth.Chain).
 type Authenticator interface {
-	Authenticate(r *http.Request) (*auth.Principal, error)
+	Authenticate(r *http.Request) (*request.Principal, error)
 }
 
 // Options are what the admin listener reads.

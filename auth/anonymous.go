@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/a2a-mcp-bridge/bridge/netguard"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // ErrAnonymousNotLoopback is returned when anonymous access is asked for on a
@@ -33,7 +34,7 @@ func NewAnonymous(listenAddr string, unsafeAllowNonLoopback bool) (*Anonymous, e
 // Authenticate admits a request that carries no Authorization header. A
 // request that presents a credential is not anonymous: it yields an error
 // matching ErrNoCredentials so that a bad credential is never downgraded.
-func (*Anonymous) Authenticate(r *http.Request) (*Principal, error) {
+func (*Anonymous) Authenticate(r *http.Request) (*request.Principal, error) {
 	if len(r.Header.Values("Authorization")) > 0 {
 		return nil, noCredentials()
 	}
@@ -42,6 +43,6 @@ func (*Anonymous) Authenticate(r *http.Request) (*Principal, error) {
 
 // AnonymousPrincipal returns the one principal of every anonymous caller
 // (see Principal: shared, never modified).
-func AnonymousPrincipal() *Principal { return anonymous }
+func AnonymousPrincipal() *request.Principal { return anonymous }
 
-var anonymous = &Principal{Subject: "anonymous", Issuer: "local", Method: "anonymous"}
+var anonymous = &request.Principal{Subject: "anonymous", Issuer: "local", Method: "anonymous"}

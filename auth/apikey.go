@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // APIKeys authenticates static API keys, configured as sha256 hashes. A key
@@ -25,7 +27,7 @@ type apiKey struct {
 	hash [32]byte
 	// principal is built once and shared by every request the key
 	// authenticates (see Principal: never modified).
-	principal *Principal
+	principal *request.Principal
 }
 
 var _ Authenticator = (*APIKeys)(nil)
@@ -51,7 +53,7 @@ func NewAPIKeys(keys []APIKeyConfig, header string, maxBytes int) (*APIKeys, err
 		}
 		var h [32]byte
 		copy(h[:], b)
-		a.keys = append(a.keys, apiKey{name: k.Name, hash: h, principal: &Principal{
+		a.keys = append(a.keys, apiKey{name: k.Name, hash: h, principal: &request.Principal{
 			Subject:  k.Name,
 			Issuer:   "apikey",
 			ClientID: k.Name,
@@ -69,7 +71,7 @@ func (a *APIKeys) Header() string { return a.header }
 // Authenticate accepts a request whose key matches a configured hash. A
 // request carrying no key, or a bearer token that looks like a JWT, yields an
 // error matching ErrNoCredentials; a key that matches nothing is refused.
-func (a *APIKeys) Authenticate(r *http.Request) (*Principal, error) {
+func (a *APIKeys) Authenticate(r *http.Request) (*request.Principal, error) {
 	key, err := a.presented(r)
 	if err != nil {
 		return nil, err
@@ -108,7 +110,7 @@ func (a *APIKeys) presented(r *http.Request) (string, error) {
 	return tok, nil
 }
 
-func (a *APIKeys) check(key string) (*Principal, error) {
+func (a *APIKeys) check(key string) (*request.Principal, error) {
 	h := sha256.Sum256([]byte(key))
 	found, idx := 0, 0
 	for i := range a.keys {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/auth/authtest"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // benchChain returns a chain over a fake IdP and a warmed-up key set.
@@ -65,7 +66,7 @@ func BenchmarkTokenCacheParallel(b *testing.B) {
 	keys := make([]string, 256)
 	for i := range keys {
 		keys[i] = strings.Repeat("t", 600) + time.Duration(i).String()
-		c.Put(&auth.Principal{Subject: "s", Token: keys[i], Expiry: time.Now().Add(time.Hour)})
+		c.Put(&request.Principal{Subject: "s", Token: keys[i], Expiry: time.Now().Add(time.Hour)})
 	}
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -5,6 +5,8 @@ import (
 	"hash/maphash"
 	"sync"
 	"time"
+
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 const cacheShards = 16
@@ -32,7 +34,7 @@ type cacheShard struct {
 
 type cacheEntry struct {
 	key        uint64
-	p          *Principal
+	p          *request.Principal
 	expires    int64 // unix nanoseconds
 	prev, next *cacheEntry
 }
@@ -66,7 +68,7 @@ func (c *TokenCache) shard(k uint64) *cacheShard { return &c.shards[k>>60%cacheS
 
 // Get returns the principal cached for tok, or nil. The principal is shared:
 // callers must not modify it.
-func (c *TokenCache) Get(tok string) *Principal {
+func (c *TokenCache) Get(tok string) *request.Principal {
 	k := maphash.String(c.seed, tok)
 	s := c.shard(k)
 	now := c.now().UnixNano()
@@ -92,7 +94,7 @@ func (c *TokenCache) Get(tok string) *Principal {
 
 // Put remembers p, verified from p.Token, until min(p.Expiry, now+maxTTL).
 // Principals without a token or an expiry, or already expired, are not cached.
-func (c *TokenCache) Put(p *Principal) {
+func (c *TokenCache) Put(p *request.Principal) {
 	if p == nil || p.Token == "" || p.Expiry.IsZero() {
 		return
 	}

@@ -8,13 +8,15 @@ import (
 	"net/netip"
 	"slices"
 	"time"
+
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // Authenticator turns a request into a Principal. An implementation that finds
 // no credential it recognises returns an error matching ErrNoCredentials, so a
 // Chain tries the next one; any other error is a definitive refusal.
 type Authenticator interface {
-	Authenticate(r *http.Request) (*Principal, error)
+	Authenticate(r *http.Request) (*request.Principal, error)
 }
 
 // Describer is implemented by authenticators that can describe what they accept.
@@ -152,7 +154,7 @@ func New(ctx context.Context, cfg Config, opts Options) (*Chain, error) {
 // be shared with other requests (cache): treat it as read-only. A token
 // must name one of its issuer's configured audiences; ForAudience gives a
 // face with audiences of its own.
-func (c *Chain) Authenticate(r *http.Request) (*Principal, error) {
+func (c *Chain) Authenticate(r *http.Request) (*request.Principal, error) {
 	return c.authenticate(r, nil)
 }
 
@@ -175,13 +177,13 @@ func (c *Chain) ForAudience(aud ...string) *Audienced {
 }
 
 // Authenticate implements Authenticator.
-func (a *Audienced) Authenticate(r *http.Request) (*Principal, error) {
+func (a *Audienced) Authenticate(r *http.Request) (*request.Principal, error) {
 	return a.c.AuthenticateFor(r, a.aud)
 }
 
 // AuthenticateFor is Authenticate for a face whose tokens must name one of
 // aud (empty: each issuer's own audiences).
-func (c *Chain) AuthenticateFor(r *http.Request, aud []string) (*Principal, error) {
+func (c *Chain) AuthenticateFor(r *http.Request, aud []string) (*request.Principal, error) {
 	if len(aud) == 0 {
 		return c.authenticate(r, nil)
 	}
@@ -193,7 +195,7 @@ func (a *Audienced) Audience() []string { return slices.Clone(a.aud) }
 
 // audienceOK reports whether a cached principal may be used where its
 // token must name one of want (nil: its issuer's configured audiences).
-func (c *Chain) audienceOK(p *Principal, want []string) bool {
+func (c *Chain) audienceOK(p *request.Principal, want []string) bool {
 	if p.Method != "oidc" && p.Method != "jwks" {
 		return true
 	}
@@ -207,7 +209,7 @@ func (c *Chain) audienceOK(p *Principal, want []string) bool {
 	return slices.ContainsFunc(p.Audience, func(s string) bool { return slices.Contains(want, s) })
 }
 
-func (c *Chain) authenticate(r *http.Request, want []string) (*Principal, error) {
+func (c *Chain) authenticate(r *http.Request, want []string) (*request.Principal, error) {
 	tok, err := BearerToken(r, c.maxBytes)
 	if err != nil {
 		return nil, err
@@ -238,7 +240,7 @@ func (c *Chain) authenticate(r *http.Request, want []string) (*Principal, error)
 		jwtOK = perr == nil
 	}
 	for _, a := range c.auths {
-		var p *Principal
+		var p *request.Principal
 		var err error
 		if j, ok := a.(*JWTAuthenticator); ok {
 			if !jwtOK || pk.Issuer != j.issuer {

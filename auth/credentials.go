@@ -13,6 +13,8 @@ import (
 
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
+
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // Credentials give the bridge its own identity towards one upstream. Apply
@@ -21,7 +23,7 @@ import (
 // credential. caller may be nil for sources that do not act on behalf of a
 // caller.
 type Credentials interface {
-	Apply(ctx context.Context, req *http.Request, caller *Principal) error
+	Apply(ctx context.Context, req *http.Request, caller *request.Principal) error
 }
 
 // SecretPlaceholder is replaced by the secret in StaticSecretConfig.Value. It
@@ -169,7 +171,7 @@ type None struct{}
 var _ Credentials = None{}
 
 // Apply removes inbound credentials and adds none.
-func (None) Apply(_ context.Context, req *http.Request, _ *Principal) error {
+func (None) Apply(_ context.Context, req *http.Request, _ *request.Principal) error {
 	stripInbound(req)
 	return nil
 }
@@ -223,7 +225,7 @@ func NewStaticSecret(cfg StaticSecretConfig) (*StaticSecret, error) {
 }
 
 // Apply removes inbound credentials and sets the configured header.
-func (s *StaticSecret) Apply(_ context.Context, req *http.Request, _ *Principal) error {
+func (s *StaticSecret) Apply(_ context.Context, req *http.Request, _ *request.Principal) error {
 	stripInbound(req)
 	req.Header.Set(s.header, s.value)
 	return nil
@@ -260,7 +262,7 @@ func NewClientCredentials(cfg ClientCredentialsConfig, client *http.Client) *Cli
 }
 
 // Apply removes inbound credentials and sets the bridge's bearer token.
-func (c *ClientCredentials) Apply(_ context.Context, req *http.Request, _ *Principal) error {
+func (c *ClientCredentials) Apply(_ context.Context, req *http.Request, _ *request.Principal) error {
 	stripInbound(req)
 	tok, err := c.ts.Token()
 	if err != nil {
@@ -312,7 +314,7 @@ func NewTokenExchange(cfg TokenExchangeConfig, client *http.Client) *TokenExchan
 
 // Apply removes inbound credentials and sets a token obtained for the
 // upstream on behalf of caller.
-func (t *TokenExchange) Apply(ctx context.Context, req *http.Request, caller *Principal) error {
+func (t *TokenExchange) Apply(ctx context.Context, req *http.Request, caller *request.Principal) error {
 	stripInbound(req)
 	if caller == nil || caller.Token == "" {
 		return ErrNoSubjectToken

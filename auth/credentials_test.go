@@ -13,6 +13,7 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/auth/authtest"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // upstream records the Authorization headers it receives.
@@ -41,7 +42,7 @@ func (u *upstream) last() string {
 
 func TestUpstreamNeverSeesCallerToken(t *testing.T) {
 	const callerToken = "eyJhbGciOiJFUzI1NiJ9.caller-token.sig"
-	caller := &auth.Principal{Subject: "alice", Issuer: "https://idp", Token: callerToken, Expiry: time.Now().Add(time.Hour)}
+	caller := &request.Principal{Subject: "alice", Issuer: "https://idp", Token: callerToken, Expiry: time.Now().Add(time.Hour)}
 	te := authtest.NewTokenEndpoint(t)
 	t.Setenv("BRIDGE_TEST_UPSTREAM_SECRET", "s3cr3t")
 
@@ -91,10 +92,10 @@ func TestTokenExchangeSendsRFC8693RequestAndCachesPerCaller(t *testing.T) {
 		TokenURL: te.URL(), ClientID: "bridge", ClientSecret: "cs",
 		Audience: "billing", Resource: "https://billing.example.com/a2a", Scopes: []string{"invoices.read"},
 	}, te.Server.Client())
-	alice := &auth.Principal{Subject: "alice", Token: "alice-token", Expiry: time.Now().Add(time.Hour)}
-	bob := &auth.Principal{Subject: "bob", Token: "bob-token", Expiry: time.Now().Add(time.Hour)}
+	alice := &request.Principal{Subject: "alice", Token: "alice-token", Expiry: time.Now().Add(time.Hour)}
+	bob := &request.Principal{Subject: "bob", Token: "bob-token", Expiry: time.Now().Add(time.Hour)}
 
-	apply := func(p *auth.Principal) string {
+	apply := func(p *request.Principal) string {
 		req := httptest.NewRequest(http.MethodGet, "http://up/", nil)
 		if err := x.Apply(context.Background(), req, p); err != nil {
 			t.Fatalf("Apply: %v", err)
@@ -132,7 +133,7 @@ func TestTokenExchangeRefusesCallerWithoutToken(t *testing.T) {
 	x := auth.NewTokenExchange(auth.TokenExchangeConfig{TokenURL: te.URL(), ClientID: "bridge", Audience: "a"}, te.Server.Client())
 	req := httptest.NewRequest(http.MethodGet, "http://up/", nil)
 	req.Header.Set("Authorization", "Bearer key-one")
-	err := x.Apply(context.Background(), req, &auth.Principal{Subject: "ci-bot", Method: "apikey"})
+	err := x.Apply(context.Background(), req, &request.Principal{Subject: "ci-bot", Method: "apikey"})
 	if err != auth.ErrNoSubjectToken || req.Header.Get("Authorization") != "" || len(te.Requests()) != 0 {
 		t.Fatalf("err %v, header %q, %d requests", err, req.Header.Get("Authorization"), len(te.Requests()))
 	}
@@ -143,7 +144,7 @@ func TestTokenExchangeErrorDoesNotLeakSubjectToken(t *testing.T) {
 	te.Fail = "invalid_grant" // the fake echoes subject_token in error_description
 	x := auth.NewTokenExchange(auth.TokenExchangeConfig{TokenURL: te.URL(), ClientID: "bridge", Audience: "a"}, te.Server.Client())
 	req := httptest.NewRequest(http.MethodGet, "http://up/", nil)
-	err := x.Apply(context.Background(), req, &auth.Principal{Token: "super-secret-subject"})
+	err := x.Apply(context.Background(), req, &request.Principal{Token: "super-secret-subject"})
 	if err == nil || strings.Contains(err.Error(), "super-secret-subject") || !strings.Contains(err.Error(), "invalid_grant") {
 		t.Fatalf("error = %v", err)
 	}

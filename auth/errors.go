@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // Reason is the typed cause of an authentication failure, stable for logs and
@@ -145,7 +147,7 @@ func InsufficientScope(scopes ...string) *Error {
 
 // RequireScopes returns nil when p holds every scope in scopes, else the 403
 // insufficient_scope error naming all of them.
-func RequireScopes(p *Principal, scopes ...string) error {
+func RequireScopes(p *request.Principal, scopes ...string) error {
 	for _, s := range scopes {
 		if !p.HasScope(s) {
 			return InsufficientScope(scopes...)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 func TestChallenge(t *testing.T) {
@@ -49,7 +50,7 @@ func TestSetHeaders(t *testing.T) {
 }
 
 func TestRequireScopes(t *testing.T) {
-	p := &auth.Principal{Scopes: []string{"a", "b"}}
+	p := &request.Principal{Scopes: []string{"a", "b"}}
 	if err := auth.RequireScopes(p, "a", "b"); err != nil {
 		t.Errorf("RequireScopes(a b) = %v", err)
 	}

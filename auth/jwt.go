@@ -12,6 +12,8 @@ import (
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	jose "github.com/go-jose/go-jose/v4"
+
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // JWTAuthenticator verifies JWT access tokens of one issuer: signature (alg
@@ -186,7 +188,7 @@ func (a *JWTAuthenticator) Describe() Scheme { return a.scheme }
 // Authenticate verifies the request's bearer token. A request without one, or
 // with a token that is not a JWT or is from another issuer, yields an error
 // matching ErrNoCredentials.
-func (a *JWTAuthenticator) Authenticate(r *http.Request) (*Principal, error) {
+func (a *JWTAuthenticator) Authenticate(r *http.Request) (*request.Principal, error) {
 	tok, err := BearerToken(r, a.maxBytes)
 	if err != nil {
 		return nil, err
@@ -204,7 +206,7 @@ func (a *JWTAuthenticator) Authenticate(r *http.Request) (*Principal, error) {
 // verify checks a token already routed to this issuer. Its audience must
 // name one of want, or of the issuer's configured audience when want is
 // nil (a face with audiences of its own passes them: Chain.ForAudience).
-func (a *JWTAuthenticator) verify(ctx context.Context, tok string, pk jwtPeek, want []string) (*Principal, error) {
+func (a *JWTAuthenticator) verify(ctx context.Context, tok string, pk jwtPeek, want []string) (*request.Principal, error) {
 	if !slices.Contains(a.algs, pk.Alg) {
 		return nil, invalidToken(ReasonAlgorithm, "token algorithm not accepted", nil)
 	}
@@ -266,7 +268,7 @@ func (a *JWTAuthenticator) verify(ctx context.Context, tok string, pk jwtPeek, w
 	if idt.Subject == "" {
 		return nil, invalidToken(ReasonClaims, "token has no sub", nil)
 	}
-	p := &Principal{
+	p := &request.Principal{
 		Subject:  idt.Subject,
 		Issuer:   idt.Issuer,
 		ClientID: firstString(claims, "azp", "client_id"),

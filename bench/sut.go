@@ -29,6 +29,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/gateway"
 	"github.com/a2a-mcp-bridge/bridge/policy"
 	"github.com/a2a-mcp-bridge/bridge/ratelimit"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // HoldText is the message text that makes Agent keep its task WORKING until
@@ -206,7 +207,7 @@ func NewBridge(ctx context.Context, cfg BridgeConfig) (*Bridge, error) {
 	hops := &gateway.Hops{Authn: chain, Authz: engine, Limits: lim, Realm: "bench", Log: log}
 	srv, err := a2a.NewServer(a2a.ServerConfig{
 		Manager: mgr, Card: px.Card(cfg.BaseURL, false), KeepAlive: time.Minute, Logger: log,
-		Guard: hops.A2AGuard(AgentName, policy.DirFrontA2A),
+		Guard: hops.A2AGuard(AgentName, request.DirFrontA2A),
 	})
 	if err != nil {
 		lim.Close()

@@ -23,7 +23,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
 	"github.com/a2a-mcp-bridge/bridge/a2a/push"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
-	"github.com/a2a-mcp-bridge/bridge/a2a/v03"
+	v03 "github.com/a2a-mcp-bridge/bridge/a2a/v03"
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/gateway/health"
@@ -36,6 +36,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/observe"
 	"github.com/a2a-mcp-bridge/bridge/policy"
 	"github.com/a2a-mcp-bridge/bridge/ratelimit"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // upstreamStopGrace is each wait of a stdio child's stop (stdin closed,
@@ -494,8 +495,8 @@ func (b *Bridge) publish(ctx context.Context, p *config.PublishedServer) error {
 		Authorize: func(ctx context.Context, tool string, destructive bool) error {
 			// Limits were counted by the Guard; this is the policy decision
 			// with the tool the message actually selected.
-			return b.hops.Authorize(ctx, policy.Hop{
-				Principal: auth.FromContext(ctx), Face: policy.FaceA2A, Direction: policy.DirPublish,
+			return b.hops.Authorize(ctx, request.Hop{
+				Principal: request.PrincipalFrom(ctx), Face: request.FaceA2A, Direction: request.DirPublish,
 				Agent: name, Skill: tool, Tool: tool, ToolDestructive: destructive, ToolReadOnly: !destructive && up.readOnly(tool),
 				Method: a2a.MethodSendMessage,
 			})
@@ -586,8 +587,8 @@ func (b *Bridge) publishGuard(agent string, up *filteredUpstream, exec *publish.
 	return func(ctx context.Context, c *a2a.Call) error {
 		setMethod(ctx, c.Method)
 		setTarget(ctx, target{agent: agent, skill: c.Skill})
-		hop := policy.Hop{
-			Principal: auth.FromContext(ctx), Face: policy.FaceA2A, Direction: policy.DirPublish,
+		hop := request.Hop{
+			Principal: request.PrincipalFrom(ctx), Face: request.FaceA2A, Direction: request.DirPublish,
 			Agent: agent, Skill: c.Skill, Method: c.Method, TaskID: c.TaskID, RemoteIP: clientIP(c.Request),
 		}
 		isMessage := c.Method == a2a.MethodSendMessage || c.Method == a2a.MethodSendStreamingMessage

@@ -23,12 +23,12 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
-	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector/connectortest"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 var quiet = slog.New(slog.DiscardHandler)
@@ -602,7 +602,7 @@ func TestDrainEndsOpenStreamAndKeepsTask(t *testing.T) {
 		t.Fatalf("serve: %v", err)
 	}
 	t.Logf("serve returned after %v", time.Since(t0))
-	owner := (&auth.Principal{Issuer: "apikey", Subject: "alice"}).Key()
+	owner := (&request.Principal{Issuer: "apikey", Subject: "alice"}).Key()
 	rec, err := st.GetTask(context.Background(), owner, id)
 	if err != nil {
 		t.Fatalf("task lost after drain: %v", err)

@@ -25,6 +25,7 @@ import (
 	mcpfront "github.com/a2a-mcp-bridge/bridge/mcp/front"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
 	"github.com/a2a-mcp-bridge/bridge/policy"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // stateKeyLabel is the HKDF info from which each fronted agent's state key
@@ -223,7 +224,7 @@ func (b *Bridge) connectFront(ctx context.Context, fa *frontedAgent) error {
 	if err != nil {
 		return fmt.Errorf("gateway: front.a2a %s: %w", fa.name, err)
 	}
-	srv, err := b.agentServer(fa.name, mgr, signed, b.hops.A2AGuard(fa.name, policy.DirFrontA2A))
+	srv, err := b.agentServer(fa.name, mgr, signed, b.hops.A2AGuard(fa.name, request.DirFrontA2A))
 	if err != nil {
 		return fmt.Errorf("gateway: front.a2a %s: %w", fa.name, err)
 	}
@@ -371,8 +372,8 @@ type frontDecider struct {
 var _ endpoint.Decider = frontDecider{}
 
 // Decide implements endpoint.Decider.
-func (d frontDecider) Decide(ctx context.Context, hop policy.Hop) policy.Decision {
-	if hop.Direction == policy.DirFrontMCP {
+func (d frontDecider) Decide(ctx context.Context, hop request.Hop) policy.Decision {
+	if hop.Direction == request.DirFrontMCP {
 		if server, original, ok := d.src.Lookup(hop.Tool); ok {
 			hop.Agent, hop.Tool = server, original
 		}

@@ -14,9 +14,9 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/a2agrpc"
-	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // The A2A gRPC binding (server.grpc): one lf.a2a.v1.A2AService for every
@@ -62,7 +62,7 @@ func (h *Hops) A2AContext(r *http.Request) (context.Context, error) {
 		return nil, err
 	}
 	setPrincipal(r.Context(), p)
-	ctx := auth.WithPrincipal(r.Context(), p)
+	ctx := request.WithPrincipal(r.Context(), p)
 	return a2a.WithOwner(ctx, p.Key()), nil
 }
 

@@ -13,21 +13,22 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/policy"
 	"github.com/a2a-mcp-bridge/bridge/ratelimit"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // Authenticator turns a request into a principal.
 type Authenticator interface {
-	Authenticate(r *http.Request) (*auth.Principal, error)
+	Authenticate(r *http.Request) (*request.Principal, error)
 }
 
 // Authorizer decides whether a hop may be taken.
 type Authorizer interface {
-	Decide(ctx context.Context, hop policy.Hop) policy.Decision
+	Decide(ctx context.Context, hop request.Hop) policy.Decision
 }
 
 // Limiter counts a hop against the configured rate limits.
 type Limiter interface {
-	Allow(ctx context.Context, hop policy.Hop) (ratelimit.Result, error)
+	Allow(ctx context.Context, hop request.Hop) (ratelimit.Result, error)
 }
 
 // IPLimiter bounds work done per client address before authentication.
@@ -72,7 +73,7 @@ func clientIP(r *http.Request) string {
 
 // authenticate applies the pre-auth IP limit and the authenticator. The
 // returned error is an *a2a.Error carrying the challenge headers.
-func (h *Hops) authenticate(r *http.Request) (*auth.Principal, *a2a.Error) {
+func (h *Hops) authenticate(r *http.Request) (*request.Principal, *a2a.Error) {
 	if h.IPLimit != nil {
 		if res := h.IPLimit.Check(clientIP(r)); !res.Allowed {
 			e := a2a.ErrRateLimited.With("too many requests from this address")
@@ -161,7 +162,7 @@ func (h *Hops) ProtectA2A(srv *a2a.Server) http.Handler {
 			return
 		}
 		setPrincipal(r.Context(), p)
-		ctx := auth.WithPrincipal(r.Context(), p)
+		ctx := request.WithPrincipal(r.Context(), p)
 		ctx = a2a.WithOwner(ctx, p.Key())
 		srv.ServeHTTP(w, r.WithContext(ctx))
 	})
@@ -169,10 +170,10 @@ func (h *Hops) ProtectA2A(srv *a2a.Server) http.Handler {
 
 // A2AGuard is the a2a.ServerConfig.Guard of one agent: rate limits, then
 // policy, for every parsed call.
-func (h *Hops) A2AGuard(agent string, dir policy.Direction) func(ctx context.Context, c *a2a.Call) error {
+func (h *Hops) A2AGuard(agent string, dir request.Direction) func(ctx context.Context, c *a2a.Call) error {
 	return func(ctx context.Context, c *a2a.Call) error {
-		hop := policy.Hop{
-			Principal: auth.FromContext(ctx), Face: policy.FaceA2A, Direction: dir,
+		hop := request.Hop{
+			Principal: request.PrincipalFrom(ctx), Face: request.FaceA2A, Direction: dir,
 			Agent: agent, Skill: c.Skill, Method: c.Method, TaskID: c.TaskID, RemoteIP: clientIP(c.Request),
 		}
 		setMethod(ctx, c.Method)
@@ -183,7 +184,7 @@ func (h *Hops) A2AGuard(agent string, dir policy.Direction) func(ctx context.Con
 
 // Check applies the rate limits and the policy to a hop, returning an
 // *a2a.Error for a refusal (callers of other protocols map it).
-func (h *Hops) Check(ctx context.Context, hop policy.Hop) error {
+func (h *Hops) Check(ctx context.Context, hop request.Hop) error {
 	if err := h.Limit(ctx, hop); err != nil {
 		return err
 	}
@@ -193,7 +194,7 @@ func (h *Hops) Check(ctx context.Context, hop policy.Hop) error {
 // Authorize applies the policy alone to a hop (for a second decision on the
 // same request once more is known, e.g. the tool a message selected, so
 // that the limits are not counted twice).
-func (h *Hops) Authorize(ctx context.Context, hop policy.Hop) error {
+func (h *Hops) Authorize(ctx context.Context, hop request.Hop) error {
 	if h.Authz != nil {
 		if d := h.Authz.Decide(ctx, hop); !d.Allow {
 			return a2a.ErrPermissionDenied.Withf("denied by policy: %s", d.Reason)
@@ -203,7 +204,7 @@ func (h *Hops) Authorize(ctx context.Context, hop policy.Hop) error {
 }
 
 // Limit counts a hop against the rate limits alone.
-func (h *Hops) Limit(ctx context.Context, hop policy.Hop) error {
+func (h *Hops) Limit(ctx context.Context, hop request.Hop) error {
 	if h.Limits != nil {
 		res, err := h.Limits.Allow(ctx, hop)
 		if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
 	"github.com/a2a-mcp-bridge/bridge/policy"
 	"github.com/a2a-mcp-bridge/bridge/ratelimit"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 func keyConfig(name, key string, groups ...string) auth.APIKeyConfig {
@@ -48,7 +49,7 @@ func securedDemo(t *testing.T, rules []ratelimit.Rule) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := a2a.NewServer(a2a.ServerConfig{Manager: mgr, Card: demoagent.Card("http://example.invalid/a2a/echo"), Guard: hops.A2AGuard("echo", policy.DirLocal)})
+	srv, err := a2a.NewServer(a2a.ServerConfig{Manager: mgr, Card: demoagent.Card("http://example.invalid/a2a/echo"), Guard: hops.A2AGuard("echo", request.DirLocal)})
 	if err != nil {
 		t.Fatal(err)
 	}

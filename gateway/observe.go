@@ -3,7 +3,6 @@ package gateway
 import (
 	"context"
 	"errors"
-	"github.com/a2a-mcp-bridge/bridge/auth"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/observe"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // RequestIDHeader carries the request id in and out (observe's header).
@@ -94,7 +94,7 @@ func clipLog(s string) string {
 
 // setPrincipal records who the request was authenticated as, for the
 // access log (the principal's safe String form: never a token).
-func setPrincipal(ctx context.Context, p *auth.Principal) {
+func setPrincipal(ctx context.Context, p *request.Principal) {
 	if ri, _ := ctx.Value(infoKey).(*requestInfo); ri != nil && p != nil {
 		ri.mu.Lock()
 		ri.who = p.String()
@@ -111,7 +111,7 @@ func (ri *requestInfo) getWho() string {
 // auditedAuthn records the principal an authenticator accepted.
 type auditedAuthn struct{ Authenticator }
 
-func (a auditedAuthn) Authenticate(r *http.Request) (*auth.Principal, error) {
+func (a auditedAuthn) Authenticate(r *http.Request) (*request.Principal, error) {
 	p, err := a.Authenticator.Authenticate(r)
 	if err == nil {
 		setPrincipal(r.Context(), p)

@@ -23,6 +23,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/policy"
 	"github.com/a2a-mcp-bridge/bridge/ratelimit"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // livePolicy is the policy engine in use; Reload swaps it.
@@ -31,7 +32,7 @@ type livePolicy struct{ p atomic.Pointer[policy.Engine] }
 var _ Authorizer = (*livePolicy)(nil)
 
 // Decide implements Authorizer.
-func (l *livePolicy) Decide(ctx context.Context, hop policy.Hop) policy.Decision {
+func (l *livePolicy) Decide(ctx context.Context, hop request.Hop) policy.Decision {
 	return l.p.Load().Decide(ctx, hop)
 }
 
@@ -43,7 +44,7 @@ type liveLimits struct {
 var _ Limiter = (*liveLimits)(nil)
 
 // Allow implements Limiter.
-func (l *liveLimits) Allow(ctx context.Context, hop policy.Hop) (ratelimit.Result, error) {
+func (l *liveLimits) Allow(ctx context.Context, hop request.Hop) (ratelimit.Result, error) {
 	return l.p.Load().Allow(ctx, hop)
 }
 
@@ -55,7 +56,7 @@ type liveAuthn struct{ p atomic.Pointer[auth.Chain] }
 var _ Authenticator = (*liveAuthn)(nil)
 
 // Authenticate implements Authenticator.
-func (l *liveAuthn) Authenticate(r *http.Request) (*auth.Principal, error) {
+func (l *liveAuthn) Authenticate(r *http.Request) (*request.Principal, error) {
 	return l.p.Load().Authenticate(r)
 }
 
@@ -71,7 +72,7 @@ type liveAudienced struct {
 }
 
 // Authenticate implements Authenticator.
-func (a *liveAudienced) Authenticate(r *http.Request) (*auth.Principal, error) {
+func (a *liveAudienced) Authenticate(r *http.Request) (*request.Principal, error) {
 	return a.l.p.Load().AuthenticateFor(r, a.aud)
 }
 

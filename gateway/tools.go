@@ -13,7 +13,6 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
-	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
 	"github.com/a2a-mcp-bridge/bridge/mcp/expose"
@@ -21,6 +20,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/observe"
 	"github.com/a2a-mcp-bridge/bridge/policy"
 	"github.com/a2a-mcp-bridge/bridge/ratelimit"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // filteredUpstream applies a publish entry's allow_tools and deny_tools: a
@@ -147,7 +147,7 @@ func (b *Bridge) countToolCalls(next server.ToolHandlerFunc) server.ToolHandlerF
 // observeMCPRequest is the MCP face's OnRequest: the method (also when the
 // limits do not count it) for the metrics and the access line, and what
 // was called for the access line.
-func observeMCPRequest(ctx context.Context, hop policy.Hop, resource string) {
+func observeMCPRequest(ctx context.Context, hop request.Hop, resource string) {
 	setMethod(ctx, hop.Method)
 	setTarget(ctx, target{agent: hop.Agent, tool: hop.Tool, resource: resource})
 }
@@ -206,8 +206,8 @@ func (l *limitedTools) Tools() []server.ServerTool {
 				// stdio: no front door counted the call (over HTTP the face
 				// did, and answered 429 when over a limit).
 				hop, _ := l.src.Hop(name)
-				hop.Principal = auth.FromContext(ctx)
-				hop.Face, hop.Direction, hop.Tool, hop.Method = policy.FaceMCP, policy.DirExpose, name, "tools/call"
+				hop.Principal = request.PrincipalFrom(ctx)
+				hop.Face, hop.Direction, hop.Tool, hop.Method = request.FaceMCP, request.DirExpose, name, "tools/call"
 				if err := l.hops.Limit(ctx, hop); err != nil {
 					msg := "refused"
 					if e := a2a.AsError(err); e != nil {
@@ -224,9 +224,9 @@ func (l *limitedTools) Tools() []server.ServerTool {
 }
 
 // Hop implements endpoint.HopDescriber.
-func (l *limitedTools) Hop(tool string) (policy.Hop, bool) {
+func (l *limitedTools) Hop(tool string) (request.Hop, bool) {
 	h, ok := l.src.Hop(tool)
-	h.Direction = policy.DirExpose
+	h.Direction = request.DirExpose
 	return h, ok
 }
 
@@ -238,9 +238,9 @@ func (l *limitedTools) Resources() []server.ServerResource { return l.src.Resour
 
 // ResourceHop implements endpoint.ResourceHopDescriber: an agent card belongs
 // to its agent.
-func (l *limitedTools) ResourceHop(uri string) (policy.Hop, bool) {
+func (l *limitedTools) ResourceHop(uri string) (request.Hop, bool) {
 	h, ok := l.src.ResourceHop(uri)
-	h.Direction = policy.DirExpose
+	h.Direction = request.DirExpose
 	return h, ok
 }
 
@@ -248,9 +248,9 @@ func (l *limitedTools) ResourceHop(uri string) (policy.Hop, bool) {
 type exposeDecider struct{ e Authorizer }
 
 // Decide implements endpoint.Decider.
-func (d exposeDecider) Decide(ctx context.Context, hop policy.Hop) policy.Decision {
+func (d exposeDecider) Decide(ctx context.Context, hop request.Hop) policy.Decision {
 	if hop.Direction == "" {
-		hop.Direction = policy.DirExpose
+		hop.Direction = request.DirExpose
 	}
 	return d.e.Decide(ctx, hop)
 }
@@ -262,13 +262,13 @@ type mcpLimits struct{ h *Hops }
 var _ endpoint.Limiter = mcpLimits{}
 
 // Allow implements endpoint.Limiter.
-func (l mcpLimits) Allow(ctx context.Context, hop policy.Hop) (ratelimit.Result, error) {
+func (l mcpLimits) Allow(ctx context.Context, hop request.Hop) (ratelimit.Result, error) {
 	setMethod(ctx, hop.Method)
 	if l.h.Limits == nil {
 		return ratelimit.Result{Allowed: true}, nil
 	}
 	if hop.Direction == "" {
-		hop.Direction = policy.DirExpose
+		hop.Direction = request.DirExpose
 	}
 	res, err := l.h.Limits.Allow(ctx, hop)
 	var le *ratelimit.LimitError

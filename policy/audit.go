@@ -7,6 +7,8 @@ import (
 	"log/slog"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // defaultRuleLabel is the rule label of decisions made by the default. Rule
@@ -33,7 +35,7 @@ func decisionsCounter(reg prometheus.Registerer) (*prometheus.CounterVec, error)
 	return c, nil
 }
 
-func (e *Engine) audit(ctx context.Context, h *Hop, d Decision) {
+func (e *Engine) audit(ctx context.Context, h *request.Hop, d Decision) {
 	rule := d.Rule
 	if rule == "" {
 		rule = defaultRuleLabel
@@ -44,7 +46,7 @@ func (e *Engine) audit(ctx context.Context, h *Hop, d Decision) {
 
 // auditLog writes the decision's one audit line. It logs who (the
 // principal's String form, never its token or claims) and what was asked.
-func auditLog(ctx context.Context, l *slog.Logger, h *Hop, d Decision) {
+func auditLog(ctx context.Context, l *slog.Logger, h *request.Hop, d Decision) {
 	level := slog.LevelInfo
 	if d.Code == CodeEvalError || d.Code == CodeCostLimit {
 		level = slog.LevelWarn
@@ -85,9 +87,9 @@ func decisionLabel(allow bool) string {
 }
 
 // faceLabel keeps the face label's cardinality fixed.
-func faceLabel(f Face) string {
+func faceLabel(f request.Face) string {
 	switch f {
-	case FaceA2A, FaceMCP:
+	case request.FaceA2A, request.FaceMCP:
 		return string(f)
 	case "":
 		return "none"

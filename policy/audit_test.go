@@ -11,7 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 func jsonLogger(buf *bytes.Buffer) *slog.Logger {
@@ -43,8 +43,8 @@ func TestAuditLineFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := staff()
-	e.Decide(context.Background(), Hop{
-		Principal: p, Face: FaceMCP, Direction: DirFrontMCP, Agent: "files",
+	e.Decide(context.Background(), request.Hop{
+		Principal: p, Face: request.FaceMCP, Direction: request.DirFrontMCP, Agent: "files",
 		Tool: "delete", ToolDestructive: true, Method: "tools/call",
 	})
 	lines := decodeLines(t, &buf)
@@ -80,7 +80,7 @@ func TestAuditLineWarnsOnFailedRule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.Decide(context.Background(), Hop{Principal: staff()})
+	e.Decide(context.Background(), request.Hop{Principal: staff()})
 	lines := decodeLines(t, &buf)
 	if len(lines) != 1 || lines[0]["level"] != "WARN" || lines[0]["code"] != "eval_error" || lines[0]["decision"] != "deny" {
 		t.Fatalf("audit = %v, want one WARN eval_error deny line", lines)
@@ -93,7 +93,7 @@ func TestAuditNeverLeaksTokenOrClaims(t *testing.T) {
 	const token = "eyJhbGciOiJFUzI1NiJ9.c2VjcmV0LXRva2Vu.sig-DO-NOT-LOG"
 	const email = "alice.private@example.com"
 	const tenant = "tenant-secret-acme-42"
-	p := &auth.Principal{
+	p := &request.Principal{
 		Subject: "alice", Issuer: "https://idp.example.com", Method: "oidc",
 		Groups: []string{"staff"},
 		Claims: map[string]any{"email": email, "tenant": tenant, "raw": token},
@@ -110,13 +110,13 @@ func TestAuditNeverLeaksTokenOrClaims(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hops := []Hop{
+	hops := []request.Hop{
 		{Principal: p, Agent: "billing"},                      // allow by rule
 		{Principal: p, Agent: "other"},                        // default deny
 		{Principal: p, Agent: "conv"},                         // eval error quoting a claim
 		{Principal: p, Agent: "missing"},                      // missing key named by a claim value
 		{Principal: manyGroupsWith(p, 100), Agent: "runaway"}, // cost limit
-		{Principal: p, Agent: "billing", Face: FaceA2A, Method: "SendMessage"},
+		{Principal: p, Agent: "billing", Face: request.FaceA2A, Method: "SendMessage"},
 	}
 	for _, h := range hops {
 		e.Decide(context.Background(), h)
@@ -135,7 +135,7 @@ func TestAuditNeverLeaksTokenOrClaims(t *testing.T) {
 	}
 }
 
-func manyGroupsWith(p *auth.Principal, n int) *auth.Principal {
+func manyGroupsWith(p *request.Principal, n int) *request.Principal {
 	cp := *p
 	cp.Groups = manyGroups(n).Groups
 	return &cp
@@ -148,7 +148,7 @@ func TestAuditRespectsLogLevel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.Decide(context.Background(), Hop{})
+	e.Decide(context.Background(), request.Hop{})
 	if buf.Len() != 0 {
 		t.Fatalf("INFO decision logged at WARN level: %s", buf.String())
 	}
@@ -193,15 +193,15 @@ func TestDecisionsCounter(t *testing.T) {
 	}}
 	e := mustCompile(t, cfg, WithRegisterer(reg))
 	ctx := context.Background()
-	e.Decide(ctx, Hop{Principal: staff(), Face: FaceA2A})
-	e.Decide(ctx, Hop{Principal: staff(), Face: FaceA2A})
-	e.Decide(ctx, Hop{Principal: staff(), Face: FaceMCP, ToolDestructive: true})
-	e.Decide(ctx, Hop{Principal: bot(), Face: "weird-face"})
-	e.Decide(ctx, Hop{Principal: bot()})
+	e.Decide(ctx, request.Hop{Principal: staff(), Face: request.FaceA2A})
+	e.Decide(ctx, request.Hop{Principal: staff(), Face: request.FaceA2A})
+	e.Decide(ctx, request.Hop{Principal: staff(), Face: request.FaceMCP, ToolDestructive: true})
+	e.Decide(ctx, request.Hop{Principal: bot(), Face: "weird-face"})
+	e.Decide(ctx, request.Hop{Principal: bot()})
 
 	// A reloaded engine on the same registerer shares the counter.
 	e2 := mustCompile(t, cfg, WithRegisterer(reg))
-	e2.Decide(ctx, Hop{Principal: staff(), Face: FaceA2A})
+	e2.Decide(ctx, request.Hop{Principal: staff(), Face: request.FaceA2A})
 
 	tests := []struct {
 		labels map[string]string

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // benchRules is a realistic five-rule policy (two deny, three allow).
@@ -18,11 +20,11 @@ var benchRules = []Rule{
 	{Name: "local-demo", Allow: `hop.direction == "local" && hop.remote_ip == "127.0.0.1"`},
 }
 
-func benchDecide(b *testing.B, hop Hop, wantAllow bool, opts ...Option) {
+func benchDecide(b *testing.B, hop request.Hop, wantAllow bool, opts ...Option) {
 	benchDecideCtx(b, context.Background(), hop, wantAllow, opts...)
 }
 
-func benchDecideCtx(b *testing.B, ctx context.Context, hop Hop, wantAllow bool, opts ...Option) {
+func benchDecideCtx(b *testing.B, ctx context.Context, hop request.Hop, wantAllow bool, opts ...Option) {
 	e, err := Compile(Config{Default: "deny", Rules: benchRules}, opts...)
 	if err != nil {
 		b.Fatal(err)
@@ -43,32 +45,32 @@ func benchDecideCtx(b *testing.B, ctx context.Context, hop Hop, wantAllow bool, 
 // rule" and "default deny" cases evaluate all five rules.
 func BenchmarkDecide(b *testing.B) {
 	discard := WithLogger(slog.New(slog.DiscardHandler))
-	staffHop := Hop{Principal: staff(), Face: FaceA2A, Direction: DirPublish, Agent: "billing", Method: "SendMessage"}
+	staffHop := request.Hop{Principal: staff(), Face: request.FaceA2A, Direction: request.DirPublish, Agent: "billing", Method: "SendMessage"}
 	b.Run("allow_by_rule", func(b *testing.B) { benchDecide(b, staffHop, true, discard) })
 	// Every case above is answered from the decision memo after its first
 	// call; these run the rules every time.
 	noMemo := WithDecisionMemo(0)
 	b.Run("allow_by_rule_rules_run", func(b *testing.B) { benchDecide(b, staffHop, true, discard, noMemo) })
 	b.Run("default_deny_rules_run", func(b *testing.B) {
-		benchDecide(b, Hop{Principal: staff(), Face: FaceA2A, Agent: "research"}, false, discard, noMemo)
+		benchDecide(b, request.Hop{Principal: staff(), Face: request.FaceA2A, Agent: "research"}, false, discard, noMemo)
 	})
 	b.Run("deny_by_rule", func(b *testing.B) {
-		benchDecide(b, Hop{Principal: bot(), Face: FaceMCP, Tool: "rm", ToolDestructive: true}, false, discard)
+		benchDecide(b, request.Hop{Principal: bot(), Face: request.FaceMCP, Tool: "rm", ToolDestructive: true}, false, discard)
 	})
 	b.Run("allow_by_last_rule", func(b *testing.B) {
-		benchDecide(b, Hop{Principal: bot(), Direction: DirLocal, RemoteIP: "127.0.0.1"}, true, discard)
+		benchDecide(b, request.Hop{Principal: bot(), Direction: request.DirLocal, RemoteIP: "127.0.0.1"}, true, discard)
 	})
 	b.Run("default_deny", func(b *testing.B) {
-		benchDecide(b, Hop{Principal: staff(), Face: FaceA2A, Agent: "research"}, false, discard)
+		benchDecide(b, request.Hop{Principal: staff(), Face: request.FaceA2A, Agent: "research"}, false, discard)
 	})
 	b.Run("default_deny_anonymous", func(b *testing.B) {
-		benchDecide(b, Hop{Face: FaceA2A, Agent: "research"}, false, discard)
+		benchDecide(b, request.Hop{Face: request.FaceA2A, Agent: "research"}, false, discard)
 	})
 	// A request context can be cancelled, so evaluation watches it.
 	b.Run("default_deny_request_ctx", func(b *testing.B) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		benchDecideCtx(b, ctx, Hop{Principal: staff(), Face: FaceA2A, Agent: "research"}, false, discard)
+		benchDecideCtx(b, ctx, request.Hop{Principal: staff(), Face: request.FaceA2A, Agent: "research"}, false, discard)
 	})
 	// With the audit line rendered as JSON (to io.Discard) and the counter
 	// registered: the full cost a request pays.
@@ -85,7 +87,7 @@ func BenchmarkCondition(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	h := Hop{Principal: bot(), Tool: "search"}
+	h := request.Hop{Principal: bot(), Tool: "search"}
 	b.ReportAllocs()
 	for b.Loop() {
 		if ok, err := c.Eval(h); !ok || err != nil {

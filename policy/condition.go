@@ -3,6 +3,8 @@ package policy
 import (
 	"context"
 	"fmt"
+
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // Condition is a standalone boolean expression over principal and hop, such
@@ -29,13 +31,13 @@ func CompileCondition(expr string, opts ...Option) (*Condition, error) {
 // Eval evaluates the condition for hop. On failure it returns false and an
 // error matching ErrEvaluation, ErrCostLimit or ErrInterrupted; callers
 // should treat that as the restrictive outcome.
-func (c *Condition) Eval(hop Hop) (bool, error) {
+func (c *Condition) Eval(hop request.Hop) (bool, error) {
 	return c.EvalContext(context.Background(), hop)
 }
 
 // EvalContext is Eval with a context whose cancellation stops long
 // comprehensions.
-func (c *Condition) EvalContext(ctx context.Context, hop Hop) (bool, error) {
+func (c *Condition) EvalContext(ctx context.Context, hop request.Hop) (bool, error) {
 	if c == nil {
 		return false, fmt.Errorf("%w: nil condition", ErrEvaluation)
 	}

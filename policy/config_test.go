@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/goccy/go-yaml"
+
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 func loadConfig(t *testing.T, path string) (Config, error) {
@@ -26,11 +28,11 @@ func TestConfigFromYAML(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := mustCompile(t, cfg)
-	if d := e.Decide(context.Background(), Hop{Principal: staff(), Tool: "list", ToolReadOnly: true}); !d.Allow || d.Rule != "readers" ||
+	if d := e.Decide(context.Background(), request.Hop{Principal: staff(), Tool: "list", ToolReadOnly: true}); !d.Allow || d.Rule != "readers" ||
 		d.Reason != "read-only tools for anyone holding tickets:read" {
 		t.Fatalf("Decide = %+v, want allow by readers", d)
 	}
-	if d := e.Decide(context.Background(), Hop{Principal: bot(), Agent: "billing", ToolDestructive: true}); d.Allow || d.Rule != "bots-no-destructive" {
+	if d := e.Decide(context.Background(), request.Hop{Principal: bot(), Agent: "billing", ToolDestructive: true}); d.Allow || d.Rule != "bots-no-destructive" {
 		t.Fatalf("Decide = %+v, want deny by bots-no-destructive", d)
 	}
 }

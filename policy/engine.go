@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // Code is the typed outcome of a decision, for logs, metrics and callers
@@ -171,7 +173,7 @@ func Compile(cfg Config, opts ...Option) (*Engine, error) {
 //
 // Under a [WithListing] context the decision is one item of a listing: it is
 // recorded there and audited with the listing's one line.
-func (e *Engine) Decide(ctx context.Context, hop Hop) Decision {
+func (e *Engine) Decide(ctx context.Context, hop request.Hop) Decision {
 	if ctx == nil {
 		ctx = context.Background()
 	}

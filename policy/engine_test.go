@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // quiet compiles with a logger that drops everything.
@@ -25,8 +25,8 @@ func mustCompile(t testing.TB, cfg Config, opts ...Option) *Engine {
 	return e
 }
 
-func staff() *auth.Principal {
-	return &auth.Principal{
+func staff() *request.Principal {
+	return &request.Principal{
 		Subject:  "alice",
 		Issuer:   "https://idp.example.com",
 		ClientID: "web",
@@ -42,8 +42,8 @@ func staff() *auth.Principal {
 	}
 }
 
-func bot() *auth.Principal {
-	return &auth.Principal{Subject: "ci", Issuer: "apikey", ClientID: "bot-ci", Method: "apikey"}
+func bot() *request.Principal {
+	return &request.Principal{Subject: "ci", Issuer: "apikey", ClientID: "bot-ci", Method: "apikey"}
 }
 
 func TestDecide(t *testing.T) {
@@ -51,7 +51,7 @@ func TestDecide(t *testing.T) {
 		name        string
 		def         string
 		rules       []Rule
-		hop         Hop
+		hop         request.Hop
 		wantAllow   bool
 		wantRule    string
 		wantDefault bool
@@ -61,20 +61,20 @@ func TestDecide(t *testing.T) {
 			name:      "default deny when nothing matches",
 			def:       "deny",
 			rules:     []Rule{{Name: "never", Allow: `hop.agent == "nope"`}},
-			hop:       Hop{Principal: staff(), Agent: "billing"},
+			hop:       request.Hop{Principal: staff(), Agent: "billing"},
 			wantAllow: false, wantDefault: true, wantCode: CodeDefaultDeny,
 		},
 		{
 			name:      "default allow when nothing matches",
 			def:       "allow",
 			rules:     []Rule{{Name: "never", Deny: `hop.agent == "nope"`}},
-			hop:       Hop{Principal: staff(), Agent: "billing"},
+			hop:       request.Hop{Principal: staff(), Agent: "billing"},
 			wantAllow: true, wantDefault: true, wantCode: CodeDefaultAllow,
 		},
 		{
 			name:      "default deny with no rules",
 			def:       "deny",
-			hop:       Hop{Principal: staff()},
+			hop:       request.Hop{Principal: staff()},
 			wantAllow: false, wantDefault: true, wantCode: CodeDefaultDeny,
 		},
 		{
@@ -84,7 +84,7 @@ func TestDecide(t *testing.T) {
 				{Name: "staff", Allow: `"staff" in principal.groups`},
 				{Name: "no-destructive", Deny: `hop.tool_destructive`},
 			},
-			hop:       Hop{Principal: staff(), Tool: "rm", ToolDestructive: true},
+			hop:       request.Hop{Principal: staff(), Tool: "rm", ToolDestructive: true},
 			wantAllow: false, wantRule: "no-destructive", wantCode: CodeDenyRule,
 		},
 		{
@@ -94,91 +94,91 @@ func TestDecide(t *testing.T) {
 				{Name: "no-destructive", Deny: `hop.tool_destructive`},
 				{Name: "staff", Allow: `"staff" in principal.groups`},
 			},
-			hop:       Hop{Principal: staff(), ToolDestructive: true},
+			hop:       request.Hop{Principal: staff(), ToolDestructive: true},
 			wantAllow: false, wantRule: "no-destructive", wantCode: CodeDenyRule,
 		},
 		{
 			name:      "groups and agent (design example)",
 			def:       "deny",
 			rules:     []Rule{{Name: "staff-billing", Allow: `principal.groups.exists(g, g == "staff") && hop.agent == "billing"`}},
-			hop:       Hop{Principal: staff(), Agent: "billing"},
+			hop:       request.Hop{Principal: staff(), Agent: "billing"},
 			wantAllow: true, wantRule: "staff-billing", wantCode: CodeAllowRule,
 		},
 		{
 			name:      "client_id prefix and destructive tool (design example)",
 			def:       "allow",
 			rules:     []Rule{{Name: "bots-no-destructive", Deny: `principal.client_id.startsWith("bot-") && hop.tool_destructive`}},
-			hop:       Hop{Principal: bot(), Tool: "delete_ticket", ToolDestructive: true},
+			hop:       request.Hop{Principal: bot(), Tool: "delete_ticket", ToolDestructive: true},
 			wantAllow: false, wantRule: "bots-no-destructive", wantCode: CodeDenyRule,
 		},
 		{
 			name:      "bot on a read-only tool passes",
 			def:       "allow",
 			rules:     []Rule{{Name: "bots-no-destructive", Deny: `principal.client_id.startsWith("bot-") && hop.tool_destructive`}},
-			hop:       Hop{Principal: bot(), Tool: "list", ToolReadOnly: true},
+			hop:       request.Hop{Principal: bot(), Tool: "list", ToolReadOnly: true},
 			wantAllow: true, wantDefault: true, wantCode: CodeDefaultAllow,
 		},
 		{
 			name:      "scopes",
 			def:       "deny",
 			rules:     []Rule{{Name: "read", Allow: `"tickets:read" in principal.scopes && hop.tool_read_only`}},
-			hop:       Hop{Principal: staff(), Tool: "list", ToolReadOnly: true},
+			hop:       request.Hop{Principal: staff(), Tool: "list", ToolReadOnly: true},
 			wantAllow: true, wantRule: "read", wantCode: CodeAllowRule,
 		},
 		{
 			name:      "scope missing",
 			def:       "deny",
 			rules:     []Rule{{Name: "write", Allow: `"tickets:write" in principal.scopes`}},
-			hop:       Hop{Principal: staff()},
+			hop:       request.Hop{Principal: staff()},
 			wantAllow: false, wantDefault: true, wantCode: CodeDefaultDeny,
 		},
 		{
 			name:      "string claim",
 			def:       "deny",
 			rules:     []Rule{{Name: "tenant", Allow: `principal.claims.tenant == "acme"`}},
-			hop:       Hop{Principal: staff()},
+			hop:       request.Hop{Principal: staff()},
 			wantAllow: true, wantRule: "tenant", wantCode: CodeAllowRule,
 		},
 		{
 			name:      "numeric claim compared with an int",
 			def:       "deny",
 			rules:     []Rule{{Name: "level", Allow: `principal.claims.level >= 3`}},
-			hop:       Hop{Principal: staff()},
+			hop:       request.Hop{Principal: staff()},
 			wantAllow: true, wantRule: "level", wantCode: CodeAllowRule,
 		},
 		{
 			name:      "nested claim and list claim",
 			def:       "deny",
 			rules:     []Rule{{Name: "finance-approver", Allow: `principal.claims.org.unit == "finance" && "approver" in principal.claims.roles`}},
-			hop:       Hop{Principal: staff()},
+			hop:       request.Hop{Principal: staff()},
 			wantAllow: true, wantRule: "finance-approver", wantCode: CodeAllowRule,
 		},
 		{
 			name:      "optional claim absent",
 			def:       "deny",
 			rules:     []Rule{{Name: "region", Allow: `principal.claims.?region.orValue("") == "eu"`}},
-			hop:       Hop{Principal: staff()},
+			hop:       request.Hop{Principal: staff()},
 			wantAllow: false, wantDefault: true, wantCode: CodeDefaultDeny,
 		},
 		{
 			name:      "has() on a claim",
 			def:       "deny",
 			rules:     []Rule{{Name: "has-tenant", Allow: `has(principal.claims.tenant)`}},
-			hop:       Hop{Principal: staff()},
+			hop:       request.Hop{Principal: staff()},
 			wantAllow: true, wantRule: "has-tenant", wantCode: CodeAllowRule,
 		},
 		{
 			name:      "tool name",
 			def:       "deny",
 			rules:     []Rule{{Name: "search", Allow: `hop.tool in ["search", "fetch"]`}},
-			hop:       Hop{Principal: bot(), Tool: "search"},
+			hop:       request.Hop{Principal: bot(), Tool: "search"},
 			wantAllow: true, wantRule: "search", wantCode: CodeAllowRule,
 		},
 		{
 			name:      "has() on an empty hop field",
 			def:       "allow",
 			rules:     []Rule{{Name: "need-tool", Deny: `hop.face == "mcp" && !has(hop.tool)`}},
-			hop:       Hop{Principal: bot(), Face: FaceMCP, Method: "tools/call"},
+			hop:       request.Hop{Principal: bot(), Face: request.FaceMCP, Method: "tools/call"},
 			wantAllow: false, wantRule: "need-tool", wantCode: CodeDenyRule,
 		},
 		{
@@ -186,42 +186,42 @@ func TestDecide(t *testing.T) {
 			def:  "deny",
 			rules: []Rule{{Name: "all-hop-fields", Allow: `hop.face == "a2a" && hop.direction == "publish" && hop.method == "SendMessage" &&
 				hop.skill == "echo" && hop.task_id == "t-1" && hop.remote_ip.startsWith("127.")`}},
-			hop:       Hop{Principal: staff(), Face: FaceA2A, Direction: DirPublish, Method: "SendMessage", Skill: "echo", TaskID: "t-1", RemoteIP: "127.0.0.1"},
+			hop:       request.Hop{Principal: staff(), Face: request.FaceA2A, Direction: request.DirPublish, Method: "SendMessage", Skill: "echo", TaskID: "t-1", RemoteIP: "127.0.0.1"},
 			wantAllow: true, wantRule: "all-hop-fields", wantCode: CodeAllowRule,
 		},
 		{
 			name:      "principal identity fields",
 			def:       "deny",
 			rules:     []Rule{{Name: "alice", Allow: `principal.subject == "alice" && principal.issuer == "https://idp.example.com" && principal.method == "oidc"`}},
-			hop:       Hop{Principal: staff()},
+			hop:       request.Hop{Principal: staff()},
 			wantAllow: true, wantRule: "alice", wantCode: CodeAllowRule,
 		},
 		{
 			name:      "first matching allow rule names the decision",
 			def:       "deny",
 			rules:     []Rule{{Name: "a", Allow: `false`}, {Name: "b", Allow: `true`}, {Name: "c", Allow: `true`}},
-			hop:       Hop{},
+			hop:       request.Hop{},
 			wantAllow: true, wantRule: "b", wantCode: CodeAllowRule,
 		},
 		{
 			name:      "nil principal reads as empty (anonymous)",
 			def:       "deny",
 			rules:     []Rule{{Name: "anon", Allow: `principal.subject == "" && size(principal.groups) == 0 && size(principal.claims) == 0 && !has(principal.claims.tenant)`}},
-			hop:       Hop{Agent: "demo"},
+			hop:       request.Hop{Agent: "demo"},
 			wantAllow: true, wantRule: "anon", wantCode: CodeAllowRule,
 		},
 		{
 			name:      "nil principal matches no group rule",
 			def:       "deny",
 			rules:     []Rule{{Name: "staff", Allow: `principal.groups.exists(g, g == "staff")`}},
-			hop:       Hop{Agent: "demo"},
+			hop:       request.Hop{Agent: "demo"},
 			wantAllow: false, wantDefault: true, wantCode: CodeDefaultDeny,
 		},
 		{
 			name:      "dynamic access to a known field",
 			def:       "deny",
 			rules:     []Rule{{Name: "dyn", Allow: `dyn(hop).agent == "billing" && dyn(principal).subject == "alice"`}},
-			hop:       Hop{Principal: staff(), Agent: "billing"},
+			hop:       request.Hop{Principal: staff(), Agent: "billing"},
 			wantAllow: true, wantRule: "dyn", wantCode: CodeAllowRule,
 		},
 	}
@@ -243,7 +243,7 @@ func TestDecideReasonIsRuleDescription(t *testing.T) {
 	e := mustCompile(t, Config{Default: "allow", Rules: []Rule{
 		{Name: "no-destructive", Deny: `hop.tool_destructive`, Description: "destructive tools need a human"},
 	}})
-	got := e.Decide(context.Background(), Hop{ToolDestructive: true})
+	got := e.Decide(context.Background(), request.Hop{ToolDestructive: true})
 	if got.Reason != "destructive tools need a human" {
 		t.Fatalf("Reason = %q, want the rule's description", got.Reason)
 	}
@@ -426,7 +426,7 @@ func TestRulesCannotReadToken(t *testing.T) {
 	e := mustCompile(t, Config{Default: "allow", Rules: []Rule{{Name: "peek", Deny: `dyn(principal).token == "x"`}}})
 	p := staff()
 	p.Token = "x"
-	d := e.Decide(context.Background(), Hop{Principal: p})
+	d := e.Decide(context.Background(), request.Hop{Principal: p})
 	if d.Allow || d.Code != CodeEvalError {
 		t.Fatalf("Decide = %+v, want deny by eval error", d)
 	}
@@ -435,8 +435,8 @@ func TestRulesCannotReadToken(t *testing.T) {
 // A struct literal of the view types compiles (the type is known) but can
 // never be built, so it fails closed.
 func TestRulesCannotForgeViews(t *testing.T) {
-	e := mustCompile(t, Config{Default: "allow", Rules: []Rule{{Name: "forge", Deny: `bridge.policy.Hop{agent: "x"}.agent == "y"`}}})
-	d := e.Decide(context.Background(), Hop{})
+	e := mustCompile(t, Config{Default: "allow", Rules: []Rule{{Name: "forge", Deny: `bridge.request.Hop{agent: "x"}.agent == "y"`}}})
+	d := e.Decide(context.Background(), request.Hop{})
 	if d.Allow {
 		t.Fatalf("Decide = %+v, want deny", d)
 	}
@@ -445,8 +445,8 @@ func TestRulesCannotForgeViews(t *testing.T) {
 // runaway visits every triple of 100 groups: a million iterations.
 const runaway = `principal.groups.all(a, principal.groups.all(b, principal.groups.all(c, a + b + c != "")))`
 
-func manyGroups(n int) *auth.Principal {
-	p := &auth.Principal{Subject: "wide", Method: "oidc"}
+func manyGroups(n int) *request.Principal {
+	p := &request.Principal{Subject: "wide", Method: "oidc"}
 	for i := range n {
 		p.Groups = append(p.Groups, fmt.Sprintf("g%03d", i))
 	}
@@ -467,7 +467,7 @@ func TestCostLimitExceededDenies(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := mustCompile(t, Config{Default: tt.def, Rules: []Rule{tt.rule}}, tt.opts...)
-			d := e.Decide(context.Background(), Hop{Principal: manyGroups(100)})
+			d := e.Decide(context.Background(), request.Hop{Principal: manyGroups(100)})
 			if d.Allow || d.Code != CodeCostLimit || d.Rule != "runaway" || d.Default {
 				t.Fatalf("Decide = %+v, want deny by cost limit from rule runaway", d)
 			}
@@ -486,7 +486,7 @@ func TestCostLimitBoundsTheWholeDecision(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hop := Hop{Principal: manyGroups(50)}
+	hop := request.Hop{Principal: manyGroups(50)}
 	_, det, err := c.prg.prg.Eval(newActivation(hop))
 	if err != nil || det.ActualCost() == nil {
 		t.Fatalf("Eval: %v, %v", det, err)
@@ -506,7 +506,7 @@ func TestCostLimitBoundsTheWholeDecision(t *testing.T) {
 
 func TestCostLimitLeavesOrdinaryRulesAlone(t *testing.T) {
 	e := mustCompile(t, Config{Default: "deny", Rules: []Rule{{Name: "staff", Allow: `principal.groups.exists(g, g == "g099")`}}})
-	d := e.Decide(context.Background(), Hop{Principal: manyGroups(100)})
+	d := e.Decide(context.Background(), request.Hop{Principal: manyGroups(100)})
 	if !d.Allow {
 		t.Fatalf("Decide = %+v, want allow", d)
 	}
@@ -532,7 +532,7 @@ func (c *cancelledAfterCheck) Err() error {
 
 func TestInterruptedEvaluationDenies(t *testing.T) {
 	e := mustCompile(t, Config{Default: "allow", Rules: []Rule{{Name: "runaway", Allow: runaway}}}, WithCostLimit(1<<40))
-	d := e.Decide(&cancelledAfterCheck{Context: context.Background()}, Hop{Principal: manyGroups(100)})
+	d := e.Decide(&cancelledAfterCheck{Context: context.Background()}, request.Hop{Principal: manyGroups(100)})
 	if d.Allow || d.Code != CodeCancelled || d.Rule != "runaway" {
 		t.Fatalf("Decide = %+v, want deny by interruption", d)
 	}
@@ -545,7 +545,7 @@ func TestInterruptedConditionFails(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	ok, err := c.EvalContext(ctx, Hop{Principal: manyGroups(100)})
+	ok, err := c.EvalContext(ctx, request.Hop{Principal: manyGroups(100)})
 	if ok || !errors.Is(err, ErrInterrupted) {
 		t.Fatalf("EvalContext = %v, %v, want ErrInterrupted", ok, err)
 	}
@@ -555,7 +555,7 @@ func TestCancelledContextDenies(t *testing.T) {
 	e := mustCompile(t, Config{Default: "allow"})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	d := e.Decide(ctx, Hop{Principal: staff()})
+	d := e.Decide(ctx, request.Hop{Principal: staff()})
 	if d.Allow || d.Code != CodeCancelled {
 		t.Fatalf("Decide = %+v, want deny", d)
 	}
@@ -620,7 +620,7 @@ func TestEvaluationErrorFailsClosed(t *testing.T) {
 			if tt.name == "division by zero" {
 				p.Scopes = nil
 			}
-			d := e.Decide(context.Background(), Hop{Principal: p})
+			d := e.Decide(context.Background(), request.Hop{Principal: p})
 			if d.Allow != tt.wantAllow || d.Rule != tt.wantRule || d.Code != tt.wantCode || d.Default {
 				t.Fatalf("Decide = %+v, want allow=%v rule=%q code=%v", d, tt.wantAllow, tt.wantRule, tt.wantCode)
 			}
@@ -646,7 +646,7 @@ func TestEvaluationErrorDoesNotQuoteClaims(t *testing.T) {
 	} {
 		t.Run(expr, func(t *testing.T) {
 			e := mustCompile(t, Config{Default: "allow", Rules: []Rule{{Name: "leak", Deny: expr}}})
-			d := e.Decide(context.Background(), Hop{Principal: p})
+			d := e.Decide(context.Background(), request.Hop{Principal: p})
 			if d.Allow || d.Code != CodeEvalError {
 				t.Fatalf("Decide = %+v, want deny by eval error", d)
 			}
@@ -657,7 +657,7 @@ func TestEvaluationErrorDoesNotQuoteClaims(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = c.Eval(Hop{Principal: p})
+			_, err = c.Eval(request.Hop{Principal: p})
 			if !errors.Is(err, ErrEvaluation) || strings.Contains(err.Error(), "alice") {
 				t.Fatalf("Eval error = %v, want ErrEvaluation without the claim", err)
 			}
@@ -667,7 +667,7 @@ func TestEvaluationErrorDoesNotQuoteClaims(t *testing.T) {
 
 func TestNilEngineDenies(t *testing.T) {
 	var e *Engine
-	d := e.Decide(context.Background(), Hop{Principal: staff()})
+	d := e.Decide(context.Background(), request.Hop{Principal: staff()})
 	if d.Allow || d.Code != CodeNoPolicy {
 		t.Fatalf("Decide = %+v, want deny", d)
 	}
@@ -712,7 +712,7 @@ func TestDecideConcurrent(t *testing.T) {
 			defer wg.Done()
 			for j := range 200 {
 				destructive := (i+j)%2 == 0
-				d := e.Decide(context.Background(), Hop{Principal: staff(), ToolDestructive: destructive})
+				d := e.Decide(context.Background(), request.Hop{Principal: staff(), ToolDestructive: destructive})
 				if d.Allow == destructive {
 					t.Errorf("Decide(destructive=%v) = %+v", destructive, d)
 					return
@@ -726,16 +726,16 @@ func TestDecideConcurrent(t *testing.T) {
 func TestCondition(t *testing.T) {
 	tests := []struct {
 		expr    string
-		hop     Hop
+		hop     request.Hop
 		want    bool
 		wantErr error
 	}{
-		{`hop.tool == "search"`, Hop{Tool: "search"}, true, nil},
-		{`hop.tool == "search"`, Hop{Tool: "fetch"}, false, nil},
-		{`principal.client_id.startsWith("bot-")`, Hop{Principal: bot()}, true, nil},
-		{`principal.client_id.startsWith("bot-")`, Hop{}, false, nil},
-		{`principal.claims.tier == "free"`, Hop{Principal: staff()}, false, ErrEvaluation},
-		{runaway, Hop{Principal: manyGroups(100)}, false, ErrCostLimit},
+		{`hop.tool == "search"`, request.Hop{Tool: "search"}, true, nil},
+		{`hop.tool == "search"`, request.Hop{Tool: "fetch"}, false, nil},
+		{`principal.client_id.startsWith("bot-")`, request.Hop{Principal: bot()}, true, nil},
+		{`principal.client_id.startsWith("bot-")`, request.Hop{}, false, nil},
+		{`principal.claims.tier == "free"`, request.Hop{Principal: staff()}, false, ErrEvaluation},
+		{runaway, request.Hop{Principal: manyGroups(100)}, false, ErrCostLimit},
 	}
 	for _, tt := range tests {
 		t.Run(tt.expr, func(t *testing.T) {
@@ -777,7 +777,7 @@ func TestCompileConditionProblems(t *testing.T) {
 
 func TestNilCondition(t *testing.T) {
 	var c *Condition
-	if ok, err := c.Eval(Hop{}); ok || !errors.Is(err, ErrEvaluation) {
+	if ok, err := c.Eval(request.Hop{}); ok || !errors.Is(err, ErrEvaluation) {
 		t.Fatalf("nil Condition Eval = %v, %v", ok, err)
 	}
 }
@@ -790,7 +790,7 @@ func TestVariablesAsValues(t *testing.T) {
 		wantAllow bool
 	}{
 		{`hop == hop && principal == principal`, true},
-		{`type(hop) == bridge.policy.Hop && type(principal) == bridge.policy.Principal`, true},
+		{`type(hop) == bridge.request.Hop && type(principal) == bridge.policy.Principal`, true},
 		{`dyn(hop) != dyn(principal)`, true},
 		{`[hop, hop].size() == 2`, true},
 		{`{"h": hop}.h == hop`, true},
@@ -806,7 +806,7 @@ func TestVariablesAsValues(t *testing.T) {
 				}
 				return // rejected at load: also fine
 			}
-			if d := e.Decide(context.Background(), Hop{Principal: staff()}); d.Allow != tt.wantAllow {
+			if d := e.Decide(context.Background(), request.Hop{Principal: staff()}); d.Allow != tt.wantAllow {
 				t.Fatalf("Decide = %+v, want allow=%v", d, tt.wantAllow)
 			}
 		})

@@ -12,7 +12,7 @@ import (
 	"cel.dev/cel-go/common/types/ref"
 	"cel.dev/cel-go/interpreter"
 
-	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // The CEL environment exposes two variables, principal and hop, each of a
@@ -25,7 +25,7 @@ import (
 // show up in type-check messages.
 const (
 	principalTypeName = "bridge.policy.Principal"
-	hopTypeName       = "bridge.policy.Hop"
+	hopTypeName       = "bridge.request.Hop"
 )
 
 var (
@@ -43,7 +43,7 @@ type field struct {
 	isSet func(a *activation) bool
 }
 
-func hopString(f func(h *Hop) string) field {
+func hopString(f func(h *request.Hop) string) field {
 	return field{
 		typ:   types.StringType,
 		get:   func(a *activation) ref.Val { return types.String(f(&a.hop)) },
@@ -51,7 +51,7 @@ func hopString(f func(h *Hop) string) field {
 	}
 }
 
-func hopBool(f func(h *Hop) bool) field {
+func hopBool(f func(h *request.Hop) bool) field {
 	return field{
 		typ:   types.BoolType,
 		get:   func(a *activation) ref.Val { return types.Bool(f(&a.hop)) },
@@ -60,16 +60,16 @@ func hopBool(f func(h *Hop) bool) field {
 }
 
 // noPrincipal stands in for a nil Principal so every field reads as empty.
-var noPrincipal auth.Principal
+var noPrincipal request.Principal
 
-func principalOf(a *activation) *auth.Principal {
+func principalOf(a *activation) *request.Principal {
 	if a.hop.Principal == nil {
 		return &noPrincipal
 	}
 	return a.hop.Principal
 }
 
-func principalString(f func(p *auth.Principal) string) field {
+func principalString(f func(p *request.Principal) string) field {
 	return field{
 		typ:   types.StringType,
 		get:   func(a *activation) ref.Val { return types.String(f(principalOf(a))) },
@@ -77,7 +77,7 @@ func principalString(f func(p *auth.Principal) string) field {
 	}
 }
 
-func principalList(f func(p *auth.Principal) []string) field {
+func principalList(f func(p *request.Principal) []string) field {
 	return field{
 		typ:   stringList,
 		get:   func(a *activation) ref.Val { return types.NewStringList(types.DefaultTypeAdapter, f(principalOf(a))) },
@@ -88,12 +88,12 @@ func principalList(f func(p *auth.Principal) []string) field {
 // principalFields are the fields of the principal variable. A nil principal
 // (no authentication at all) reads as empty strings, lists and map.
 var principalFields = map[string]field{
-	"subject":   principalString(func(p *auth.Principal) string { return p.Subject }),
-	"issuer":    principalString(func(p *auth.Principal) string { return p.Issuer }),
-	"client_id": principalString(func(p *auth.Principal) string { return p.ClientID }),
-	"method":    principalString(func(p *auth.Principal) string { return p.Method }),
-	"scopes":    principalList(func(p *auth.Principal) []string { return p.Scopes }),
-	"groups":    principalList(func(p *auth.Principal) []string { return p.Groups }),
+	"subject":   principalString(func(p *request.Principal) string { return p.Subject }),
+	"issuer":    principalString(func(p *request.Principal) string { return p.Issuer }),
+	"client_id": principalString(func(p *request.Principal) string { return p.ClientID }),
+	"method":    principalString(func(p *request.Principal) string { return p.Method }),
+	"scopes":    principalList(func(p *request.Principal) []string { return p.Scopes }),
+	"groups":    principalList(func(p *request.Principal) []string { return p.Groups }),
 	"claims": {
 		typ: claimsMap,
 		get: func(a *activation) ref.Val {
@@ -106,18 +106,18 @@ var principalFields = map[string]field{
 
 // hopFields are the fields of the hop variable.
 var hopFields = map[string]field{
-	"face":             hopString(func(h *Hop) string { return string(h.Face) }),
-	"direction":        hopString(func(h *Hop) string { return string(h.Direction) }),
-	"agent":            hopString(func(h *Hop) string { return h.Agent }),
-	"skill":            hopString(func(h *Hop) string { return h.Skill }),
-	"tool":             hopString(func(h *Hop) string { return h.Tool }),
-	"tool_destructive": hopBool(func(h *Hop) bool { return h.ToolDestructive }),
-	"tool_read_only":   hopBool(func(h *Hop) bool { return h.ToolReadOnly }),
-	"resource":         hopString(func(h *Hop) string { return h.Resource }),
-	"prompt":           hopString(func(h *Hop) string { return h.Prompt }),
-	"method":           hopString(func(h *Hop) string { return h.Method }),
-	"task_id":          hopString(func(h *Hop) string { return h.TaskID }),
-	"remote_ip":        hopString(func(h *Hop) string { return h.RemoteIP }),
+	"face":             hopString(func(h *request.Hop) string { return string(h.Face) }),
+	"direction":        hopString(func(h *request.Hop) string { return string(h.Direction) }),
+	"agent":            hopString(func(h *request.Hop) string { return h.Agent }),
+	"skill":            hopString(func(h *request.Hop) string { return h.Skill }),
+	"tool":             hopString(func(h *request.Hop) string { return h.Tool }),
+	"tool_destructive": hopBool(func(h *request.Hop) bool { return h.ToolDestructive }),
+	"tool_read_only":   hopBool(func(h *request.Hop) bool { return h.ToolReadOnly }),
+	"resource":         hopString(func(h *request.Hop) string { return h.Resource }),
+	"prompt":           hopString(func(h *request.Hop) string { return h.Prompt }),
+	"method":           hopString(func(h *request.Hop) string { return h.Method }),
+	"task_id":          hopString(func(h *request.Hop) string { return h.TaskID }),
+	"remote_ip":        hopString(func(h *request.Hop) string { return h.RemoteIP }),
 }
 
 // PrincipalFields lists the fields rules may read from principal, sorted.
@@ -140,13 +140,13 @@ func sortedKeys(m map[string]field) []string {
 // an activation is one allocation and no per-field work; fields are read
 // lazily, only when a rule touches them.
 type activation struct {
-	hop Hop
+	hop request.Hop
 }
 
 // newActivation turns a Hop into the CEL input. It is the policy input
 // builder: it must accept any Hop, including a nil Principal and nil or odd
 // claims, without panicking.
-func newActivation(h Hop) *activation {
+func newActivation(h request.Hop) *activation {
 	return &activation{hop: h}
 }
 
@@ -341,7 +341,7 @@ func (p *celProvider) FindStructFieldType(name, fieldName string) (*types.FieldT
 }
 
 // FindIdent implements types.Provider, so rules may name the two types
-// (type(hop) == bridge.policy.Hop).
+// (type(hop) == bridge.request.Hop).
 func (p *celProvider) FindIdent(name string) (ref.Val, bool) {
 	switch name {
 	case principalTypeName:

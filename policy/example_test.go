@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/policy"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 func Example() {
@@ -22,13 +22,13 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	alice := &auth.Principal{Subject: "alice", Method: "oidc", Groups: []string{"staff"}}
-	ci := &auth.Principal{Subject: "ci", Method: "apikey", ClientID: "bot-ci", Groups: []string{"staff"}}
+	alice := &request.Principal{Subject: "alice", Method: "oidc", Groups: []string{"staff"}}
+	ci := &request.Principal{Subject: "ci", Method: "apikey", ClientID: "bot-ci", Groups: []string{"staff"}}
 
-	for _, h := range []policy.Hop{
-		{Principal: alice, Face: policy.FaceA2A, Agent: "billing"},
-		{Principal: ci, Face: policy.FaceMCP, Agent: "billing", Tool: "refund", ToolDestructive: true},
-		{Principal: alice, Face: policy.FaceA2A, Agent: "research"},
+	for _, h := range []request.Hop{
+		{Principal: alice, Face: request.FaceA2A, Agent: "billing"},
+		{Principal: ci, Face: request.FaceMCP, Agent: "billing", Tool: "refund", ToolDestructive: true},
+		{Principal: alice, Face: request.FaceA2A, Agent: "research"},
 	} {
 		d := e.Decide(context.Background(), h)
 		fmt.Printf("%s → allow=%v rule=%q reason=%q\n", h.Principal, d.Allow, d.Rule, d.Reason)
@@ -67,7 +67,7 @@ func ExampleCompileCondition() {
 	if err != nil {
 		panic(err)
 	}
-	ok, err := when.Eval(policy.Hop{Tool: "search"})
+	ok, err := when.Eval(request.Hop{Tool: "search"})
 	fmt.Println(ok, err)
 	// Output: true <nil>
 }

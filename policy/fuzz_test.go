@@ -8,7 +8,7 @@ import (
 
 	"cel.dev/cel-go/common/types"
 
-	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // fuzzProbes read every field of both variables, iterate the lists and the
@@ -52,9 +52,9 @@ func FuzzPolicyInput(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, nilPrincipal bool, subject, issuer, clientID, scopes, groups, claimsJSON, method,
 		face, direction, agent, skill, tool string, destructive, readOnly bool, hopMethod, taskID, remoteIP string) {
-		var p *auth.Principal
+		var p *request.Principal
 		if !nilPrincipal {
-			p = &auth.Principal{
+			p = &request.Principal{
 				Subject: subject, Issuer: issuer, ClientID: clientID, Method: method,
 				Scopes: strings.Fields(scopes), Groups: strings.Fields(groups),
 				Token: "fuzz-token",
@@ -64,8 +64,8 @@ func FuzzPolicyInput(f *testing.F) {
 				p.Claims = claims
 			}
 		}
-		h := Hop{
-			Principal: p, Face: Face(face), Direction: Direction(direction), Agent: agent, Skill: skill, Tool: tool,
+		h := request.Hop{
+			Principal: p, Face: request.Face(face), Direction: request.Direction(direction), Agent: agent, Skill: skill, Tool: tool,
 			ToolDestructive: destructive, ToolReadOnly: readOnly, Method: hopMethod, TaskID: taskID, RemoteIP: remoteIP,
 		}
 		a := newActivation(h)

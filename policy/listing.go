@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // listingRuleLabel is the rule label of a listing's one decision (rule
@@ -22,7 +24,7 @@ type Listing struct {
 
 	mu            sync.Mutex
 	e             *Engine
-	hop           Hop
+	hop           request.Hop
 	seen          bool
 	shown, hidden int
 	hiddenBy      []string
@@ -45,11 +47,11 @@ func listingFrom(ctx context.Context) *Listing {
 }
 
 // add records one item decision of the listing.
-func (l *Listing) add(e *Engine, h *Hop, d Decision) {
+func (l *Listing) add(e *Engine, h *request.Hop, d Decision) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !l.seen {
-		l.seen, l.hop = true, Hop{Principal: h.Principal, Face: h.Face, Direction: h.Direction, Agent: h.Agent}
+		l.seen, l.hop = true, request.Hop{Principal: h.Principal, Face: h.Face, Direction: h.Direction, Agent: h.Agent}
 	} else if l.hop.Agent != h.Agent {
 		l.hop.Agent = "" // items of several agents
 	}

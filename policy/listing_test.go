@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // TestListingIsOneDecision: the item decisions of one listing are audited
@@ -17,7 +19,7 @@ func TestListingIsOneDecision(t *testing.T) {
 		WithLogger(jsonLogger(&buf)), WithRegisterer(reg))
 	ctx, l := WithListing(context.Background(), "tools/list")
 	for _, tool := range []string{"ls", "rm", "cat"} {
-		e.Decide(ctx, Hop{Principal: staff(), Face: FaceMCP, Agent: "files", Tool: tool, Method: "tools/call"})
+		e.Decide(ctx, request.Hop{Principal: staff(), Face: request.FaceMCP, Agent: "files", Tool: tool, Method: "tools/call"})
 	}
 	if buf.Len() != 0 {
 		t.Fatalf("item decisions were audited one by one: %s", buf.String())
@@ -48,7 +50,7 @@ func TestEmptyListingWritesNothing(t *testing.T) {
 	e := mustCompile(t, Config{Default: "deny"}, WithLogger(jsonLogger(&buf)))
 	_, l := WithListing(context.Background(), "resources/list")
 	l.Audit(context.Background())
-	e.Decide(context.Background(), Hop{Principal: staff(), Face: FaceMCP, Method: "resources/read"})
+	e.Decide(context.Background(), request.Hop{Principal: staff(), Face: request.FaceMCP, Method: "resources/read"})
 	if lines := decodeLines(t, &buf); len(lines) != 1 || lines[0]["method"] != "resources/read" {
 		t.Fatalf("audit lines: %v", lines)
 	}

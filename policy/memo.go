@@ -3,6 +3,8 @@ package policy
 import (
 	"hash/maphash"
 	"sync"
+
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // A decision is a pure function of the compiled rules and the hop: rules are
@@ -32,7 +34,7 @@ const memoShards = 16
 
 // memoKey is every input of a decision: the hop itself, so that a field
 // added to Hop is part of the key without anyone having to remember it.
-type memoKey = Hop
+type memoKey = request.Hop
 
 type memoShard struct {
 	mu sync.RWMutex

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 func memoEngine(t *testing.T, rules []Rule, opts ...Option) *Engine {
@@ -22,7 +22,7 @@ func memoEngine(t *testing.T, rules []Rule, opts ...Option) *Engine {
 func TestDecisionMemoAnswersARepeatedHop(t *testing.T) {
 	e := memoEngine(t, []Rule{{Name: "staff", Allow: `principal.groups.exists(g, g == "staff")`}})
 	p := staff()
-	hop := Hop{Principal: p, Face: FaceA2A, Agent: "billing", Method: "SendMessage"}
+	hop := request.Hop{Principal: p, Face: request.FaceA2A, Agent: "billing", Method: "SendMessage"}
 	first := e.Decide(context.Background(), hop)
 	if !first.Allow || first.Rule != "staff" {
 		t.Fatalf("first decision = %+v", first)
@@ -48,7 +48,7 @@ func TestDecisionMemoDoesNotCarryAnAllowToAnotherPrincipal(t *testing.T) {
 		{Name: "staff", Allow: `principal.groups.exists(g, g == "staff")`},
 		{Name: "no-bots", Deny: `principal.client_id.startsWith("bot-")`},
 	})
-	hop := Hop{Face: FaceA2A, Agent: "billing", Method: "SendMessage"}
+	hop := request.Hop{Face: request.FaceA2A, Agent: "billing", Method: "SendMessage"}
 
 	hop.Principal = staff()
 	if d := e.Decide(context.Background(), hop); !d.Allow {
@@ -74,28 +74,28 @@ func TestDecisionMemoDoesNotCarryAnAllowToAnotherPrincipal(t *testing.T) {
 // of a field must not answer for another value of it.
 func TestDecisionMemoDoesNotCarryAnAllowAcrossHopFields(t *testing.T) {
 	p := staff()
-	base := Hop{
-		Principal: p, Face: FaceA2A, Direction: DirFrontA2A, Agent: "billing", Skill: "refund",
+	base := request.Hop{
+		Principal: p, Face: request.FaceA2A, Direction: request.DirFrontA2A, Agent: "billing", Skill: "refund",
 		Tool: "search", ToolDestructive: false, ToolReadOnly: true, Method: "SendMessage",
 		TaskID: "task-1", RemoteIP: "192.0.2.1", Resource: "a2a://agents/billing/card", Prompt: "summary",
 	}
 	tests := []struct {
 		name  string
 		rule  string
-		other func(h *Hop)
+		other func(h *request.Hop)
 	}{
-		{"face", `hop.face == "a2a"`, func(h *Hop) { h.Face = FaceMCP }},
-		{"direction", `hop.direction == "front_a2a"`, func(h *Hop) { h.Direction = DirPublish }},
-		{"agent", `hop.agent == "billing"`, func(h *Hop) { h.Agent = "payroll" }},
-		{"skill", `hop.skill == "refund"`, func(h *Hop) { h.Skill = "delete-all" }},
-		{"tool", `hop.tool == "search"`, func(h *Hop) { h.Tool = "rm" }},
-		{"tool_destructive", `!hop.tool_destructive`, func(h *Hop) { h.ToolDestructive = true }},
-		{"tool_read_only", `hop.tool_read_only`, func(h *Hop) { h.ToolReadOnly = false }},
-		{"method", `hop.method == "SendMessage"`, func(h *Hop) { h.Method = "CancelTask" }},
-		{"task_id", `hop.task_id == "task-1"`, func(h *Hop) { h.TaskID = "task-2" }},
-		{"remote_ip", `hop.remote_ip == "192.0.2.1"`, func(h *Hop) { h.RemoteIP = "198.51.100.7" }},
-		{"resource", `hop.resource == "a2a://agents/billing/card"`, func(h *Hop) { h.Resource = "a2a://agents/payroll/card" }},
-		{"prompt", `hop.prompt == "summary"`, func(h *Hop) { h.Prompt = "leak" }},
+		{"face", `hop.face == "a2a"`, func(h *request.Hop) { h.Face = request.FaceMCP }},
+		{"direction", `hop.direction == "front_a2a"`, func(h *request.Hop) { h.Direction = request.DirPublish }},
+		{"agent", `hop.agent == "billing"`, func(h *request.Hop) { h.Agent = "payroll" }},
+		{"skill", `hop.skill == "refund"`, func(h *request.Hop) { h.Skill = "delete-all" }},
+		{"tool", `hop.tool == "search"`, func(h *request.Hop) { h.Tool = "rm" }},
+		{"tool_destructive", `!hop.tool_destructive`, func(h *request.Hop) { h.ToolDestructive = true }},
+		{"tool_read_only", `hop.tool_read_only`, func(h *request.Hop) { h.ToolReadOnly = false }},
+		{"method", `hop.method == "SendMessage"`, func(h *request.Hop) { h.Method = "CancelTask" }},
+		{"task_id", `hop.task_id == "task-1"`, func(h *request.Hop) { h.TaskID = "task-2" }},
+		{"remote_ip", `hop.remote_ip == "192.0.2.1"`, func(h *request.Hop) { h.RemoteIP = "198.51.100.7" }},
+		{"resource", `hop.resource == "a2a://agents/billing/card"`, func(h *request.Hop) { h.Resource = "a2a://agents/payroll/card" }},
+		{"prompt", `hop.prompt == "summary"`, func(h *request.Hop) { h.Prompt = "leak" }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -119,13 +119,13 @@ func TestDecisionMemoDoesNotCarryAnAllowAcrossHopFields(t *testing.T) {
 // again for the next (fail closed each time, never a remembered outcome).
 func TestDecisionMemoKeepsNoFailureOrCancellation(t *testing.T) {
 	e := memoEngine(t, []Rule{{Name: "tenant", Allow: `principal.claims.tenant == "acme"`}})
-	hop := Hop{Principal: bot(), Face: FaceA2A, Agent: "billing"} // no tenant claim: no such key
+	hop := request.Hop{Principal: bot(), Face: request.FaceA2A, Agent: "billing"} // no tenant claim: no such key
 	if d := e.Decide(context.Background(), hop); d.Allow || d.Code != CodeEvalError {
 		t.Fatalf("decision = %+v, want an evaluation error", d)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	good := Hop{Principal: staff(), Face: FaceA2A, Agent: "billing"}
+	good := request.Hop{Principal: staff(), Face: request.FaceA2A, Agent: "billing"}
 	if d := e.Decide(ctx, good); d.Allow || d.Code != CodeCancelled {
 		t.Fatalf("cancelled decision = %+v", d)
 	}
@@ -143,7 +143,7 @@ func TestDecisionMemoStaysBoundedUnderHighCardinalityHops(t *testing.T) {
 	e := memoEngine(t, []Rule{{Name: "any", Allow: `hop.agent == "billing"`}}, WithDecisionMemo(capacity))
 	p := staff()
 	for i := range 5000 {
-		e.Decide(context.Background(), Hop{Principal: p, Agent: "billing", TaskID: fmt.Sprint("task-", i)})
+		e.Decide(context.Background(), request.Hop{Principal: p, Agent: "billing", TaskID: fmt.Sprint("task-", i)})
 	}
 	if n := e.memo.len(); n > capacity {
 		t.Fatalf("memo holds %d decisions, capacity %d", n, capacity)
@@ -155,7 +155,7 @@ func TestDecisionMemoOff(t *testing.T) {
 	if e.memo != nil {
 		t.Fatal("WithDecisionMemo(0) left a memo")
 	}
-	if d := e.Decide(context.Background(), Hop{Agent: "billing"}); !d.Allow {
+	if d := e.Decide(context.Background(), request.Hop{Agent: "billing"}); !d.Allow {
 		t.Fatalf("decision = %+v", d)
 	}
 }
@@ -164,13 +164,13 @@ func TestDecisionMemoConcurrentCallers(t *testing.T) {
 	e := memoEngine(t, []Rule{
 		{Name: "staff", Allow: `principal.groups.exists(g, g == "staff")`},
 	}, WithDecisionMemo(32))
-	principals := []*auth.Principal{staff(), bot(), staff(), nil}
+	principals := []*request.Principal{staff(), bot(), staff(), nil}
 	var wg sync.WaitGroup
 	for w := range 8 {
 		wg.Go(func() {
 			for i := range 500 {
 				p := principals[(w+i)%len(principals)]
-				d := e.Decide(context.Background(), Hop{Principal: p, Agent: "billing", TaskID: fmt.Sprint(i % 40)})
+				d := e.Decide(context.Background(), request.Hop{Principal: p, Agent: "billing", TaskID: fmt.Sprint(i % 40)})
 				want := p != nil && p.Subject == "alice"
 				if d.Allow != want {
 					t.Errorf("principal %v: allow=%v, want %v", p, d.Allow, want)
@@ -189,7 +189,7 @@ func TestDecisionMemoKeepsNoAllowReachedPastAFailure(t *testing.T) {
 		{Name: "tenant", Allow: `principal.claims.tenant == "other"`},
 		{Name: "staff", Allow: `principal.groups.exists(g, g == "staff")`},
 	})
-	hop := Hop{Principal: bot(), Face: FaceA2A, Agent: "billing"} // no tenant claim: the first rule fails
+	hop := request.Hop{Principal: bot(), Face: request.FaceA2A, Agent: "billing"} // no tenant claim: the first rule fails
 	hop.Principal.Groups = []string{"staff"}
 	if d := e.Decide(context.Background(), hop); !d.Allow || d.Rule != "staff" {
 		t.Fatalf("decision = %+v, want allowed by staff", d)

@@ -11,8 +11,7 @@ import (
 	"github.com/ulule/limiter/v3"
 	"github.com/ulule/limiter/v3/drivers/store/memory"
 
-	"github.com/a2a-mcp-bridge/bridge/auth"
-	"github.com/a2a-mcp-bridge/bridge/policy"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // The benchmarks check one hop against one rule per principal with a quota
@@ -21,10 +20,10 @@ import (
 
 var benchRule = Rule{Per: Fields{"principal"}, Rate: "1000000000/d"}
 
-func benchHops() []policy.Hop {
-	hops := make([]policy.Hop, 1024)
+func benchHops() []request.Hop {
+	hops := make([]request.Hop, 1024)
 	for i := range hops {
-		hops[i] = policy.Hop{Principal: &auth.Principal{Issuer: "https://idp.example", Subject: "user-" + strconv.Itoa(i), Method: "oidc"}, Tool: "search", RemoteIP: "192.0.2.7"}
+		hops[i] = request.Hop{Principal: &request.Principal{Issuer: "https://idp.example", Subject: "user-" + strconv.Itoa(i), Method: "oidc"}, Tool: "search", RemoteIP: "192.0.2.7"}
 	}
 	return hops
 }

@@ -12,16 +12,16 @@ import (
 // Field names one part of a hop that a rule counts separately.
 type Field string
 
-// The fields a rule may list under per. Each names a part of policy.Hop.
+// The fields a rule may list under per. Each names a part of request.Hop.
 const (
-	// FieldPrincipal is the caller (policy.Hop.Principal.Key()); anonymous
+	// FieldPrincipal is the caller (request.Hop.Principal.Key()); anonymous
 	// callers and requests without a principal are counted by remote IP.
 	FieldPrincipal Field = "principal"
-	// FieldAgent is the configured agent name (policy.Hop.Agent).
+	// FieldAgent is the configured agent name (request.Hop.Agent).
 	FieldAgent Field = "agent"
-	// FieldSkill is the A2A skill id (policy.Hop.Skill).
+	// FieldSkill is the A2A skill id (request.Hop.Skill).
 	FieldSkill Field = "skill"
-	// FieldTool is the MCP tool name (policy.Hop.Tool).
+	// FieldTool is the MCP tool name (request.Hop.Tool).
 	FieldTool Field = "tool"
 	// FieldHop is the route: face, direction and agent together.
 	FieldHop Field = "hop"

@@ -7,9 +7,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 
-	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/policy"
 	"github.com/a2a-mcp-bridge/bridge/ratelimit"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // celConditions plugs the policy package's CEL conditions into the limiter.
@@ -34,10 +34,10 @@ func Example() {
 	}
 	defer lim.Close()
 
-	caller := &auth.Principal{Issuer: "https://idp.example", Subject: "alice", Method: "oidc"}
+	caller := &request.Principal{Issuer: "https://idp.example", Subject: "alice", Method: "oidc"}
 	for _, tool := range []string{"fetch", "search", "search"} {
 		rec := httptest.NewRecorder()
-		res, err := lim.Allow(context.Background(), policy.Hop{Principal: caller, Tool: tool, RemoteIP: "192.0.2.7"})
+		res, err := lim.Allow(context.Background(), request.Hop{Principal: caller, Tool: tool, RemoteIP: "192.0.2.7"})
 		ratelimit.WriteHeaders(rec, res)
 		if le := (*ratelimit.LimitError)(nil); errors.As(err, &le) {
 			rec.WriteHeader(le.StatusCode()) // plus a JSON-RPC error body, written by the gateway

@@ -35,7 +35,7 @@ func NewIPLimiter(r Rate, opts ...Option) (*IPLimiter, error) {
 }
 
 // Allow counts one request from ip (an address without port, as in
-// policy.Hop.RemoteIP) and reports whether it is within the limit.
+// request.Hop.RemoteIP) and reports whether it is within the limit.
 func (l *IPLimiter) Allow(ip string) bool {
 	return l.Check(ip).Allowed
 }

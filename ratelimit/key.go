@@ -7,8 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/a2a-mcp-bridge/bridge/auth"
-	"github.com/a2a-mcp-bridge/bridge/policy"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // maxParts bounds the parts of one key: seven fields, hop counting three.
@@ -34,7 +33,7 @@ const (
 type part struct {
 	label byte
 	s     string
-	p     *auth.Principal
+	p     *request.Principal
 	ip    netip.Addr // valid for labelIP and labelAnonIP when s is not an unparseable address
 }
 
@@ -50,7 +49,7 @@ func (k *key) add(p part) { k.parts[k.n] = p; k.n++ }
 // build fills k for rule name and fields from hop. It reports false when the
 // hop lacks a value for one of the fields, in which case the rule does not
 // count the hop.
-func (k *key) build(name string, fields []Field, hop *policy.Hop) bool {
+func (k *key) build(name string, fields []Field, hop *request.Hop) bool {
 	k.rule, k.n = name, 0
 	for _, f := range fields {
 		switch f {

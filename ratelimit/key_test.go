@@ -4,21 +4,20 @@ import (
 	"hash/maphash"
 	"testing"
 
-	"github.com/a2a-mcp-bridge/bridge/auth"
-	"github.com/a2a-mcp-bridge/bridge/policy"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 var (
-	alice = &auth.Principal{Issuer: "https://idp.example", Subject: "alice", Method: "oidc"}
-	bob   = &auth.Principal{Issuer: "https://idp.example", Subject: "bob", Method: "oidc"}
-	anon  = &auth.Principal{Issuer: "local", Subject: "anonymous", Method: "anonymous"}
+	alice = &request.Principal{Issuer: "https://idp.example", Subject: "alice", Method: "oidc"}
+	bob   = &request.Principal{Issuer: "https://idp.example", Subject: "bob", Method: "oidc"}
+	anon  = &request.Principal{Issuer: "local", Subject: "anonymous", Method: "anonymous"}
 )
 
-func fullHop() policy.Hop {
-	return policy.Hop{
+func fullHop() request.Hop {
+	return request.Hop{
 		Principal: alice,
-		Face:      policy.FaceA2A,
-		Direction: policy.DirPublish,
+		Face:      request.FaceA2A,
+		Direction: request.DirPublish,
 		Agent:     "billing",
 		Skill:     "refund",
 		Tool:      "search",
@@ -31,32 +30,32 @@ func TestKeyBuild(t *testing.T) {
 	tests := []struct {
 		name   string
 		fields []Field
-		hop    func(h *policy.Hop)
+		hop    func(h *request.Hop)
 		want   string // "" means the rule does not apply
 	}{
 		{name: "principal", fields: []Field{FieldPrincipal}, want: "r|p25:https://idp.example|alice"},
-		{name: "principal anonymous uses ip", fields: []Field{FieldPrincipal}, hop: func(h *policy.Hop) { h.Principal = anon }, want: "r|a9:192.0.2.7"},
-		{name: "principal nil uses ip", fields: []Field{FieldPrincipal}, hop: func(h *policy.Hop) { h.Principal = nil }, want: "r|a9:192.0.2.7"},
-		{name: "principal nil no ip", fields: []Field{FieldPrincipal}, hop: func(h *policy.Hop) { h.Principal, h.RemoteIP = nil, "" }},
+		{name: "principal anonymous uses ip", fields: []Field{FieldPrincipal}, hop: func(h *request.Hop) { h.Principal = anon }, want: "r|a9:192.0.2.7"},
+		{name: "principal nil uses ip", fields: []Field{FieldPrincipal}, hop: func(h *request.Hop) { h.Principal = nil }, want: "r|a9:192.0.2.7"},
+		{name: "principal nil no ip", fields: []Field{FieldPrincipal}, hop: func(h *request.Hop) { h.Principal, h.RemoteIP = nil, "" }},
 		{name: "agent", fields: []Field{FieldAgent}, want: "r|g7:billing"},
 		{name: "skill", fields: []Field{FieldSkill}, want: "r|s6:refund"},
 		{name: "tool", fields: []Field{FieldTool}, want: "r|t6:search"},
-		{name: "tool missing", fields: []Field{FieldTool}, hop: func(h *policy.Hop) { h.Tool = "" }},
+		{name: "tool missing", fields: []Field{FieldTool}, hop: func(h *request.Hop) { h.Tool = "" }},
 		{name: "method", fields: []Field{FieldMethod}, want: "r|m11:SendMessage"},
 		{name: "hop", fields: []Field{FieldHop}, want: "r|f3:a2a|d7:publish|g7:billing"},
-		{name: "hop missing", fields: []Field{FieldHop}, hop: func(h *policy.Hop) { h.Face, h.Direction, h.Agent = "", "", "" }},
+		{name: "hop missing", fields: []Field{FieldHop}, hop: func(h *request.Hop) { h.Face, h.Direction, h.Agent = "", "", "" }},
 		{name: "ip v4", fields: []Field{FieldIP}, want: "r|i9:192.0.2.7"},
-		{name: "ip v4-mapped v6", fields: []Field{FieldIP}, hop: func(h *policy.Hop) { h.RemoteIP = "::ffff:192.0.2.7" }, want: "r|i9:192.0.2.7"},
-		{name: "ip v6 masked to /64", fields: []Field{FieldIP}, hop: func(h *policy.Hop) { h.RemoteIP = "2001:db8:1:2:aaaa:bbbb:cccc:dddd" }, want: "r|i14:2001:db8:1:2::"},
-		{name: "ip v6 zone dropped", fields: []Field{FieldIP}, hop: func(h *policy.Hop) { h.RemoteIP = "fe80::1%eth0" }, want: "r|i6:fe80::"},
-		{name: "ip unparseable kept as text", fields: []Field{FieldIP}, hop: func(h *policy.Hop) { h.RemoteIP = "pipe" }, want: "r|i4:pipe"},
-		{name: "ip missing", fields: []Field{FieldIP}, hop: func(h *policy.Hop) { h.RemoteIP = "" }},
+		{name: "ip v4-mapped v6", fields: []Field{FieldIP}, hop: func(h *request.Hop) { h.RemoteIP = "::ffff:192.0.2.7" }, want: "r|i9:192.0.2.7"},
+		{name: "ip v6 masked to /64", fields: []Field{FieldIP}, hop: func(h *request.Hop) { h.RemoteIP = "2001:db8:1:2:aaaa:bbbb:cccc:dddd" }, want: "r|i14:2001:db8:1:2::"},
+		{name: "ip v6 zone dropped", fields: []Field{FieldIP}, hop: func(h *request.Hop) { h.RemoteIP = "fe80::1%eth0" }, want: "r|i6:fe80::"},
+		{name: "ip unparseable kept as text", fields: []Field{FieldIP}, hop: func(h *request.Hop) { h.RemoteIP = "pipe" }, want: "r|i4:pipe"},
+		{name: "ip missing", fields: []Field{FieldIP}, hop: func(h *request.Hop) { h.RemoteIP = "" }},
 		{name: "principal and tool", fields: []Field{FieldPrincipal, FieldTool}, want: "r|p25:https://idp.example|alice|t6:search"},
 		{name: "tool and principal keep order", fields: []Field{FieldTool, FieldPrincipal}, want: "r|t6:search|p25:https://idp.example|alice"},
 		{name: "principal agent skill", fields: []Field{FieldPrincipal, FieldAgent, FieldSkill}, want: "r|p25:https://idp.example|alice|g7:billing|s6:refund"},
 		{name: "agent method", fields: []Field{FieldAgent, FieldMethod}, want: "r|g7:billing|m11:SendMessage"},
 		{name: "all fields", fields: knownFields, want: "r|p25:https://idp.example|alice|g7:billing|s6:refund|t6:search|f3:a2a|d7:publish|g7:billing|i9:192.0.2.7|m11:SendMessage"},
-		{name: "one missing field skips the rule", fields: []Field{FieldPrincipal, FieldSkill}, hop: func(h *policy.Hop) { h.Skill = "" }},
+		{name: "one missing field skips the rule", fields: []Field{FieldPrincipal, FieldSkill}, hop: func(h *request.Hop) { h.Skill = "" }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,8 +86,8 @@ func TestKeyBuild(t *testing.T) {
 // caller's (tool "a|t1:b" vs tools "a" then "b").
 func TestKeyFieldValueCannotForgeAnotherKey(t *testing.T) {
 	seed := maphash.MakeSeed()
-	a := policy.Hop{Tool: "x|s1:y", Skill: "z"}
-	b := policy.Hop{Tool: "x", Skill: "y|s1:z"}
+	a := request.Hop{Tool: "x|s1:y", Skill: "z"}
+	b := request.Hop{Tool: "x", Skill: "y|s1:z"}
 	var ka, kb key
 	ka.build("r", []Field{FieldTool, FieldSkill}, &a)
 	kb.build("r", []Field{FieldTool, FieldSkill}, &b)
@@ -102,7 +101,7 @@ func TestKeyFieldValueCannotForgeAnotherKey(t *testing.T) {
 
 func TestKeyHashSeparatesFieldsAndRules(t *testing.T) {
 	seed := maphash.MakeSeed()
-	hashOf := func(rule string, f Field, hop policy.Hop) uint64 {
+	hashOf := func(rule string, f Field, hop request.Hop) uint64 {
 		var k key
 		if !k.build(rule, []Field{f}, &hop) {
 			t.Fatalf("build(%s) skipped", f)
@@ -111,21 +110,21 @@ func TestKeyHashSeparatesFieldsAndRules(t *testing.T) {
 	}
 	seen := map[uint64]string{}
 	for name, h := range map[string]uint64{
-		"tool=a":         hashOf("r", FieldTool, policy.Hop{Tool: "a"}),
-		"skill=a":        hashOf("r", FieldSkill, policy.Hop{Skill: "a"}),
-		"tool=a rule r2": hashOf("r2", FieldTool, policy.Hop{Tool: "a"}),
-		"alice":          hashOf("r", FieldPrincipal, policy.Hop{Principal: alice}),
-		"bob":            hashOf("r", FieldPrincipal, policy.Hop{Principal: bob}),
-		"anon ip":        hashOf("r", FieldPrincipal, policy.Hop{RemoteIP: "192.0.2.7"}),
-		"ip":             hashOf("r", FieldIP, policy.Hop{RemoteIP: "192.0.2.7"}),
-		"ip text":        hashOf("r", FieldIP, policy.Hop{RemoteIP: "192.0.2.7x"}),
+		"tool=a":         hashOf("r", FieldTool, request.Hop{Tool: "a"}),
+		"skill=a":        hashOf("r", FieldSkill, request.Hop{Skill: "a"}),
+		"tool=a rule r2": hashOf("r2", FieldTool, request.Hop{Tool: "a"}),
+		"alice":          hashOf("r", FieldPrincipal, request.Hop{Principal: alice}),
+		"bob":            hashOf("r", FieldPrincipal, request.Hop{Principal: bob}),
+		"anon ip":        hashOf("r", FieldPrincipal, request.Hop{RemoteIP: "192.0.2.7"}),
+		"ip":             hashOf("r", FieldIP, request.Hop{RemoteIP: "192.0.2.7"}),
+		"ip text":        hashOf("r", FieldIP, request.Hop{RemoteIP: "192.0.2.7x"}),
 	} {
 		if prev, dup := seen[h]; dup {
 			t.Fatalf("%s and %s share a counter", name, prev)
 		}
 		seen[h] = name
 	}
-	if hashOf("r", FieldIP, policy.Hop{RemoteIP: "2001:db8::1"}) != hashOf("r", FieldIP, policy.Hop{RemoteIP: "2001:db8::2"}) {
+	if hashOf("r", FieldIP, request.Hop{RemoteIP: "2001:db8::1"}) != hashOf("r", FieldIP, request.Hop{RemoteIP: "2001:db8::2"}) {
 		t.Fatal("two addresses of one IPv6 /64 are counted apart")
 	}
 }
@@ -140,8 +139,8 @@ func FuzzKeyDistinct(f *testing.F) {
 	seed := maphash.MakeSeed()
 	fields := []Field{FieldTool, FieldSkill}
 	f.Fuzz(func(t *testing.T, tool1, skill1, tool2, skill2 string) {
-		a := policy.Hop{Tool: tool1, Skill: skill1}
-		b := policy.Hop{Tool: tool2, Skill: skill2}
+		a := request.Hop{Tool: tool1, Skill: skill1}
+		b := request.Hop{Tool: tool2, Skill: skill2}
 		var ka, kb key
 		okA, okB := ka.build("r", fields, &a), kb.build("r", fields, &b)
 		if okA != (tool1 != "" && skill1 != "") || okB != (tool2 != "" && skill2 != "") {

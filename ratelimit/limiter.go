@@ -13,7 +13,7 @@
 //
 // Windows are fixed, as in ulule/limiter: a window opens at a key's first
 // request and lasts one period, so a caller can pass up to twice the quota
-// across a window boundary. Addresses are taken from policy.Hop.RemoteIP (or
+// across a window boundary. Addresses are taken from request.Hop.RemoteIP (or
 // the string given to IPLimiter), which the caller must fill from the
 // connection, never from X-Forwarded-For or similar request headers unless a
 // trusted proxy set them; IPv6 addresses are counted per /64.
@@ -31,13 +31,13 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/a2a-mcp-bridge/bridge/policy"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // Matcher decides whether a rule's When condition holds for a hop. The
 // gateway adapts policy.Condition to it.
 type Matcher interface {
-	Match(hop policy.Hop) (bool, error)
+	Match(hop request.Hop) (bool, error)
 }
 
 // CompileFunc compiles a When expression into a Matcher. It is called once
@@ -45,10 +45,10 @@ type Matcher interface {
 type CompileFunc func(expr string) (Matcher, error)
 
 // MatcherFunc adapts a function to Matcher.
-type MatcherFunc func(hop policy.Hop) (bool, error)
+type MatcherFunc func(hop request.Hop) (bool, error)
 
 // Match calls f.
-func (f MatcherFunc) Match(hop policy.Hop) (bool, error) { return f(hop) }
+func (f MatcherFunc) Match(hop request.Hop) (bool, error) { return f(hop) }
 
 var _ Matcher = MatcherFunc(nil)
 
@@ -252,7 +252,7 @@ func (l *Limiter) Close() error { return l.close() }
 // bridge_ratelimit_store_errors_total and logged at most once per interval.
 // If ctx ends while Redis is being asked, Allow returns ctx's error, wrapped,
 // and the caller should stop serving the request.
-func (l *Limiter) Allow(ctx context.Context, hop policy.Hop) (Result, error) {
+func (l *Limiter) Allow(ctx context.Context, hop request.Hop) (Result, error) {
 	var (
 		best Result
 		have bool

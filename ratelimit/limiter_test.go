@@ -14,7 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/a2a-mcp-bridge/bridge/policy"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -42,9 +42,9 @@ func (c *fakeClock) advance(d time.Duration) {
 func conditions(expr string) (Matcher, error) {
 	switch expr {
 	case "tool is search":
-		return MatcherFunc(func(h policy.Hop) (bool, error) { return h.Tool == "search", nil }), nil
+		return MatcherFunc(func(h request.Hop) (bool, error) { return h.Tool == "search", nil }), nil
 	case "broken at run time":
-		return MatcherFunc(func(policy.Hop) (bool, error) { return false, errors.New("no such attribute") }), nil
+		return MatcherFunc(func(request.Hop) (bool, error) { return false, errors.New("no such attribute") }), nil
 	}
 	return nil, errors.New("syntax error")
 }
@@ -97,7 +97,7 @@ func labelsMatch(m *dto.Metric, kv []string) bool {
 func TestAllowDeniesAtLimitAndResets(t *testing.T) {
 	clock := newClock()
 	l, reg := newTestLimiter(t, clock, Rule{Per: Fields{"principal"}, Rate: "3/m"})
-	hop := policy.Hop{Principal: alice, RemoteIP: "192.0.2.7"}
+	hop := request.Hop{Principal: alice, RemoteIP: "192.0.2.7"}
 	ctx := context.Background()
 
 	for i, wantRemaining := range []int64{2, 1, 0} {
@@ -148,7 +148,7 @@ func TestAllowKeepsCallersApart(t *testing.T) {
 	clock := newClock()
 	l, _ := newTestLimiter(t, clock, Rule{Per: Fields{"principal"}, Rate: "1/m"})
 	ctx := context.Background()
-	hops := []policy.Hop{
+	hops := []request.Hop{
 		{Principal: alice, RemoteIP: "192.0.2.7"},
 		{Principal: bob, RemoteIP: "192.0.2.7"},
 		{Principal: anon, RemoteIP: "192.0.2.7"},
@@ -166,18 +166,18 @@ func TestAllowKeepsCallersApart(t *testing.T) {
 		}
 	}
 	// Another address in the same IPv6 /64 is the same caller.
-	if _, err := l.Allow(ctx, policy.Hop{RemoteIP: "2001:db8:1::ffff"}); !errors.Is(err, ErrLimited) {
+	if _, err := l.Allow(ctx, request.Hop{RemoteIP: "2001:db8:1::ffff"}); !errors.Is(err, ErrLimited) {
 		t.Fatalf("same /64: %v; want ErrLimited", err)
 	}
 	// Anonymous and unauthenticated callers from one address share a count.
-	if _, err := l.Allow(ctx, policy.Hop{RemoteIP: "192.0.2.8"}); !errors.Is(err, ErrLimited) {
+	if _, err := l.Allow(ctx, request.Hop{RemoteIP: "192.0.2.8"}); !errors.Is(err, ErrLimited) {
 		t.Fatalf("nil principal after anonymous from the same address: %v; want ErrLimited", err)
 	}
 }
 
 func TestMostRestrictiveRuleWins(t *testing.T) {
 	ctx := context.Background()
-	hop := policy.Hop{Principal: alice, Tool: "search", RemoteIP: "192.0.2.7"}
+	hop := request.Hop{Principal: alice, Tool: "search", RemoteIP: "192.0.2.7"}
 	t.Run("fewest remaining among allowed", func(t *testing.T) {
 		l, _ := newTestLimiter(t, newClock(),
 			Rule{Name: "wide", Per: Fields{"principal"}, Rate: "100/m"},
@@ -224,14 +224,14 @@ func TestMostRestrictiveRuleWins(t *testing.T) {
 func TestWhenSelectsRules(t *testing.T) {
 	l, _ := newTestLimiter(t, newClock(), Rule{Per: Fields{"principal", "tool"}, When: "tool is search", Rate: "1/s"})
 	ctx := context.Background()
-	fetch := policy.Hop{Principal: alice, Tool: "fetch"}
+	fetch := request.Hop{Principal: alice, Tool: "fetch"}
 	for i := 0; i < 3; i++ {
 		res, err := l.Allow(ctx, fetch)
 		if err != nil || !res.Allowed || res.Rule != "" {
 			t.Fatalf("fetch call %d: %+v, %v; want allowed by no rule", i, res, err)
 		}
 	}
-	search := policy.Hop{Principal: alice, Tool: "search"}
+	search := request.Hop{Principal: alice, Tool: "search"}
 	if _, err := l.Allow(ctx, search); err != nil {
 		t.Fatalf("first search: %v", err)
 	}
@@ -248,7 +248,7 @@ func TestFailingConditionCountsTheHop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hop := policy.Hop{Principal: alice}
+	hop := request.Hop{Principal: alice}
 	_, _ = l.Allow(context.Background(), hop)
 	if _, err := l.Allow(context.Background(), hop); !errors.Is(err, ErrLimited) {
 		t.Fatalf("err = %v; a condition that fails must still count the hop", err)
@@ -286,7 +286,7 @@ func TestNewErrors(t *testing.T) {
 func TestMetricsSurviveReload(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	cfg := Config{Rules: []Rule{{Per: Fields{"principal"}, Rate: "1/m"}}}
-	hop := policy.Hop{Principal: alice}
+	hop := request.Hop{Principal: alice}
 	for i := 0; i < 2; i++ {
 		l, err := New(cfg, WithRegisterer(reg))
 		if err != nil {
@@ -314,7 +314,7 @@ func TestConcurrentHitsNeverExceedLimit(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < 50; i++ {
-				if _, err := l.Allow(context.Background(), policy.Hop{Principal: alice}); err == nil {
+				if _, err := l.Allow(context.Background(), request.Hop{Principal: alice}); err == nil {
 					mu.Lock()
 					allowed++
 					mu.Unlock()
@@ -380,7 +380,7 @@ func TestRedisOutage(t *testing.T) {
 				t.Fatalf("New must succeed while Redis is down: %v", err)
 			}
 			defer l.Close()
-			hop := policy.Hop{Principal: alice, Tool: "search"}
+			hop := request.Hop{Principal: alice, Tool: "search"}
 			for i := 0; i < 3; i++ {
 				res, err := l.Allow(context.Background(), hop)
 				if mode == RedisFailOpen {
@@ -425,7 +425,7 @@ func TestRedisOutage(t *testing.T) {
 func TestFixedWindowAllowsTwiceTheQuotaAcrossABoundary(t *testing.T) {
 	clock := newClock()
 	l, _ := newTestLimiter(t, clock, Rule{Per: Fields{"principal"}, Rate: "5/m"})
-	hop := policy.Hop{Principal: alice}
+	hop := request.Hop{Principal: alice}
 	count := func() int {
 		n := 0
 		for i := 0; i < 10; i++ {
@@ -456,7 +456,7 @@ func TestAllowReturnsContextErrorNotOutage(t *testing.T) {
 	defer l.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := l.Allow(ctx, policy.Hop{Principal: alice}); !errors.Is(err, context.Canceled) {
+	if _, err := l.Allow(ctx, request.Hop{Principal: alice}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 	if got := metricValue(t, reg, "bridge_ratelimit_store_errors_total"); got != 0 {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/a2a-mcp-bridge/bridge/policy"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // redisURL returns BRIDGE_TEST_REDIS_URL or skips the test.
@@ -66,7 +66,7 @@ func TestRedisReplicasShareCounts(t *testing.T) {
 		replicas[i] = l
 	}
 	ctx := context.Background()
-	hop := policy.Hop{Principal: alice}
+	hop := request.Hop{Principal: alice}
 	for i := 0; i < 4; i++ {
 		res, err := replicas[i%2].Allow(ctx, hop)
 		if err != nil {
@@ -86,7 +86,7 @@ func TestRedisReplicasShareCounts(t *testing.T) {
 		}
 	}
 	// Another principal has its own count in the same Redis.
-	if _, err := replicas[0].Allow(ctx, policy.Hop{Principal: bob}); err != nil {
+	if _, err := replicas[0].Allow(ctx, request.Hop{Principal: bob}); err != nil {
 		t.Fatalf("bob: %v", err)
 	}
 	// The key is readable and carries no more than the rule and the principal.
@@ -121,7 +121,7 @@ func TestRedisConcurrentHitsNeverExceedLimit(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for i := 0; i < 25; i++ {
-					_, err := l.Allow(context.Background(), policy.Hop{Principal: alice})
+					_, err := l.Allow(context.Background(), request.Hop{Principal: alice})
 					switch {
 					case err == nil:
 						allowed.Add(1)

@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
-	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // callContext carries the bridge's caller (from the request's context) to
@@ -16,7 +16,7 @@ func callContext(ctx context.Context, req *a2a.Request) context.Context {
 	if src == nil {
 		src = ctx
 	}
-	return context.WithValue(ctx, callerKey{}, auth.FromContext(src))
+	return context.WithValue(ctx, callerKey{}, request.PrincipalFrom(src))
 }
 
 func (p *Proxy) track(taskID string, ref upstreamRef) {

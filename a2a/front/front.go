@@ -19,9 +19,9 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
-	"github.com/a2a-mcp-bridge/bridge/a2a/v03"
-	"github.com/a2a-mcp-bridge/bridge/auth"
+	v03 "github.com/a2a-mcp-bridge/bridge/a2a/v03"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // Credentials give the bridge its identity towards the upstream. Apply must
@@ -30,7 +30,7 @@ import (
 // on nobody's behalf). *auth.StaticSecret, *auth.ClientCredentials,
 // *auth.TokenExchange and auth.None implement it.
 type Credentials interface {
-	Apply(ctx context.Context, req *http.Request, caller *auth.Principal) error
+	Apply(ctx context.Context, req *http.Request, caller *request.Principal) error
 }
 
 // CardVerification is how the upstream card is verified before it is used.
@@ -374,7 +374,7 @@ func (p *Proxy) header(ctx context.Context, req *http.Request) error {
 	if !p.hosts[strings.ToLower(req.URL.Host)] {
 		return fmt.Errorf("%w %q: not the card's host nor in CredentialHosts", ErrCredentialHost, req.URL.Host)
 	}
-	caller, _ := ctx.Value(callerKey{}).(*auth.Principal)
+	caller, _ := ctx.Value(callerKey{}).(*request.Principal)
 	if err := p.cred.Apply(ctx, req, caller); err != nil {
 		return fmt.Errorf("proxy: outbound credential: %w", err)
 	}

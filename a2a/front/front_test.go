@@ -19,8 +19,8 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
 	"github.com/a2a-mcp-bridge/bridge/a2a/front"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
-	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // upstreamOwner is the one owner the upstream knows: the bridge.
@@ -35,7 +35,7 @@ type staticCred struct {
 	callers []string
 }
 
-func (c *staticCred) Apply(_ context.Context, req *http.Request, caller *auth.Principal) error {
+func (c *staticCred) Apply(_ context.Context, req *http.Request, caller *request.Principal) error {
 	req.Header.Set("Authorization", c.value)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -190,7 +190,7 @@ func newBridge(t testing.TB, streaming bool) *bridge {
 		ctx := r.Context()
 		if u := r.Header.Get("X-Test-User"); u != "" {
 			ctx = a2a.WithOwner(ctx, u)
-			ctx = auth.WithPrincipal(ctx, &auth.Principal{Subject: u, Issuer: "test", Method: "test"})
+			ctx = request.WithPrincipal(ctx, &request.Principal{Subject: u, Issuer: "test", Method: "test"})
 		}
 		h.ServeHTTP(w, r.WithContext(ctx))
 	}))

@@ -22,15 +22,16 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
 	"github.com/a2a-mcp-bridge/bridge/mcp/expose"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 type tokenAuth string
 
-func (a tokenAuth) Authenticate(r *http.Request) (*auth.Principal, error) {
+func (a tokenAuth) Authenticate(r *http.Request) (*request.Principal, error) {
 	if r.Header.Get("Authorization") != "Bearer "+string(a) {
 		return nil, errors.New("a2a03: wrong or missing token")
 	}
-	return &auth.Principal{Subject: "interop", Issuer: "test", Method: "bearer"}, nil
+	return &request.Principal{Subject: "interop", Issuer: "test", Method: "bearer"}, nil
 }
 
 // TestMCPClientCalls03AgentAsTool: the official MCP TypeScript client

@@ -31,6 +31,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
 	"github.com/a2a-mcp-bridge/bridge/mcp/expose"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 var npmOnce sync.Map
@@ -113,11 +114,11 @@ func (c *cancelRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 // tokenAuth accepts one bearer token.
 type tokenAuth string
 
-func (a tokenAuth) Authenticate(r *http.Request) (*auth.Principal, error) {
+func (a tokenAuth) Authenticate(r *http.Request) (*request.Principal, error) {
 	if r.Header.Get("Authorization") != "Bearer "+string(a) {
 		return nil, errors.New("mcpexpose: wrong or missing token")
 	}
-	return &auth.Principal{Subject: "interop", Issuer: "test", Method: "bearer"}, nil
+	return &request.Principal{Subject: "interop", Issuer: "test", Method: "bearer"}, nil
 }
 
 func runNode(t *testing.T, node string, env ...string) {

@@ -19,11 +19,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/a2a-mcp-bridge/bridge/auth"
-	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
-	"github.com/a2a-mcp-bridge/bridge/mcp/connector/connectortest"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector/connectortest"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 var quiet = slog.New(slog.DiscardHandler)
@@ -233,7 +234,7 @@ func (c *cancelCounter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // bearer is a static upstream credential.
 type bearer string
 
-func (b bearer) Apply(ctx context.Context, r *http.Request, _ *auth.Principal) error {
+func (b bearer) Apply(ctx context.Context, r *http.Request, _ *request.Principal) error {
 	r.Header.Set("Authorization", "Bearer "+string(b))
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
 	"github.com/a2a-mcp-bridge/bridge/policy"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // syncBuffer is a bytes.Buffer safe for the server's goroutines.
@@ -105,7 +106,7 @@ func TestOnRequestNamesEveryMethod(t *testing.T) {
 	var mu sync.Mutex
 	var seen []string
 	e := start(t, func(c *endpoint.Config) {
-		c.OnRequest = func(_ context.Context, hop policy.Hop, _ string) {
+		c.OnRequest = func(_ context.Context, hop request.Hop, _ string) {
 			mu.Lock()
 			defer mu.Unlock()
 			seen = append(seen, hop.Method+" "+hop.Tool)

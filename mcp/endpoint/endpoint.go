@@ -30,6 +30,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
 	"github.com/a2a-mcp-bridge/bridge/policy"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // DefaultPath is where the face is mounted.
@@ -48,7 +49,7 @@ const MetadataPrefix = "/.well-known/oauth-protected-resource"
 // with auth.Chain, pass chain.ForAudience(face resource), as the gateway
 // does, so that tokens for the A2A agents are refused here.
 type Authenticator interface {
-	Authenticate(r *http.Request) (*auth.Principal, error)
+	Authenticate(r *http.Request) (*request.Principal, error)
 }
 
 var (
@@ -99,19 +100,19 @@ type Notifier interface {
 // HopDescriber is implemented by sources that can say which agent or
 // upstream a tool belongs to, for policy rules.
 type HopDescriber interface {
-	Hop(tool string) (policy.Hop, bool)
+	Hop(tool string) (request.Hop, bool)
 }
 
 // ResourceHopDescriber is implemented by sources whose resources belong to
 // an agent or upstream, so that the policy decides who may list and read
 // them (Method "resources/read").
 type ResourceHopDescriber interface {
-	ResourceHop(uri string) (policy.Hop, bool)
+	ResourceHop(uri string) (request.Hop, bool)
 }
 
 // Decider is the policy engine (policy.Engine).
 type Decider interface {
-	Decide(ctx context.Context, hop policy.Hop) policy.Decision
+	Decide(ctx context.Context, hop request.Hop) policy.Decision
 }
 
 var _ Decider = (*policy.Engine)(nil)
@@ -160,7 +161,7 @@ type Config struct {
 	Sources []ToolSource
 	// StdioPrincipal is the principal of stdio sessions (default subject
 	// "local", issuer "local", method "stdio").
-	StdioPrincipal *auth.Principal
+	StdioPrincipal *request.Principal
 	// Logger receives the face's logs (default slog.Default()).
 	Logger *slog.Logger
 	// LegacySessions gives 2025-era hosts an Mcp-Session-Id bound to the
@@ -200,7 +201,7 @@ type Config struct {
 	// (method; for tools/call the tool, its agent and hints) and, for
 	// resources/read, the resource URI (caller-chosen: never a metrics
 	// label). Metrics and access logs name what was called from it.
-	OnRequest func(ctx context.Context, hop policy.Hop, resource string)
+	OnRequest func(ctx context.Context, hop request.Hop, resource string)
 }
 
 // Face is the MCP server face. It is an http.Handler for the MCP endpoint.
@@ -250,7 +251,7 @@ func New(cfg Config) (*Face, error) {
 		cfg.Logger = slog.Default()
 	}
 	if cfg.StdioPrincipal == nil {
-		cfg.StdioPrincipal = &auth.Principal{Subject: "local", Issuer: "local", Method: "stdio"}
+		cfg.StdioPrincipal = &request.Principal{Subject: "local", Issuer: "local", Method: "stdio"}
 	}
 	f := &Face{cfg: cfg, log: cfg.Logger, origins: map[string]bool{}, tasks: newTaskStore(time.Now, cfg.TaskListPageSize)}
 	if cfg.PublicURL != "" {
@@ -441,7 +442,7 @@ func (f *Face) dispatch(name string) server.ToolHandlerFunc {
 // filter is the per-principal tool filter; mcp-go applies it on tools/list
 // and on tools/call, so a hidden tool cannot be called either.
 func (f *Face) filter(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
-	p := auth.FromContext(ctx)
+	p := request.PrincipalFrom(ctx)
 	if p == nil {
 		return nil
 	}
@@ -521,7 +522,7 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusRequestEntityTooLarge, "request_too_large", "request body too large")
 		return
 	}
-	var p *auth.Principal
+	var p *request.Principal
 	if f.cfg.Authenticator == nil && !f.cfg.UnsafeNoAuth {
 		writeJSONError(w, http.StatusServiceUnavailable, "temporarily_unavailable", "the MCP endpoint has no authenticator configured")
 		return
@@ -604,7 +605,7 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusAccepted)
 			return
 		}
-		ctx := withView(auth.WithPrincipal(r.Context(), p), view)
+		ctx := withView(request.WithPrincipal(r.Context(), p), view)
 		if f.cfg.OnRequest != nil && !view.Response && view.ID != nil {
 			var uri string
 			if view.Method == string(mcp.MethodResourcesRead) {
@@ -649,7 +650,7 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusMethodNotAllowed, "method_not_allowed", "no standalone event stream; use POST")
 		return
 	}
-	ctx := auth.WithPrincipal(r.Context(), p)
+	ctx := request.WithPrincipal(r.Context(), p)
 	if view != nil {
 		ctx = withView(ctx, view)
 	}
@@ -727,9 +728,9 @@ func (f *Face) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) erro
 	s := server.NewStdioServer(f.mcp)
 	lw := &lockedWriter{w: out}
 	direct := &stdioOut{w: lw, sink: out}
-	in = f.stdioTasks(withDirect(auth.WithPrincipal(ctx, p), direct), in, lw)
+	in = f.stdioTasks(withDirect(request.WithPrincipal(ctx, p), direct), in, lw)
 	out = lw
-	s.SetContextFunc(func(ctx context.Context) context.Context { return withDirect(auth.WithPrincipal(ctx, p), direct) })
+	s.SetContextFunc(func(ctx context.Context) context.Context { return withDirect(request.WithPrincipal(ctx, p), direct) })
 	s.SetErrorLogger(slog.NewLogLogger(f.log.Handler(), slog.LevelWarn))
 	err := s.Listen(ctx, in, out)
 	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, io.EOF)) {

@@ -22,6 +22,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/auth/authtest"
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
 	"github.com/a2a-mcp-bridge/bridge/policy"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // tools is a hand-written ToolSource: tools that answer with the caller.
@@ -33,7 +34,7 @@ func (ts tools) Tools() []server.ServerTool {
 		out = append(out, server.ServerTool{
 			Tool: mcp.NewTool(n, mcp.WithDescription("test tool")),
 			Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				return mcp.NewToolResultText("caller=" + auth.FromContext(ctx).Subject), nil
+				return mcp.NewToolResultText("caller=" + request.PrincipalFrom(ctx).Subject), nil
 			},
 		})
 	}
@@ -43,8 +44,8 @@ func (ts tools) Tools() []server.ServerTool {
 // denyTool is a Decider that denies one tool.
 type denyTool string
 
-func (d denyTool) Decide(_ context.Context, h policy.Hop) policy.Decision {
-	return policy.Decision{Allow: h.Tool != string(d) && h.Face == policy.FaceMCP && h.Principal != nil}
+func (d denyTool) Decide(_ context.Context, h request.Hop) policy.Decision {
+	return policy.Decision{Allow: h.Tool != string(d) && h.Face == request.FaceMCP && h.Principal != nil}
 }
 
 type env struct {

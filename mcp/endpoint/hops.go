@@ -6,8 +6,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/policy"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // PromptHopDescriber is implemented by sources whose prompts belong to an
@@ -15,7 +15,7 @@ import (
 // (Method "prompts/get"): the hop names the server (Agent) and the prompt
 // under its own name there (Prompt).
 type PromptHopDescriber interface {
-	PromptHop(name string) (policy.Hop, bool)
+	PromptHop(name string) (request.Hop, bool)
 }
 
 // Every policy check and rate limit of the face reads its hop from one of
@@ -24,8 +24,8 @@ type PromptHopDescriber interface {
 // or prompt itself.
 
 // toolHop is the hop of calling (or listing) tool name.
-func (f *Face) toolHop(p *auth.Principal, name string, t *mcp.Tool) policy.Hop {
-	hop := policy.Hop{}
+func (f *Face) toolHop(p *request.Principal, name string, t *mcp.Tool) request.Hop {
+	hop := request.Hop{}
 	for _, s := range f.cfg.Sources {
 		if hd, ok := s.(HopDescriber); ok {
 			if h, ok := hd.Hop(name); ok {
@@ -34,7 +34,7 @@ func (f *Face) toolHop(p *auth.Principal, name string, t *mcp.Tool) policy.Hop {
 			}
 		}
 	}
-	hop.Principal, hop.Face, hop.Tool, hop.Method = p, policy.FaceMCP, name, string(mcp.MethodToolsCall)
+	hop.Principal, hop.Face, hop.Tool, hop.Method = p, request.FaceMCP, name, string(mcp.MethodToolsCall)
 	if t != nil {
 		if t.Annotations.DestructiveHint != nil {
 			hop.ToolDestructive = *t.Annotations.DestructiveHint
@@ -49,7 +49,7 @@ func (f *Face) toolHop(p *auth.Principal, name string, t *mcp.Tool) policy.Hop {
 // resourceHop is the hop of reading (or listing) resource uri. served is
 // the URI or URI template the face serves it under, which the sources
 // describe; uri is the resource itself (they differ for a template read).
-func (f *Face) resourceHop(p *auth.Principal, served, uri string) policy.Hop {
+func (f *Face) resourceHop(p *request.Principal, served, uri string) request.Hop {
 	hop, ok := f.describeResource(served)
 	if !ok && served == uri {
 		// A read names only the URI: the template it matches, if any, is
@@ -63,11 +63,11 @@ func (f *Face) resourceHop(p *auth.Principal, served, uri string) policy.Hop {
 			}
 		}
 	}
-	hop.Principal, hop.Face, hop.Resource, hop.Method = p, policy.FaceMCP, uri, string(mcp.MethodResourcesRead)
+	hop.Principal, hop.Face, hop.Resource, hop.Method = p, request.FaceMCP, uri, string(mcp.MethodResourcesRead)
 	return hop
 }
 
-func (f *Face) describeResource(served string) (policy.Hop, bool) {
+func (f *Face) describeResource(served string) (request.Hop, bool) {
 	for _, s := range f.cfg.Sources {
 		if rd, ok := s.(ResourceHopDescriber); ok {
 			if h, ok := rd.ResourceHop(served); ok {
@@ -75,12 +75,12 @@ func (f *Face) describeResource(served string) (policy.Hop, bool) {
 			}
 		}
 	}
-	return policy.Hop{}, false
+	return request.Hop{}, false
 }
 
 // promptHop is the hop of getting (or listing) prompt name.
-func (f *Face) promptHop(p *auth.Principal, name string) policy.Hop {
-	hop := policy.Hop{}
+func (f *Face) promptHop(p *request.Principal, name string) request.Hop {
+	hop := request.Hop{}
 	for _, s := range f.cfg.Sources {
 		if pd, ok := s.(PromptHopDescriber); ok {
 			if h, ok := pd.PromptHop(name); ok {
@@ -92,14 +92,14 @@ func (f *Face) promptHop(p *auth.Principal, name string) policy.Hop {
 	if hop.Prompt == "" {
 		hop.Prompt = name
 	}
-	hop.Principal, hop.Face, hop.Method = p, policy.FaceMCP, string(mcp.MethodPromptsGet)
+	hop.Principal, hop.Face, hop.Method = p, request.FaceMCP, string(mcp.MethodPromptsGet)
 	return hop
 }
 
 // allowResource applies the policy to reading resource uri, served under
 // served (uri itself, or the template it matched).
 func (f *Face) allowResource(ctx context.Context, served, uri string) bool {
-	p := auth.FromContext(ctx)
+	p := request.PrincipalFrom(ctx)
 	if p == nil {
 		return false
 	}
@@ -111,7 +111,7 @@ func (f *Face) allowResource(ctx context.Context, served, uri string) bool {
 
 // allowPrompt applies the policy to getting prompt name.
 func (f *Face) allowPrompt(ctx context.Context, name string) bool {
-	p := auth.FromContext(ctx)
+	p := request.PrincipalFrom(ctx)
 	if p == nil {
 		return false
 	}

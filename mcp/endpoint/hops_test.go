@@ -13,6 +13,7 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
 	"github.com/a2a-mcp-bridge/bridge/policy"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // ownedSource serves a tool, two resources, a template and two prompts,
@@ -51,37 +52,37 @@ func (ownedSource) Prompts() []server.ServerPrompt {
 	return out
 }
 
-func (ownedSource) Hop(tool string) (policy.Hop, bool) {
-	return policy.Hop{Agent: "files", Tool: tool}, tool == "files_read"
+func (ownedSource) Hop(tool string) (request.Hop, bool) {
+	return request.Hop{Agent: "files", Tool: tool}, tool == "files_read"
 }
 
-func (ownedSource) ResourceHop(uri string) (policy.Hop, bool) {
-	return policy.Hop{Agent: "files"}, uri == "file:///public.txt" || uri == "file:///secret.txt" || uri == "notes://{id}"
+func (ownedSource) ResourceHop(uri string) (request.Hop, bool) {
+	return request.Hop{Agent: "files"}, uri == "file:///public.txt" || uri == "file:///secret.txt" || uri == "notes://{id}"
 }
 
-func (ownedSource) PromptHop(name string) (policy.Hop, bool) {
+func (ownedSource) PromptHop(name string) (request.Hop, bool) {
 	// The served name is prefixed; the hop names the prompt as its server does.
 	if name != "files_summary" && name != "files_leak" {
-		return policy.Hop{}, false
+		return request.Hop{}, false
 	}
-	return policy.Hop{Agent: "files", Prompt: name[len("files_"):]}, true
+	return request.Hop{Agent: "files", Prompt: name[len("files_"):]}, true
 }
 
 // recordingPolicy allows what allow says and remembers every hop it saw.
 type recordingPolicy struct {
-	allow func(policy.Hop) bool
+	allow func(request.Hop) bool
 	mu    sync.Mutex
-	seen  []policy.Hop
+	seen  []request.Hop
 }
 
-func (r *recordingPolicy) Decide(_ context.Context, h policy.Hop) policy.Decision {
+func (r *recordingPolicy) Decide(_ context.Context, h request.Hop) policy.Decision {
 	r.mu.Lock()
 	r.seen = append(r.seen, h)
 	r.mu.Unlock()
 	return policy.Decision{Allow: h.Principal != nil && r.allow(h)}
 }
 
-func (r *recordingPolicy) hops() []policy.Hop {
+func (r *recordingPolicy) hops() []request.Hop {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.seen)
@@ -94,7 +95,7 @@ func (r *recordingPolicy) hops() []policy.Hop {
 // hop.resource or hop.prompt hides exactly what it names, from the list and
 // from reads alike.
 func TestEveryHopNamesItsAgentAndObject(t *testing.T) {
-	pol := &recordingPolicy{allow: func(h policy.Hop) bool {
+	pol := &recordingPolicy{allow: func(h request.Hop) bool {
 		return h.Agent == "files" && h.Resource != "file:///secret.txt" && h.Prompt != "leak"
 	}}
 	e := start(t, func(c *endpoint.Config) { c.Policy, c.Sources = pol, []endpoint.ToolSource{ownedSource{}} })
@@ -149,7 +150,7 @@ func TestEveryHopNamesItsAgentAndObject(t *testing.T) {
 		if h.Agent != "files" {
 			t.Errorf("hop without its agent: %+v", h)
 		}
-		if h.Face != policy.FaceMCP || h.Principal == nil || h.Principal.Subject != "alice" {
+		if h.Face != request.FaceMCP || h.Principal == nil || h.Principal.Subject != "alice" {
 			t.Errorf("hop without face or caller: %+v", h)
 		}
 		switch h.Method {

@@ -11,16 +11,15 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/a2a-mcp-bridge/bridge/auth"
-	"github.com/a2a-mcp-bridge/bridge/policy"
 	"github.com/a2a-mcp-bridge/bridge/ratelimit"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // Limiter counts a hop against the rate limits (ratelimit.Limiter, or the
 // gateway's reloadable one). A refusal is an error that wraps a
 // *ratelimit.LimitError.
 type Limiter interface {
-	Allow(ctx context.Context, hop policy.Hop) (ratelimit.Result, error)
+	Allow(ctx context.Context, hop request.Hop) (ratelimit.Result, error)
 }
 
 var _ Limiter = (*ratelimit.Limiter)(nil)
@@ -61,8 +60,8 @@ func MethodListed(patterns []string, method string) bool {
 
 // hop is the view's hop for the limits: the method, and for tools/call the
 // tool, its agent and hints, as the policy filter describes it.
-func (f *Face) hop(p *auth.Principal, m *message, ip string) policy.Hop {
-	hop := policy.Hop{}
+func (f *Face) hop(p *request.Principal, m *message, ip string) request.Hop {
+	hop := request.Hop{}
 	switch mcp.MCPMethod(m.Method) {
 	case mcp.MethodToolsCall:
 		var t *mcp.Tool
@@ -75,7 +74,7 @@ func (f *Face) hop(p *auth.Principal, m *message, ip string) policy.Hop {
 	case mcp.MethodPromptsGet:
 		hop = f.promptHop(p, m.Params.Name)
 	}
-	hop.Principal, hop.Face, hop.Method, hop.RemoteIP = p, policy.FaceMCP, m.Method, ip
+	hop.Principal, hop.Face, hop.Method, hop.RemoteIP = p, request.FaceMCP, m.Method, ip
 	return hop
 }
 

@@ -16,8 +16,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // asker is a ToolSource whose tool "ask" asks the caller's model (what
@@ -33,7 +33,7 @@ func (asker) Tools() []server.ServerTool {
 				return mcp.NewToolResultError("sampling unavailable"), nil
 			}
 			res, err := server.ServerFromContext(ctx).RequestSampling(ctx, mcp.CreateMessageRequest{CreateMessageParams: mcp.CreateMessageParams{
-				Messages:  []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.NewTextContent("question from " + auth.FromContext(ctx).Subject)}},
+				Messages:  []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.NewTextContent("question from " + request.PrincipalFrom(ctx).Subject)}},
 				MaxTokens: 5,
 			}})
 			if err != nil {

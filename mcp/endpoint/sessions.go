@@ -12,7 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // Session limits of Config.LegacySessions.
@@ -49,7 +49,7 @@ func newSessions(now func() time.Time) *sessions {
 // ResolveSessionIdManager implements server.SessionIdManagerResolver: the
 // manager sees the principal our middleware put into the request context.
 func (s *sessions) ResolveSessionIdManager(r *http.Request) server.SessionIdManager {
-	return &sessionManager{s: s, owner: auth.FromContext(r.Context()).Key()}
+	return &sessionManager{s: s, owner: request.PrincipalFrom(r.Context()).Key()}
 }
 
 type sessionManager struct {
@@ -154,7 +154,7 @@ func (s *sessions) restore(ctx context.Context, r *http.Request) context.Context
 	s.mu.Lock()
 	e, found := s.m[cs.SessionID()]
 	var caps *mcp.ClientCapabilities
-	if found && e.owner == auth.FromContext(r.Context()).Key() {
+	if found && e.owner == request.PrincipalFrom(r.Context()).Key() {
 		caps = e.caps
 	}
 	s.mu.Unlock()

@@ -8,7 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // A stateless (session-less) 2025-era host over streamable HTTP declares its
@@ -45,7 +45,7 @@ func newHostCaps(now func() time.Time) *hostCaps {
 // remember is an AfterInitialize hook: it keeps what the host of the
 // principal in ctx declared.
 func (h *hostCaps) remember(ctx context.Context, _ any, req *mcp.InitializeRequest, res *mcp.InitializeResult) {
-	p := auth.FromContext(ctx)
+	p := request.PrincipalFrom(ctx)
 	if p == nil || req == nil || res == nil {
 		return
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 func TestAcceptsEventStream(t *testing.T) {
@@ -41,12 +41,12 @@ func TestAcceptsEventStream(t *testing.T) {
 func TestHostCapsAreThePrincipalsLatestAndExpire(t *testing.T) {
 	now := time.Unix(1_000_000, 0)
 	h := newHostCaps(func() time.Time { return now })
-	alice := &auth.Principal{Subject: "alice", Issuer: "i"}
-	bob := &auth.Principal{Subject: "bob", Issuer: "i"}
-	init := func(p *auth.Principal, caps mcp.ClientCapabilities) {
+	alice := &request.Principal{Subject: "alice", Issuer: "i"}
+	bob := &request.Principal{Subject: "bob", Issuer: "i"}
+	init := func(p *request.Principal, caps mcp.ClientCapabilities) {
 		req := &mcp.InitializeRequest{}
 		req.Params.Capabilities = caps
-		h.remember(auth.WithPrincipal(context.Background(), p), nil, req, &mcp.InitializeResult{})
+		h.remember(request.WithPrincipal(context.Background(), p), nil, req, &mcp.InitializeResult{})
 	}
 	init(alice, mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}})
 	if c, ok := h.lookup(alice.Key()); !ok || c.Elicitation == nil {

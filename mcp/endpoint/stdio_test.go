@@ -9,12 +9,12 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 func TestServeStdioRunsAsTheLocalPrincipal(t *testing.T) {
-	f, err := endpoint.New(endpoint.Config{Sources: []endpoint.ToolSource{tools{"alpha"}}, StdioPrincipal: &auth.Principal{Subject: "desktop-user", Issuer: "local"}})
+	f, err := endpoint.New(endpoint.Config{Sources: []endpoint.ToolSource{tools{"alpha"}}, StdioPrincipal: &request.Principal{Subject: "desktop-user", Issuer: "local"}})
 	if err != nil {
 		t.Fatal(err)
 	}

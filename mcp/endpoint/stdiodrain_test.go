@@ -13,8 +13,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // slowTools has one tool that returns after d, or when its call is
@@ -41,7 +41,7 @@ type stdioSession struct {
 
 func startStdio(t *testing.T, ctx context.Context, d, grace time.Duration) *stdioSession {
 	t.Helper()
-	f, err := endpoint.New(endpoint.Config{Sources: []endpoint.ToolSource{slowTools{d}}, StdioPrincipal: &auth.Principal{Subject: "u", Issuer: "local"}})
+	f, err := endpoint.New(endpoint.Config{Sources: []endpoint.ToolSource{slowTools{d}}, StdioPrincipal: &request.Principal{Subject: "u", Issuer: "local"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
 	"github.com/a2a-mcp-bridge/bridge/policy"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // watched is a hand-written ResourceSubscriber source serving one resource.
@@ -61,7 +62,7 @@ func (w *watched) seen() []string {
 // denyResources denies every resources/read hop.
 type denyResources struct{}
 
-func (denyResources) Decide(_ context.Context, h policy.Hop) policy.Decision {
+func (denyResources) Decide(_ context.Context, h request.Hop) policy.Decision {
 	return policy.Decision{Allow: h.Method != "resources/read"}
 }
 

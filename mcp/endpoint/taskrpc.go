@@ -12,7 +12,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // upstreamCancelTimeout bounds the upstream cancel of a task whose tool
@@ -67,7 +67,7 @@ func (f *Face) interceptTask(ctx context.Context, m *message, body []byte) (resp
 	if m.Method == methodTasksUpdate {
 		return rpcError(m.ID, mcp.METHOD_NOT_FOUND, "method tasks/update exists from protocol version 2026-07-28 on"), nil, true
 	}
-	p := auth.FromContext(ctx)
+	p := request.PrincipalFrom(ctx)
 	if p == nil {
 		return rpcError(m.ID, mcp.INVALID_REQUEST, "no authenticated caller"), nil, true
 	}
@@ -137,7 +137,7 @@ func (f *Face) taskTool(ctx context.Context, name string) bool {
 // background (tool filter, middleware and recovery included) and answers
 // with the CreateTaskResult.
 func (f *Face) startTask(ctx context.Context, m *message, body []byte) []byte {
-	p := auth.FromContext(ctx)
+	p := request.PrincipalFrom(ctx)
 	if p == nil {
 		return rpcError(m.ID, mcp.INVALID_REQUEST, "no authenticated caller")
 	}
@@ -154,7 +154,7 @@ func (f *Face) startTask(ctx context.Context, m *message, body []byte) []byte {
 // runTask creates p's task and runs call (a tools/call without task
 // augmentation) through mcp-go in the background; the task ends with the
 // call's response.
-func (f *Face) runTask(ctx context.Context, p *auth.Principal, ttl *int64, call []byte) (*taskEntry, error) {
+func (f *Face) runTask(ctx context.Context, p *request.Principal, ttl *int64, call []byte) (*taskEntry, error) {
 	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	e, err := f.tasks.create(p, ttl, cancel)
 	if err != nil {
@@ -188,7 +188,7 @@ func (f *Face) runTask(ctx context.Context, p *auth.Principal, ttl *int64, call 
 
 // cancelUpstream asks the sources to cancel the upstream work of a task
 // whose tool call already returned (bounded, in the background).
-func (f *Face) cancelUpstream(ctx context.Context, p *auth.Principal, up Upstream) {
+func (f *Face) cancelUpstream(ctx context.Context, p *request.Principal, up Upstream) {
 	for _, s := range f.cfg.Sources {
 		uc, ok := s.(UpstreamCanceler)
 		if !ok {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // MCP tasks (2025-11-25) limits and defaults. A task-augmented tools/call of
@@ -91,7 +91,7 @@ func ReportTask(ctx context.Context, r TaskReport) {
 // work whose tool call already returned (an A2A task left INPUT_REQUIRED),
 // for tasks/cancel. p is the task's owner.
 type UpstreamCanceler interface {
-	CancelUpstream(ctx context.Context, p *auth.Principal, up Upstream) error
+	CancelUpstream(ctx context.Context, p *request.Principal, up Upstream) error
 }
 
 type taskKey struct{}
@@ -99,7 +99,7 @@ type taskKey struct{}
 // taskEntry is one MCP task. Mutable fields are guarded by st.mu.
 type taskEntry struct {
 	st            *taskStore
-	owner         *auth.Principal
+	owner         *request.Principal
 	task          mcp.Task
 	created       time.Time
 	expires       time.Time
@@ -166,7 +166,7 @@ var (
 )
 
 // create adds a working task owned by p.
-func (s *taskStore) create(p *auth.Principal, ttlMS *int64, cancel context.CancelFunc) (*taskEntry, error) {
+func (s *taskStore) create(p *request.Principal, ttlMS *int64, cancel context.CancelFunc) (*taskEntry, error) {
 	ttl := DefaultTaskTTL
 	if ttlMS != nil && *ttlMS > 0 {
 		ttl = min(time.Duration(*ttlMS)*time.Millisecond, MaxTaskTTL)
@@ -216,7 +216,7 @@ func (s *taskStore) sweep(now time.Time) {
 
 // get returns p's task id; another principal's task is not found, exactly
 // like an unknown one.
-func (s *taskStore) get(p *auth.Principal, id string) (*taskEntry, error) {
+func (s *taskStore) get(p *request.Principal, id string) (*taskEntry, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e, ok := s.byOwner[p.Key()][id]
@@ -294,7 +294,7 @@ func (s *taskStore) finish(e *taskEntry, resp []byte) {
 
 // cancelTask marks p's task cancelled and stops its work. It returns the
 // entry's upstream and whether the tool call had already returned.
-func (s *taskStore) cancelTask(p *auth.Principal, id string) (*taskEntry, bool, error) {
+func (s *taskStore) cancelTask(p *request.Principal, id string) (*taskEntry, bool, error) {
 	e, err := s.get(p, id)
 	if err != nil {
 		return nil, false, err
@@ -320,7 +320,7 @@ func (s *taskStore) cancelTask(p *auth.Principal, id string) (*taskEntry, bool, 
 
 // list returns one page of p's tasks, oldest first. The cursor is the id of
 // the last task of the previous page.
-func (s *taskStore) list(p *auth.Principal, cursor string) ([]taskJSON, string, error) {
+func (s *taskStore) list(p *request.Principal, cursor string) ([]taskJSON, string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()

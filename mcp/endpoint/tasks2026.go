@@ -7,7 +7,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // MCP tasks of the 2026-07-28 revision: the io.modelcontextprotocol/tasks
@@ -139,7 +139,7 @@ func (f *Face) interceptModernTask(ctx context.Context, m *message) []byte {
 	if !declaresTasks(tp.Meta) {
 		return missingTasksExtension(m.ID)
 	}
-	p := auth.FromContext(ctx)
+	p := request.PrincipalFrom(ctx)
 	if p == nil {
 		return rpcError(m.ID, mcp.INVALID_REQUEST, "no authenticated caller")
 	}
@@ -184,7 +184,7 @@ func (f *Face) interceptModernTask(ctx context.Context, m *message) []byte {
 // handle as a CreateTaskResult (resultType "task", the task's members at
 // the top level).
 func (f *Face) startModernTask(ctx context.Context, m *message, body []byte) []byte {
-	p := auth.FromContext(ctx)
+	p := request.PrincipalFrom(ctx)
 	if p == nil {
 		return rpcError(m.ID, mcp.INVALID_REQUEST, "no authenticated caller")
 	}
@@ -277,7 +277,7 @@ const maxListenedTasks = 100
 // changes, tagged with the subscription id, until the caller closes the
 // stream. The stream serves tasks only: the acknowledgement agrees to no
 // other notification type (open another listen for list changes).
-func (f *Face) serveTaskListen(w http.ResponseWriter, r *http.Request, p *auth.Principal, m *message) {
+func (f *Face) serveTaskListen(w http.ResponseWriter, r *http.Request, p *request.Principal, m *message) {
 	w.Header().Set("Content-Type", "application/json")
 	if !declaresTasks(m.Params.Meta) {
 		_, _ = w.Write(missingTasksExtension(m.ID))

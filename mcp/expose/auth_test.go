@@ -14,10 +14,10 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
-	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
 	"github.com/a2a-mcp-bridge/bridge/mcp/expose"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // authAgent asks for authorization with a URL part, then completes once the
@@ -90,7 +90,7 @@ func authClient(t *testing.T, h client.ElicitationHandler, caps mcp.ClientCapabi
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := auth.WithPrincipal(context.Background(), &auth.Principal{Subject: "local", Issuer: "local"})
+	ctx := request.WithPrincipal(context.Background(), &request.Principal{Subject: "local", Issuer: "local"})
 	if err := c.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -18,10 +18,10 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
-	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/mcp/elicitation"
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // elicitID is the input request id and the single form field of the
@@ -66,7 +66,7 @@ func errResult(format string, v ...any) *mcp.CallToolResult {
 
 func (t *AgentTools) call(ctx context.Context, a *agent, skill string, req mcp.CallToolRequest) *mcp.CallToolResult {
 	alias := a.cfg.Alias
-	p := auth.FromContext(ctx)
+	p := request.PrincipalFrom(ctx)
 	if p == nil {
 		return errResult("agent %s: no authenticated caller", alias)
 	}
@@ -398,7 +398,7 @@ const AuthorizedMessage = "The user completed the requested authorization."
 // (the bridge never opens the URL itself) and on acceptance the task is
 // resumed; otherwise the call ends with instructions. It returns the next
 // message to send, or the result to return.
-func (t *AgentTools) authorize(ctx, callCtx context.Context, a *agent, r *run, p *auth.Principal, skill string) (*a2a.Message, *mcp.CallToolResult) {
+func (t *AgentTools) authorize(ctx, callCtx context.Context, a *agent, r *run, p *request.Principal, skill string) (*a2a.Message, *mcp.CallToolResult) {
 	u := authURL(r.status)
 	if u == "" || !canElicitURL(ctx) {
 		return nil, t.result(a, r)

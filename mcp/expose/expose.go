@@ -22,11 +22,11 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
-	"github.com/a2a-mcp-bridge/bridge/a2a/v03"
+	v03 "github.com/a2a-mcp-bridge/bridge/a2a/v03"
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/mcp/elicitation"
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
-	"github.com/a2a-mcp-bridge/bridge/policy"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // Config configures AgentTools.
@@ -402,7 +402,7 @@ func (t *AgentTools) refuse(a *agent, ttl time.Duration, err error) (bool, error
 func (t *AgentTools) headerHook(a *agent, signed bool) func(ctx context.Context, req *http.Request) error {
 	return func(ctx context.Context, req *http.Request) error {
 		if signed || a.hosts[strings.ToLower(req.URL.Host)] {
-			return a.cfg.Credentials.Apply(ctx, req, auth.FromContext(ctx))
+			return a.cfg.Credentials.Apply(ctx, req, request.PrincipalFrom(ctx))
 		}
 		return auth.None{}.Apply(ctx, req, nil)
 	}
@@ -545,7 +545,7 @@ var _ endpoint.UpstreamCanceler = (*AgentTools)(nil)
 // CancelUpstream implements endpoint.UpstreamCanceler: it cancels the A2A task
 // of an MCP task whose tool call already returned (INPUT_REQUIRED), if p
 // owns that task.
-func (t *AgentTools) CancelUpstream(ctx context.Context, p *auth.Principal, up endpoint.Upstream) error {
+func (t *AgentTools) CancelUpstream(ctx context.Context, p *request.Principal, up endpoint.Upstream) error {
 	if p == nil || up.TaskID == "" || !t.owners.owns(p.Key(), up.Agent, "task", up.TaskID) {
 		return fmt.Errorf("expose: cancel: unknown task of agent %q", up.Agent)
 	}
@@ -559,7 +559,7 @@ func (t *AgentTools) CancelUpstream(ctx context.Context, p *auth.Principal, up e
 		if cl == nil {
 			return fmt.Errorf("expose: cancel: agent %q is unavailable", up.Agent)
 		}
-		if _, err := cl.CancelTask(auth.WithPrincipal(ctx, p), &a2a.CancelTaskRequest{ID: up.TaskID}); err != nil {
+		if _, err := cl.CancelTask(request.WithPrincipal(ctx, p), &a2a.CancelTaskRequest{ID: up.TaskID}); err != nil {
 			return fmt.Errorf("expose: cancel task of agent %q: %w", up.Agent, err)
 		}
 		return nil
@@ -568,25 +568,25 @@ func (t *AgentTools) CancelUpstream(ctx context.Context, p *auth.Principal, up e
 }
 
 // Hop implements endpoint.HopDescriber: the agent alias and skill of a tool.
-func (t *AgentTools) Hop(tool string) (policy.Hop, bool) {
+func (t *AgentTools) Hop(tool string) (request.Hop, bool) {
 	t.mu.RLock()
 	ref, ok := t.byTool[tool]
 	t.mu.RUnlock()
 	if !ok {
-		return policy.Hop{}, false
+		return request.Hop{}, false
 	}
-	return policy.Hop{Direction: policy.DirExpose, Agent: ref.agent.cfg.Alias, Skill: ref.skill}, true
+	return request.Hop{Direction: request.DirExpose, Agent: ref.agent.cfg.Alias, Skill: ref.skill}, true
 }
 
 // ResourceHop implements endpoint.ResourceHopDescriber: a card resource belongs
 // to its agent, so whoever may not call the agent may not read its card.
-func (t *AgentTools) ResourceHop(uri string) (policy.Hop, bool) {
+func (t *AgentTools) ResourceHop(uri string) (request.Hop, bool) {
 	for _, a := range t.snapshot() {
 		if CardURI(a.cfg.Alias) == uri {
-			return policy.Hop{Direction: policy.DirExpose, Agent: a.cfg.Alias}, true
+			return request.Hop{Direction: request.DirExpose, Agent: a.cfg.Alias}, true
 		}
 	}
-	return policy.Hop{}, false
+	return request.Hop{}, false
 }
 
 // CardURI is the MCP resource URI of an agent's card.

@@ -21,6 +21,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
 	"github.com/a2a-mcp-bridge/bridge/mcp/expose"
 	"github.com/a2a-mcp-bridge/bridge/policy"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 func echoBridge(t *testing.T, mutate func(*a2a.AgentCard)) (*bridge, *demo) {
@@ -501,7 +502,7 @@ func TestCancelNotificationCannotCancelAnotherPrincipalsCall(t *testing.T) {
 // denyAgent is a policy that denies one agent to everyone.
 type denyAgent string
 
-func (d denyAgent) Decide(_ context.Context, h policy.Hop) policy.Decision {
+func (d denyAgent) Decide(_ context.Context, h request.Hop) policy.Decision {
 	return policy.Decision{Allow: h.Agent != string(d)}
 }
 

@@ -9,9 +9,9 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
 	"github.com/a2a-mcp-bridge/bridge/mcp/expose"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // inProcess is the face served to an in-process client speaking the legacy
@@ -39,7 +39,7 @@ func inProcess(t *testing.T, h client.ElicitationHandler) (*client.Client, conte
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := auth.WithPrincipal(context.Background(), &auth.Principal{Subject: "local", Issuer: "local", Method: "stdio"})
+	ctx := request.WithPrincipal(context.Background(), &request.Principal{Subject: "local", Issuer: "local", Method: "stdio"})
 	if err := c.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

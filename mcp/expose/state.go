@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // StateTTL is how long a multi round-trip continuation state stays valid.
@@ -49,7 +49,7 @@ func (t *AgentTools) mac(body string) []byte {
 var errBadState = errors.New("expose: continuation state is invalid")
 
 // openState verifies a sealed state for principal p and tool.
-func (t *AgentTools) openState(s string, p *auth.Principal, tool string) (stateClaims, error) {
+func (t *AgentTools) openState(s string, p *request.Principal, tool string) (stateClaims, error) {
 	body, sig, ok := strings.Cut(s, ".")
 	if !ok || len(s) > 8192 {
 		return stateClaims{}, errBadState

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 func testTools(t testing.TB, now func() time.Time) *AgentTools {
@@ -26,8 +26,8 @@ func TestForgedContinuationStateIsRefused(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0)
 	clock := func() time.Time { return now }
 	tools := testTools(t, clock)
-	alice := &auth.Principal{Subject: "alice", Issuer: "idp"}
-	mallory := &auth.Principal{Subject: "mallory", Issuer: "idp"}
+	alice := &request.Principal{Subject: "alice", Issuer: "idp"}
+	mallory := &request.Principal{Subject: "mallory", Issuer: "idp"}
 	good, err := tools.sealState(stateClaims{Tool: "echo", TaskID: "t1", ContextID: "c1", Principal: alice.Key()})
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +41,7 @@ func TestForgedContinuationStateIsRefused(t *testing.T) {
 	tests := []struct {
 		name  string
 		state string
-		p     *auth.Principal
+		p     *request.Principal
 		tool  string
 	}{
 		{"state replayed by another principal", good, mallory, "echo"},
@@ -83,7 +83,7 @@ func FuzzOpenState(f *testing.F) {
 	f.Add("")
 	f.Add(".")
 	f.Add("eyJ0b29sIjoiZWNobyJ9.AAAA")
-	p := &auth.Principal{Subject: "alice", Issuer: "idp"}
+	p := &request.Principal{Subject: "alice", Issuer: "idp"}
 	f.Fuzz(func(t *testing.T, s string) {
 		c, err := tools.openState(s, p, "echo")
 		if err == nil && s != good {

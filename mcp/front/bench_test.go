@@ -6,18 +6,17 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector/connectortest"
 	"github.com/a2a-mcp-bridge/bridge/mcp/front"
-	"github.com/a2a-mcp-bridge/bridge/policy"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // BenchmarkCall measures one routed call through the source's handler
 // (check, routing, result decode): against a fake upstream (the source's
 // own cost) and an in-process mcp-go upstream.
 func BenchmarkCall(b *testing.B) {
-	ctx := auth.WithPrincipal(context.Background(), &auth.Principal{Subject: "bench", Issuer: "local"})
+	ctx := request.WithPrincipal(context.Background(), &request.Principal{Subject: "bench", Issuer: "local"})
 	req := mcp.CallToolRequest{}
 	req.Params.Arguments = map[string]any{"text": "hello"}
 	req.Params.RawArguments = []byte(`{"text":"hello"}`)
@@ -59,4 +58,4 @@ func BenchmarkCall(b *testing.B) {
 // allowAll is a Checker that allows every hop.
 type allowAll struct{}
 
-func (allowAll) Check(context.Context, policy.Hop) error { return nil }
+func (allowAll) Check(context.Context, request.Hop) error { return nil }

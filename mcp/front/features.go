@@ -11,10 +11,9 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
-	"github.com/a2a-mcp-bridge/bridge/policy"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // PromptUpstream is implemented by upstreams that serve prompts
@@ -196,26 +195,26 @@ func (s *Source) ResourceTemplates() []server.ServerResourceTemplate {
 
 // ResourceHop implements endpoint.ResourceHopDescriber for a served resource
 // URI or template.
-func (s *Source) ResourceHop(uri string) (policy.Hop, bool) {
+func (s *Source) ResourceHop(uri string) (request.Hop, bool) {
 	s.mu.Lock()
 	e, ok := s.extras.uriTo[uri]
 	s.mu.Unlock()
 	if !ok {
-		return policy.Hop{}, false
+		return request.Hop{}, false
 	}
-	return policy.Hop{Face: policy.FaceMCP, Direction: policy.DirFrontMCP, Agent: e.name, Resource: uri, Method: "resources/read"}, true
+	return request.Hop{Face: request.FaceMCP, Direction: request.DirFrontMCP, Agent: e.name, Resource: uri, Method: "resources/read"}, true
 }
 
 // PromptHop implements endpoint.PromptHopDescriber for a served prompt name:
 // its server and its own name there.
-func (s *Source) PromptHop(name string) (policy.Hop, bool) {
+func (s *Source) PromptHop(name string) (request.Hop, bool) {
 	s.mu.Lock()
 	r, ok := s.extras.promptTo[name]
 	s.mu.Unlock()
 	if !ok {
-		return policy.Hop{}, false
+		return request.Hop{}, false
 	}
-	return policy.Hop{Face: policy.FaceMCP, Direction: policy.DirFrontMCP, Agent: r.entry.name, Prompt: r.original, Method: "prompts/get"}, true
+	return request.Hop{Face: request.FaceMCP, Direction: request.DirFrontMCP, Agent: r.entry.name, Prompt: r.original, Method: "prompts/get"}, true
 }
 
 // object is what a prompts/get or resources/read hop is about: the
@@ -224,7 +223,7 @@ type object struct{ prompt, resource string }
 
 // checkHop applies the Checker to a prompts/get or resources/read of e.
 func (s *Source) checkHop(ctx context.Context, e *entry, method string, o object) error {
-	h := policy.Hop{Face: policy.FaceMCP, Direction: policy.DirFrontMCP, Agent: e.name, Method: method, Prompt: o.prompt, Resource: o.resource, Principal: auth.FromContext(ctx)}
+	h := request.Hop{Face: request.FaceMCP, Direction: request.DirFrontMCP, Agent: e.name, Method: method, Prompt: o.prompt, Resource: o.resource, Principal: request.PrincipalFrom(ctx)}
 	if h.Principal == nil {
 		return errors.New("no authenticated caller")
 	}

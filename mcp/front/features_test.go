@@ -10,9 +10,9 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/mcp/front"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // library is an upstream MCP server with one prompt ("greet"), one
@@ -164,7 +164,7 @@ func TestPromptsAndResourcesAreRoutedToTheirServer(t *testing.T) {
 func TestPolicyDenialOfPromptsAndReadsNeverReachesUpstream(t *testing.T) {
 	check := &checker{deny: map[string]string{"alpha/": "alpha is off limits"}}
 	src, a, _, _ := libraries(t, check)
-	ctx := auth.WithPrincipal(context.Background(), &auth.Principal{Subject: "eve", Issuer: "test"})
+	ctx := request.WithPrincipal(context.Background(), &request.Principal{Subject: "eve", Issuer: "test"})
 	var prompt server.ServerPrompt
 	for _, p := range src.Prompts() {
 		if p.Prompt.Name == "alpha_greet" {

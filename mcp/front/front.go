@@ -34,11 +34,10 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
-	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/mcp/elicitation"
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
-	"github.com/a2a-mcp-bridge/bridge/policy"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // Upstream is one MCP server as the source uses it. *connector.Conn
@@ -60,7 +59,7 @@ var _ Upstream = (*connector.Conn)(nil)
 // refusal's text is shown to the caller: for an *a2a.Error its Message,
 // else the error's text.
 type Checker interface {
-	Check(ctx context.Context, hop policy.Hop) error
+	Check(ctx context.Context, hop request.Hop) error
 }
 
 // Server is one upstream MCP server behind the source.
@@ -122,7 +121,7 @@ type entry struct {
 // binding is what a public tool name stands for.
 type binding struct {
 	entry *entry
-	hop   policy.Hop
+	hop   request.Hop
 }
 
 var (
@@ -331,8 +330,8 @@ func (s *Source) rebuild() {
 			if collided {
 				s.log.Warn("front: tool name collision; served with a suffix", "server", e.name, "tool", t.Name, "name", name)
 			}
-			hop := policy.Hop{
-				Face: policy.FaceMCP, Direction: policy.DirFrontMCP, Agent: e.name, Tool: t.Name,
+			hop := request.Hop{
+				Face: request.FaceMCP, Direction: request.DirFrontMCP, Agent: e.name, Tool: t.Name,
 				ToolDestructive: t.Annotations.Destructive(), ToolReadOnly: t.Annotations.ReadOnly(), Method: "tools/call",
 			}
 			hops[name] = binding{entry: e, hop: hop}
@@ -393,7 +392,7 @@ func (s *Source) OnChange(fn func()) {
 
 // Hop implements endpoint.HopDescriber: the policy hop of a served tool, with
 // Agent the server's name and Tool the tool's original name.
-func (s *Source) Hop(tool string) (policy.Hop, bool) {
+func (s *Source) Hop(tool string) (request.Hop, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b, ok := s.hops[tool]
@@ -412,10 +411,10 @@ func (s *Source) Lookup(tool string) (serverName, original string, ok bool) {
 }
 
 // handler calls original on e for the served tool public.
-func (s *Source) handler(e *entry, original, public string, hop policy.Hop) server.ToolHandlerFunc {
+func (s *Source) handler(e *entry, original, public string, hop request.Hop) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		h := hop
-		h.Principal = auth.FromContext(ctx)
+		h.Principal = request.PrincipalFrom(ctx)
 		if h.Principal == nil {
 			return errResult("%s: no authenticated caller", public), nil
 		}
@@ -501,7 +500,7 @@ func detach(ctx context.Context) (context.Context, context.CancelFunc) {
 	// The trace context goes along: the upstream call joins the caller's
 	// trace (traceparent in the request's _meta).
 	base := trace.ContextWithSpanContext(context.Background(), trace.SpanContextFromContext(ctx))
-	uctx, cancel := context.WithCancel(auth.WithPrincipal(base, auth.FromContext(ctx)))
+	uctx, cancel := context.WithCancel(request.WithPrincipal(base, request.PrincipalFrom(ctx)))
 	stop := context.AfterFunc(ctx, cancel)
 	return uctx, func() { stop(); cancel() }
 }

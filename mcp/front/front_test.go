@@ -22,12 +22,11 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
-	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector/connectortest"
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
 	"github.com/a2a-mcp-bridge/bridge/mcp/front"
-	"github.com/a2a-mcp-bridge/bridge/policy"
+	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 var quiet = slog.New(slog.DiscardHandler)
@@ -39,11 +38,11 @@ const failAfter = 20 * time.Second
 // tools named in deny.
 type checker struct {
 	mu   sync.Mutex
-	hops []policy.Hop
+	hops []request.Hop
 	deny map[string]string // "agent/tool" → reason
 }
 
-func (c *checker) Check(_ context.Context, hop policy.Hop) error {
+func (c *checker) Check(_ context.Context, hop request.Hop) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.hops = append(c.hops, hop)
@@ -53,10 +52,10 @@ func (c *checker) Check(_ context.Context, hop policy.Hop) error {
 	return nil
 }
 
-func (c *checker) seen() []policy.Hop {
+func (c *checker) seen() []request.Hop {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return append([]policy.Hop(nil), c.hops...)
+	return append([]request.Hop(nil), c.hops...)
 }
 
 // env is two upstream test servers with the same tool names (alpha, beta)
@@ -194,7 +193,7 @@ func TestCollidingToolNamesArePrefixedPerServer(t *testing.T) {
 		t.Errorf("Lookup(beta_echo) = %q %q %v", srv, orig, ok)
 	}
 	hop, ok := e.src.Hop("alpha_fail")
-	if !ok || hop.Agent != "alpha" || hop.Tool != "fail" || hop.Direction != policy.DirFrontMCP || hop.Face != policy.FaceMCP || !hop.ToolDestructive {
+	if !ok || hop.Agent != "alpha" || hop.Tool != "fail" || hop.Direction != request.DirFrontMCP || hop.Face != request.FaceMCP || !hop.ToolDestructive {
 		t.Errorf("Hop(alpha_fail) = %+v", hop)
 	}
 }
@@ -597,7 +596,7 @@ func TestCallWithoutPrincipalIsRefused(t *testing.T) {
 	if err != nil || !res.IsError || len(f.called) != 0 {
 		t.Fatalf("res %+v err %v called %v", res, err, f.called)
 	}
-	ctx := auth.WithPrincipal(context.Background(), &auth.Principal{Subject: "s", Issuer: "i"})
+	ctx := request.WithPrincipal(context.Background(), &request.Principal{Subject: "s", Issuer: "i"})
 	res, err = src.Tools()[0].Handler(ctx, mcp.CallToolRequest{})
 	if err != nil || res.IsError || len(f.called) != 1 || f.called[0] != "t" {
 		t.Fatalf("res %+v err %v called %v", res, err, f.called)

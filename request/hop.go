@@ -1,9 +1,4 @@
-// Package policy decides whether a caller may take a hop: CEL rules over a Hop,
-// compiled when the config loads, deny wins. It knows nothing of A2A or MCP
-// beyond the names a Hop carries.
-package policy
-
-import "github.com/a2a-mcp-bridge/bridge/auth"
+package request
 
 // Face names the side of the bridge a request came in on.
 type Face string
@@ -26,7 +21,7 @@ const (
 
 // Hop is everything a rule or a limit may look at. Fields that do not apply are empty.
 type Hop struct {
-	Principal *auth.Principal
+	Principal *Principal
 	Face      Face
 	Direction Direction
 	// Agent is the configured name of the agent (publish/front name, expose alias).

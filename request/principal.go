@@ -1,7 +1,9 @@
-// Package auth decides who is calling: inbound authenticators turn a request
-// into a Principal, and outbound credential sources give the bridge its own
-// identity towards upstreams. It knows nothing of A2A or MCP.
-package auth
+// Package request holds what every guard reads about one request: who is
+// calling (Principal, put on the context once by authentication) and what the
+// call is about (Hop). It imports nothing of the bridge, so the guards (auth,
+// policy, ratelimit) and the faces share these types without importing each
+// other.
+package request
 
 import (
 	"context"
@@ -82,8 +84,8 @@ func WithPrincipal(ctx context.Context, p *Principal) context.Context {
 	return context.WithValue(ctx, principalKey{}, p)
 }
 
-// FromContext returns the principal carried by ctx, or nil.
-func FromContext(ctx context.Context) *Principal {
+// PrincipalFrom returns the principal carried by ctx, or nil.
+func PrincipalFrom(ctx context.Context) *Principal {
 	p, _ := ctx.Value(principalKey{}).(*Principal)
 	return p
 }
