@@ -105,7 +105,7 @@ type Keys struct {
 }
 
 // MCPUpstream is how the bridge reaches an MCP server: exactly one of stdio,
-// http or sse.
+// http, sse or builtin.
 type MCPUpstream struct {
 	// Stdio runs the server as a child process speaking MCP on stdin/stdout.
 	Stdio *Stdio `yaml:"stdio"`
@@ -113,7 +113,20 @@ type MCPUpstream struct {
 	HTTP *HTTPUpstream `yaml:"http"`
 	// SSE reaches the server over the legacy HTTP+SSE transport.
 	SSE *SSEUpstream `yaml:"sse"`
+	// Builtin names an MCP server compiled into the bridge, run in its own
+	// process: "demo" (tools echo, add, upper and slow; the one `bridge
+	// demo` publishes). Default: none. Nothing built in is served unless a
+	// file names it.
+	Builtin string `yaml:"builtin"`
 }
+
+// Builtin names what the bridge carries compiled in, for publish[].builtin,
+// front.mcp[].builtin and front.a2a[].builtin.
+const (
+	// BuiltinDemo is the demo MCP server (publish, front.mcp) or the demo
+	// A2A agent (front.a2a) of `bridge demo`.
+	BuiltinDemo = "demo"
+)
 
 // Stdio is an MCP server run as a child process.
 type Stdio struct {
@@ -160,7 +173,8 @@ type PublishedServer struct {
 	// Description is the agent card's description. Default: the server's own
 	// instructions, if any.
 	Description string `yaml:"description"`
-	// MCPUpstream is how the server is reached: exactly one of stdio, http, sse.
+	// MCPUpstream is how the server is reached: exactly one of stdio, http,
+	// sse, builtin.
 	MCPUpstream `yaml:",inline"`
 	// Credentials are sent to an http or sse server. Default: none.
 	Credentials auth.CredentialsConfig `yaml:"credentials"`
@@ -199,8 +213,14 @@ type ExposedAgent struct {
 	// unique; lower-case letters, digits, '-' and '_'.
 	Alias string `yaml:"alias"`
 	// URL is the agent card's URL (https://host/.well-known/agent-card.json)
-	// or the agent's base URL. Required.
+	// or the agent's base URL. Exactly one of url and agent.
 	URL string `yaml:"url" secret:"url"`
+	// Agent names an agent this bridge serves (a publish or front.a2a name)
+	// instead of url: it is called at public_url/a2a/NAME through that
+	// agent's own hop chain (auth, limits, policy), like any caller, with
+	// the credentials below if any (without them it is called anonymously,
+	// which only auth.anonymous admits). Default: none.
+	Agent string `yaml:"agent"`
 	// Credentials are sent to the agent. Default: none.
 	Credentials auth.CredentialsConfig `yaml:"credentials"`
 	// CredentialHosts lists the hosts (host or host:port, exact) besides the
@@ -313,10 +333,17 @@ type FrontedAgent struct {
 	// Name is the agent's path segment and policy name (hop.agent). Required,
 	// unique among publish and front.a2a.
 	Name string `yaml:"name"`
-	// URL is the agent's card URL or base URL. Required. The bridge calls
-	// the agent over HTTP/1.1 (over TLS for https, offering only
-	// http/1.1), keeping idle connections for reuse.
+	// URL is the agent's card URL or base URL. Exactly one of url and
+	// builtin. The bridge calls the agent over HTTP/1.1 (over TLS for
+	// https, offering only http/1.1), keeping idle connections for reuse.
 	URL string `yaml:"url" secret:"url"`
+	// Builtin names an A2A agent compiled into the bridge, served in its
+	// own process behind the same hop chain (hop.direction "local")
+	// instead of one reached at url: "demo" (the echo agent of `bridge
+	// demo`). Credentials, credential_hosts, card and binding do not apply
+	// to it. Default: none. Nothing built in is served unless a file names
+	// it.
+	Builtin string `yaml:"builtin"`
 	// Credentials are sent to the agent instead of the caller's. Default:
 	// none (the caller's credentials are never forwarded).
 	Credentials auth.CredentialsConfig `yaml:"credentials"`
@@ -348,7 +375,8 @@ type FrontedMCPServer struct {
 	// Name identifies the server in policy (hop.agent) and metrics. Required,
 	// unique among front.mcp.
 	Name string `yaml:"name"`
-	// MCPUpstream is how the server is reached: exactly one of stdio, http, sse.
+	// MCPUpstream is how the server is reached: exactly one of stdio, http,
+	// sse, builtin.
 	MCPUpstream `yaml:",inline"`
 	// Credentials are sent to an http or sse server. Default: none.
 	Credentials auth.CredentialsConfig `yaml:"credentials"`
@@ -420,6 +448,12 @@ func (o Observability) MetricsEnabled() bool { return o.Metrics == nil || *o.Met
 
 // Server configures the HTTP server.
 type Server struct {
+	// RootAgent names the agent (a publish or front.a2a name) whose card is
+	// also served at /.well-known/agent-card.json and which answers gRPC
+	// calls that name no tenant. Default: the published agent when
+	// publish has exactly one entry, else the fronted one when front.a2a
+	// has exactly one and publish none; otherwise none.
+	RootAgent string `yaml:"root_agent"`
 	// ReadHeaderTimeout bounds reading request headers (slowloris). Default 10s.
 	ReadHeaderTimeout Duration `yaml:"read_header_timeout" default:"10s"`
 	// ReadTimeout bounds reading a request's body, on every endpoint,

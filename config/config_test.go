@@ -56,7 +56,7 @@ func TestCheckConfigMessages(t *testing.T) {
 			`testdata/bad_values.yaml:2:1: listen: "localhost" is not HOST:PORT: write an address such as 127.0.0.1:8080`,
 			`testdata/bad_values.yaml:3:1: store: unsupported store: use memory:, sqlite:PATH or postgres://USER@HOST/DB`,
 			`testdata/bad_values.yaml:6:5: publish[0].name: "Tickets" is not a valid name: use 1 to 64 lower-case letters, digits, '-' or '_', starting with a letter or digit`,
-			`testdata/bad_values.yaml:6:5: publish[0]: set only one of stdio, http or sse`,
+			`testdata/bad_values.yaml:6:5: publish[0]: set only one of stdio, http, sse or builtin`,
 			`testdata/bad_values.yaml:11:5: publish[2].name: "dup" is already used by publish[1]: agent names must be unique`,
 			`testdata/bad_values.yaml:13:5: publish[2].credentials: a stdio server gets no HTTP credentials: pass secrets in stdio.env instead`,
 			`testdata/bad_values.yaml:14:19: publish[2].tool_timeout: invalid duration "5 minutes": write a Go duration such as "30s", "5m" or "1h30m"`,

@@ -77,8 +77,19 @@ func (c *Config) Warnings() []string {
 		w = append(w, g.Warnings()...)
 	}
 	for i, a := range c.Expose.Agents {
-		if !a.Card.RequireSignature {
+		// An agent of this bridge (agent:) is verified with its own keys.
+		if !a.Card.RequireSignature && a.Agent == "" {
 			w = append(w, fmt.Sprintf("config: expose.agents[%d] (%s): unsigned cards are accepted", i, a.Alias))
+		}
+	}
+	for i, a := range c.Front.A2A {
+		if a.Builtin != "" && !isLoopbackListen(c.Listen) {
+			w = append(w, fmt.Sprintf("config: front.a2a[%d] (%s): the built-in %s agent is served on the non-loopback listener %s", i, a.Name, a.Builtin, c.Listen))
+		}
+	}
+	for i, p := range c.Publish {
+		if p.Builtin != "" && !isLoopbackListen(c.Listen) {
+			w = append(w, fmt.Sprintf("config: publish[%d] (%s): the built-in %s MCP server is served on the non-loopback listener %s", i, p.Name, p.Builtin, c.Listen))
 		}
 	}
 	// A shared store or Redis means replicas; sessions still work there

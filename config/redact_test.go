@@ -14,6 +14,10 @@ import (
 // tag (TestEveryTextFieldIsClassified).
 var plainTextFields = []string{
 	"config.Config.Listen",
+	"config.MCPUpstream.Builtin",
+	"config.ExposedAgent.Agent",
+	"config.FrontedAgent.Builtin",
+	"config.Server.RootAgent",
 	"config.Config.PublicURL",
 	"config.Keys.Signing",
 	"config.Keys.Previous",

@@ -315,11 +315,17 @@ func (v *validator) upstream(base string, u MCPUpstream) {
 		v.httpURL(base+".sse.url", s.URL)
 		v.headers(base+".sse.headers", s.Headers)
 	}
+	if u.Builtin != "" {
+		n++
+		if u.Builtin != BuiltinDemo {
+			v.add(base+".builtin", "%q is not an MCP server built into the bridge: use %q", clip(u.Builtin), BuiltinDemo)
+		}
+	}
 	switch {
 	case n == 0:
-		v.add(base, "no MCP server: set one of stdio, http or sse")
+		v.add(base, "no MCP server: set one of stdio, http, sse or builtin")
 	case n > 1:
-		v.add(base, "set only one of stdio, http or sse")
+		v.add(base, "set only one of stdio, http, sse or builtin")
 	}
 }
 
@@ -337,6 +343,9 @@ func (v *validator) credentials(base string, u MCPUpstream, cr credentialsConfig
 	}
 	if u.Stdio != nil && (cr.Static != nil || cr.ClientCredentials != nil || cr.TokenExchange != nil) {
 		v.add(base+".credentials", "a stdio server gets no HTTP credentials: pass secrets in stdio.env instead")
+	}
+	if u.Builtin != "" && cr.Configured() {
+		v.add(base+".credentials", "a builtin server gets no credentials: remove them")
 	}
 }
 
@@ -414,7 +423,14 @@ func (v *validator) expose() {
 				aliases[a.Alias] = i
 			}
 		}
-		v.httpURL(base+".url", a.URL)
+		switch {
+		case a.Agent == "":
+			v.httpURL(base+".url", a.URL)
+		case a.URL != "":
+			v.add(base, "set only one of url and agent")
+		case !v.servesAgent(a.Agent):
+			v.add(base+".agent", "%q is not an agent this bridge serves: name a publish or front.a2a entry", clip(a.Agent))
+		}
 		for _, err := range a.Credentials.Validate(base + ".credentials") {
 			v.addErr("", "", err)
 		}
@@ -452,12 +468,45 @@ func (v *validator) origin(p, o string) {
 	}
 }
 
+// builtinAgent checks a front.a2a entry that names a built-in agent: none
+// of the settings of an agent reached at a URL apply.
+func (v *validator) builtinAgent(base string, a *FrontedAgent) {
+	if a.Builtin != BuiltinDemo {
+		v.add(base+".builtin", "%q is not an A2A agent built into the bridge: use %q", clip(a.Builtin), BuiltinDemo)
+	}
+	if a.URL != "" {
+		v.add(base, "set only one of url and builtin")
+	}
+	if a.Credentials.Configured() || len(a.CredentialHosts) > 0 || a.Binding != "" || a.Card.RequireSignature || a.Card.Keys != "" || len(a.Card.TrustedJKUHosts) > 0 {
+		v.add(base, "a builtin agent is reached in process: remove credentials, credential_hosts, card and binding")
+	}
+}
+
+// servesAgent reports whether name is a publish or front.a2a name.
+func (v *validator) servesAgent(name string) bool {
+	for _, p := range v.c.Publish {
+		if p.Name == name {
+			return true
+		}
+	}
+	for _, f := range v.c.Front.A2A {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
 func (v *validator) front(names map[string]string) {
 	f := &v.c.Front
 	for i := range f.A2A {
 		a := &f.A2A[i]
 		base := fmt.Sprintf("front.a2a[%d]", i)
 		v.agentName(base+".name", a.Name, names)
+		if a.Builtin != "" {
+			v.builtinAgent(base, a)
+			continue
+		}
 		v.httpURL(base+".url", a.URL)
 		for _, err := range a.Credentials.Validate(base + ".credentials") {
 			v.addErr("", "", err)
@@ -638,6 +687,9 @@ func (v *validator) observability() {
 
 func (v *validator) server() {
 	s := v.c.Server
+	if s.RootAgent != "" && !v.servesAgent(s.RootAgent) {
+		v.add("server.root_agent", "%q is not an agent this bridge serves: name a publish or front.a2a entry", clip(s.RootAgent))
+	}
 	for _, d := range []struct {
 		name string
 		v    Duration

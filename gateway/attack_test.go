@@ -20,9 +20,9 @@ import (
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
-	"github.com/a2a-mcp-bridge/bridge/a2a/store"
 	"github.com/a2a-mcp-bridge/bridge/auth/authtest"
 	"github.com/a2a-mcp-bridge/bridge/config"
+	"github.com/a2a-mcp-bridge/bridge/examples"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector/connectortest"
@@ -406,18 +406,22 @@ func TestRebindingPageCannotDriveTheBridge(t *testing.T) {
 // callers on loopback, so the Host check is all that stands between a web
 // page and it.
 func TestRebindingPageCannotDriveTheDemo(t *testing.T) {
-	demo, err := gateway.NewDemo(context.Background(), gateway.DemoOptions{PublicURL: "http://127.0.0.1:8080", Store: store.NewMemory(), ListenAddr: "127.0.0.1:8080", Log: quiet})
+	cfg, err := examples.Demo(func(c *config.Config) { c.Store = "memory:" })
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer demo.Close()
+	b, err := gateway.Build(context.Background(), cfg, gateway.Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
 	for _, path := range []string{"/a2a/echo", "/a2a/tools", "/mcp"} {
 		rec := httptest.NewRecorder()
 		req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ListTasks","params":{}}`))
 		req.Host = "evil.example:8080"
 		req.Header.Set("A2A-Version", "1.0")
 		req.Header.Set("Content-Type", "application/json")
-		demo.Handler.ServeHTTP(rec, req)
+		b.Handler().ServeHTTP(rec, req)
 		if rec.Code != http.StatusForbidden {
 			t.Fatalf("%s under Host evil.example: %d %s", path, rec.Code, rec.Body)
 		}

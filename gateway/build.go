@@ -138,6 +138,9 @@ type Bridge struct {
 	closeOnce sync.Once
 	// draining is set when the shutdown drain starts (GoingAway).
 	draining atomic.Bool
+	// ownExposed are the agents of this bridge that expose.agents[].agent
+	// names (see exposeClient).
+	ownExposed atomic.Pointer[map[string]bool]
 }
 
 // publishedAgent is one publish[] entry, running.
@@ -478,7 +481,7 @@ func (b *Bridge) publish(ctx context.Context, p *config.PublishedServer) error {
 	}
 	b.connHooks(&ucfg, health.KindPublish, p.Name, ref, skills)
 	b.health.Add(health.KindPublish, p.Name)
-	conn, err := b.dial(ctx, ucfg)
+	conn, err := b.connect(ctx, p.Builtin, ucfg)
 	if err != nil {
 		b.health.Remove(health.KindPublish, p.Name)
 		return fmt.Errorf("gateway: publish[%s]: %w", p.Name, err)
@@ -557,6 +560,21 @@ func (b *Bridge) agentServer(name string, mgr *a2a.Manager, card *a2a.AgentCard,
 		scfg.LegacyCardDefault = b.cfg.Server.A2AV03Card == "default"
 	}
 	return a2a.NewServer(scfg)
+}
+
+// PushURLCheck validates a webhook config's URL when it is created, without
+// DNS (netguard.Guard.CheckURLStatic): scheme, port, credentials and a
+// literal address are checked now; a name is checked at connect time before
+// every delivery. Creation so answers the same for a name that does not
+// resolve and for one that resolves to a refused address: a caller cannot
+// use it to learn how the bridge's internal names resolve.
+func PushURLCheck(guard *netguard.Guard) func(ctx context.Context, url string) error {
+	return func(_ context.Context, url string) error {
+		if err := guard.CheckURLStatic(url); err != nil {
+			return netguard.RedactURL(err)
+		}
+		return nil
+	}
 }
 
 // signV03Card is the card served to A2A 0.3 readers: the signed 1.0 card
@@ -653,8 +671,12 @@ func upstreamConfig(p *config.PublishedServer, client *http.Client, log *slog.Lo
 		u.ToolsTTL = 5 * time.Minute
 	case p.SSE != nil:
 		u.SSE = &connector.HTTPConfig{URL: p.SSE.URL, Credentials: creds, Client: client, Headers: p.SSE.Headers}
+	case p.Builtin != "":
+		if _, err := builtinServer(p.Builtin); err != nil {
+			return u, fmt.Errorf("gateway: publish[%s].builtin: %w", p.Name, err)
+		}
 	default:
-		return u, fmt.Errorf("gateway: publish[%s]: no stdio, http or sse upstream", p.Name)
+		return u, fmt.Errorf("gateway: publish[%s]: no stdio, http, sse or builtin upstream", p.Name)
 	}
 	return u, nil
 }
@@ -748,7 +770,10 @@ func (b *Bridge) buildExpose(ctx context.Context, mux *http.ServeMux, mcpOnly bo
 	if err != nil {
 		return fmt.Errorf("gateway: netguard for exposed agents: %w", err)
 	}
-	tools, err := expose.New(expose.Config{Agents: agents, HTTPClient: tracedClient(callGuard.Client()), Logger: b.log,
+	// Calls to an agent of this bridge (expose.agents[].agent) go to
+	// public_url, a destination this file names: the trusted client.
+	b.setOwnExposed(cfg.Expose.Agents)
+	tools, err := expose.New(expose.Config{Agents: agents, HTTPClient: tracedClient(b.exposeClient(callGuard.Client(), b.streams)), Logger: b.log,
 		ToolNameSeparator: cfg.Expose.ToolNameSeparator,
 		CardTTLMin:        cfg.Health.CardRefreshMin.D(), CardTTLMax: cfg.Health.CardRefreshMax.D()})
 	if err != nil {
@@ -758,8 +783,16 @@ func (b *Bridge) buildExpose(ctx context.Context, mux *http.ServeMux, mcpOnly bo
 	for _, a := range cfg.Expose.Agents {
 		b.health.Add(health.KindExpose, a.Alias)
 	}
-	if err := tools.Refresh(ctx); err != nil {
-		b.log.Warn("some exposed agents are not available yet; retrying in the background", "err", netguard.RedactURL(err))
+	own := false
+	for _, a := range cfg.Expose.Agents {
+		own = own || a.Agent != ""
+	}
+	// An agent of this bridge answers once the listener serves, after
+	// Build: its card is loaded in the background (Run), with the others.
+	if !own {
+		if err := tools.Refresh(ctx); err != nil {
+			b.log.Warn("some exposed agents are not available yet; retrying in the background", "err", netguard.RedactURL(err))
+		}
 	}
 	b.reportExposed()
 	tools.OnChange(b.reportExposed)
@@ -813,13 +846,17 @@ func (b *Bridge) mcpAudience() []string {
 
 // exposedAgent converts one expose.agents entry (where names it in errors).
 func (b *Bridge) exposedAgent(where string, a *config.ExposedAgent) (expose.AgentConfig, error) {
+	u := a.URL
+	if a.Agent != "" {
+		u = b.ownAgentURL(a.Agent)
+	}
 	ac := expose.AgentConfig{
-		Alias: a.Alias, CardURL: cardURL(a.URL), RequireSignature: a.Card.RequireSignature,
+		Alias: a.Alias, CardURL: cardURL(u), RequireSignature: a.Card.RequireSignature,
 		Timeout: a.Timeout.D(), SkillTools: a.PerSkillTools, CredentialHosts: a.CredentialHosts,
 		Binding: canonicalBinding(a.Binding),
 		// Interfaces named by the card: clear text only where netguard
 		// allows http.
-		GRPC: b.exposeGRPC.Factory(strings.HasPrefix(cardURL(a.URL), "http://") && b.guard.AllowsHTTP()),
+		GRPC: b.exposeGRPC.Factory(strings.HasPrefix(cardURL(u), "http://") && b.guard.AllowsHTTP()),
 	}
 	// Token endpoints are named in the file: the trusted client.
 	creds, err := auth.NewCredentials(a.Credentials, b.trusted)
@@ -828,6 +865,10 @@ func (b *Bridge) exposedAgent(where string, a *config.ExposedAgent) (expose.Agen
 	}
 	ac.Credentials = creds
 	switch {
+	case a.Agent != "":
+		// An agent of this bridge: its card carries this bridge's
+		// signature, and nothing else is accepted.
+		ac.Keys, ac.RequireSignature = ownKeys{b}, true
 	case strings.HasPrefix(a.Card.Keys, "https://"):
 		// Calls to card-declared interface URLs, and this JWKS, go through
 		// the guarded client.

@@ -51,6 +51,9 @@ type frontedAgent struct {
 	base string
 	cfg  a2afront.Config
 	aud  []string // front.a2a[].audience (nil: the issuers' own)
+	// builtin, when set, is the agent served in process in place of a
+	// proxy (front.a2a[].builtin): no card to fetch, nothing to monitor.
+	builtin *builtinAgent
 
 	handler atomic.Pointer[http.Handler]   // nil until the card is loaded
 	px      atomic.Pointer[a2afront.Proxy] // nil until the card is loaded
@@ -119,6 +122,13 @@ func (b *Bridge) startFront(ctx context.Context, fa *frontedAgent) {
 	b.grpcTargets.set(fa.name, func() (*a2agrpc.Target, error) { return b.frontTarget(fa) })
 	b.health.Add(health.KindFrontA2A, fa.name)
 	err := b.connectFront(ctx, fa)
+	if fa.builtin != nil {
+		if err != nil {
+			b.log.Error("built-in agent not served", "agent", fa.name, "err", err)
+		}
+		b.reportFront(fa, err)
+		return
+	}
 	if err != nil {
 		b.log.Warn("fronted agent not reachable yet; retrying in the background", "agent", fa.name, "err", netguard.RedactURL(err))
 	}
@@ -130,6 +140,14 @@ func (b *Bridge) startFront(ctx context.Context, fa *frontedAgent) {
 // proxy configuration.
 func (b *Bridge) frontAgent(where string, a *config.FrontedAgent) (*frontedAgent, error) {
 	where = "gateway: " + where
+	if a.Builtin != "" {
+		ba, err := newBuiltinAgent(a.Builtin)
+		if err != nil {
+			return nil, fmt.Errorf("%s.builtin: %w", where, err)
+		}
+		return &frontedAgent{name: a.Name, base: b.publicURL + "/a2a/" + a.Name, aud: a.Audience, builtin: ba,
+			cfg: a2afront.Config{Name: a.Name, Logger: b.log.With("agent", a.Name)}}, nil
+	}
 	pc := a2afront.Config{
 		CardURL: cardURL(a.URL), HTTPClient: b.frontHC, CredentialHosts: a.CredentialHosts,
 		Binding: canonicalBinding(a.Binding), GRPC: b.frontGRPC.Factory(strings.HasPrefix(cardURL(a.URL), "http://")),
@@ -211,20 +229,35 @@ func (b *Bridge) frontStateKey(agent string) ([]byte, error) {
 
 // connectFront fetches (and verifies) the upstream card, then builds the
 // agent's manager and server and starts serving it.
+// A built-in agent (fa.builtin) is served the same way, its executor in
+// place of the proxy.
 func (b *Bridge) connectFront(ctx context.Context, fa *frontedAgent) error {
-	px, err := a2afront.New(ctx, fa.cfg)
-	if err != nil {
-		return netguard.RedactURL(err)
+	var px *a2afront.Proxy
+	var exec a2a.Executor
+	dir := request.DirFrontA2A
+	if fa.builtin != nil {
+		skills := map[string]bool{}
+		for _, sk := range fa.builtin.card(fa.base).Skills {
+			skills[sk.ID] = true
+		}
+		exec = &skillCountingExecutor{Executor: fa.builtin.exec, agent: fa.name, hasSkill: func(id string) bool { return skills[id] }, m: b.metrics}
+		dir = request.DirLocal
+	} else {
+		var err error
+		if px, err = a2afront.New(ctx, fa.cfg); err != nil {
+			return netguard.RedactURL(err)
+		}
+		exec = &skillCountingExecutor{Executor: px, agent: fa.name, hasSkill: px.HasSkill, m: b.metrics}
 	}
-	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: b.store, Executor: &skillCountingExecutor{Executor: px, agent: fa.name, hasSkill: px.HasSkill, m: b.metrics}, OnEvent: b.taskEvents(fa.name), Logger: b.log.With("agent", fa.name), LeaseTTL: b.cfg.Tasks.LeaseTTL.D()})
+	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: b.store, Executor: exec, OnEvent: b.taskEvents(fa.name), Logger: b.log.With("agent", fa.name), LeaseTTL: b.cfg.Tasks.LeaseTTL.D()})
 	if err != nil {
 		return fmt.Errorf("gateway: front.a2a %s: %w", fa.name, err)
 	}
-	signed, err := b.sign(b.withGRPC(px.Card(fa.base, b.cfg.Push.Enabled), fa.name))
+	signed, err := b.sign(b.withGRPC(b.frontCard(fa, px), fa.name))
 	if err != nil {
 		return fmt.Errorf("gateway: front.a2a %s: %w", fa.name, err)
 	}
-	srv, err := b.agentServer(fa.name, mgr, signed, b.hops.A2AGuard(fa.name, request.DirFrontA2A))
+	srv, err := b.agentServer(fa.name, mgr, signed, b.hops.A2AGuard(fa.name, dir))
 	if err != nil {
 		return fmt.Errorf("gateway: front.a2a %s: %w", fa.name, err)
 	}
@@ -232,6 +265,11 @@ func (b *Bridge) connectFront(ctx context.Context, fa *frontedAgent) error {
 	fa.mgr, fa.srv = mgr, srv
 	fa.mu.Unlock()
 	h := b.hops.ForAudience(fa.aud).ProtectA2A(srv)
+	if px == nil {
+		fa.handler.Store(&h)
+		b.log.Info("built-in agent served", "agent", fa.name)
+		return nil
+	}
 	fa.px.Store(px)
 	fa.handler.Store(&h)
 	if res := px.Verification(); res.Status != 0 {
@@ -245,7 +283,7 @@ func (b *Bridge) connectFront(ctx context.Context, fa *frontedAgent) error {
 // resignFront signs the card built from px's changed upstream card and
 // serves it.
 func (b *Bridge) resignFront(fa *frontedAgent, px *a2afront.Proxy) error {
-	signed, err := b.sign(b.withGRPC(px.Card(fa.base, b.cfg.Push.Enabled), fa.name))
+	signed, err := b.sign(b.withGRPC(b.frontCard(fa, px), fa.name))
 	if err != nil {
 		return err
 	}
@@ -253,6 +291,17 @@ func (b *Bridge) resignFront(fa *frontedAgent, px *a2afront.Proxy) error {
 	srv := fa.srv
 	fa.mu.Unlock()
 	return srv.SetCard(signed)
+}
+
+// frontCard is the card the bridge serves for a fronted agent, before
+// signing: built from px's upstream card, or a built-in agent's own.
+func (b *Bridge) frontCard(fa *frontedAgent, px *a2afront.Proxy) *a2a.AgentCard {
+	if fa.builtin == nil {
+		return px.Card(fa.base, b.cfg.Push.Enabled)
+	}
+	c := fa.builtin.card(fa.base)
+	c.Capabilities.PushNotifications = a2a.Ptr(b.cfg.Push.Enabled)
+	return c
 }
 
 // ServeHTTP serves the agent once its card is loaded, and answers
@@ -338,7 +387,7 @@ func (b *Bridge) openFrontMCP(ctx context.Context, m *config.FrontedMCPServer, u
 	}
 	b.connHooks(&ucfg, health.KindFrontMCP, m.Name, ref, tools)
 	b.health.Add(health.KindFrontMCP, m.Name)
-	conn, err := b.dial(ctx, ucfg)
+	conn, err := b.connect(ctx, m.Builtin, ucfg)
 	if err != nil {
 		b.health.Remove(health.KindFrontMCP, m.Name)
 		return mcpfront.Server{}, err

@@ -156,14 +156,12 @@ func (b *Bridge) withGRPC(c *a2a.AgentCard, name string) *a2a.AgentCard {
 // or, for an empty tenant, the agent the root card describes.
 func (b *Bridge) resolveGRPC(_ context.Context, tenant string) (*a2agrpc.Target, error) {
 	if tenant == "" {
-		b.upMu.Lock()
-		switch {
-		case len(b.agents) == 1:
-			tenant = b.agents[0].name
-		case len(b.agents) == 0 && len(b.front.agents) == 1:
-			tenant = b.front.agents[0].name
+		switch pa, fa := b.rootAgent(); {
+		case pa != nil:
+			tenant = pa.name
+		case fa != nil:
+			tenant = fa.name
 		}
-		b.upMu.Unlock()
 		if tenant == "" {
 			return nil, a2a.ErrInvalidParams.With("the request names no agent: set tenant to the agent's name (its card's GRPC interface gives it)")
 		}

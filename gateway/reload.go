@@ -238,7 +238,7 @@ func (b *Bridge) resignCards() {
 	}
 	for _, fa := range b.frontedAgents() {
 		px := fa.proxy()
-		if px == nil {
+		if px == nil && (fa.builtin == nil || fa.handler.Load() == nil) {
 			continue
 		}
 		if err := b.resignFront(fa, px); err != nil {

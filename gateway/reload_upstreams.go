@@ -308,6 +308,7 @@ func (b *Bridge) applyUpstreams(ctx context.Context, p *upstreamPlan) {
 			b.monitors.remove(health.KindExpose, n)
 			b.health.Remove(health.KindExpose, n)
 		}
+		b.setOwnExposed(p.next.expose)
 		if err := b.tools.SetAgents(p.next.exposeCfg); err != nil {
 			failed("expose.agents", err)
 		} else {

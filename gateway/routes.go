@@ -45,20 +45,39 @@ func (rt *agentRoutes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m.ServeHTTP(w, r)
 }
 
-// serveRootCard serves /.well-known/agent-card.json: the card of the only
-// published agent, else of the only fronted agent when nothing is
-// published; 404 otherwise.
-func (b *Bridge) serveRootCard(w http.ResponseWriter, r *http.Request) {
+// rootAgent is the agent /.well-known/agent-card.json describes and gRPC
+// calls without a tenant reach: server.root_agent, else the only published
+// agent, else the only fronted agent when nothing is published; nil, nil
+// otherwise.
+func (b *Bridge) rootAgent() (*publishedAgent, *frontedAgent) {
 	b.upMu.Lock()
-	var pa *publishedAgent
-	var fa *frontedAgent
+	defer b.upMu.Unlock()
+	if name := b.cfg.Server.RootAgent; name != "" {
+		for _, a := range b.agents {
+			if a.name == name {
+				return a, nil
+			}
+		}
+		for _, fa := range b.front.agents {
+			if fa.name == name {
+				return nil, fa
+			}
+		}
+		return nil, nil
+	}
 	switch {
 	case len(b.agents) == 1:
-		pa = b.agents[0]
+		return b.agents[0], nil
 	case len(b.agents) == 0 && len(b.front.agents) == 1:
-		fa = b.front.agents[0]
+		return nil, b.front.agents[0]
 	}
-	b.upMu.Unlock()
+	return nil, nil
+}
+
+// serveRootCard serves /.well-known/agent-card.json: the root agent's card
+// (rootAgent); 404 without one.
+func (b *Bridge) serveRootCard(w http.ResponseWriter, r *http.Request) {
+	pa, fa := b.rootAgent()
 	switch {
 	case pa != nil:
 		pa.srv.ServeCard(w, r)
@@ -72,4 +91,27 @@ func (b *Bridge) serveRootCard(w http.ResponseWriter, r *http.Request) {
 	default:
 		http.NotFound(w, r)
 	}
+}
+
+// Mount serves h under prefix with the prefix stripped, so that h sees the
+// prefix itself as "/".
+func Mount(mux *http.ServeMux, prefix string, h http.Handler) {
+	prefix = strings.TrimRight(prefix, "/")
+	strip := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r2 := new(http.Request)
+		*r2 = *r
+		u := *r.URL
+		u.Path = strings.TrimPrefix(r.URL.Path, prefix)
+		u.RawPath = strings.TrimPrefix(r.URL.RawPath, prefix)
+		if u.Path == "" {
+			u.Path = "/"
+		}
+		if r.URL.RawPath != "" && u.RawPath == "" {
+			u.RawPath = "/"
+		}
+		r2.URL = &u
+		h.ServeHTTP(w, r2)
+	})
+	mux.Handle(prefix+"/", strip)
+	mux.Handle(prefix, strip)
 }

@@ -8,14 +8,15 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/netip"
-	"sync"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/config"
+	"github.com/a2a-mcp-bridge/bridge/examples"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
-	"github.com/a2a-mcp-bridge/bridge/netguard"
 )
 
 const usage = `bridge joins A2A agents and MCP servers and guards every hop between them.
@@ -25,7 +26,8 @@ Usage:
                                                  run the bridge described by FILE (every face, every hop);
                                                  --debug-addr serves Go runtime profiles on loopback
   bridge mcp --config FILE                       serve the exposed agents as MCP tools over stdio (Claude Desktop)
-  bridge demo [--addr HOST:PORT] [--store URL]   run the demo agent on the embedded defaults
+  bridge demo [--addr HOST:PORT] [--store URL]   run the demo: the embedded examples/demo.yaml (--print-config
+                                                 prints it), served as bridge serve serves a file
   bridge check-config [--probe|--file-only] FILE validate a config file and what it needs here (keys, commands,
                                                  store, Redis; --probe: upstreams and issuers); print every problem
                                                  with its position
@@ -96,75 +98,79 @@ func newLogger(w io.Writer) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))
 }
 
+// runDemo is `bridge demo`: the embedded configuration (examples/demo.yaml,
+// printed by --print-config) with the flags applied, served exactly as
+// `bridge serve` serves a file.
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
-	publicURL := fs.String("public-url", "", "URL clients reach the bridge at (default http://ADDR)")
-	storeURL := fs.String("store", "sqlite:bridge-demo.db", "task store: sqlite:PATH (default; keeps tasks across restarts), postgres://… (replicas) or memory:")
-	leaseTTL := fs.Duration("lease-ttl", 15*time.Second, "run lease of a task: how soon another replica notices that the one running it died")
-	maintEvery := fs.Duration("maintenance-every", time.Minute, "how often finished tasks are pruned (orphaned tasks are failed at start-up and every quarter of --lease-ttl, at most 4s apart)")
-	grace := fs.Duration("shutdown-grace", 10*time.Second, "how long running requests, streams and tasks may finish after SIGTERM before the tasks still running end FAILED")
-	unsafeLoopback := fs.Bool("unsafe-allow-loopback-push", false, "let push webhooks reach 127.0.0.0/8 over plain http (conformance kit only; never in production)")
+	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (listen:); loopback only, as the demo's callers are anonymous")
+	publicURL := fs.String("public-url", "", "URL clients reach the bridge at (public_url:; default http://ADDR)")
+	storeURL := fs.String("store", "", "task store (store:): sqlite:PATH (default: sqlite: in the user cache directory, keeping tasks across restarts), postgres://… (replicas) or memory:")
+	leaseTTL := fs.Duration("lease-ttl", 15*time.Second, "run lease of a task (tasks.lease_ttl:): how soon another replica notices that the one running it died")
+	maintEvery := fs.Duration("maintenance-every", time.Minute, "how often finished tasks are pruned (retention.sweep_interval:; orphaned tasks are failed at start-up and every quarter of --lease-ttl, at most 4s apart)")
+	grace := fs.Duration("shutdown-grace", 10*time.Second, "how long running requests, streams and tasks may finish after SIGTERM before the tasks still running end FAILED (server.shutdown_grace:)")
+	unsafeLoopback := fs.Bool("unsafe-allow-loopback-push", false, "let push webhooks reach 127.0.0.0/8 over plain http (netguard.unsafe_allow: [127.0.0.0/8], netguard.unsafe_allow_http: true; conformance kit only; never in production)")
+	printConfig := fs.Bool("print-config", false, "print the demo's configuration ("+examples.DemoFile+") and exit: a file to start `bridge serve --config` from")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	log := newLogger(stderr)
-	st, closeStore, err := openStore(ctx, *storeURL)
+	if *printConfig {
+		_, err := stdout.Write(examples.DemoYAML())
+		return err
+	}
+	st := *storeURL
+	if st == "" {
+		path, err := demoStorePath()
+		if err != nil {
+			return err
+		}
+		st = "sqlite:" + path
+	}
+	cfg, err := examples.Demo(func(c *config.Config) {
+		c.Listen, c.PublicURL, c.Store = *addr, *publicURL, st
+		c.Tasks.LeaseTTL = config.Duration(*leaseTTL)
+		c.Retention.SweepInterval = config.Duration(*maintEvery)
+		c.Server.ShutdownGrace = config.Duration(*grace)
+		if *unsafeLoopback {
+			c.Netguard.UnsafeAllow = append(c.Netguard.UnsafeAllow, "127.0.0.0/8")
+			c.Netguard.UnsafeAllowHTTP = true
+		}
+	})
+	var ps config.Problems
+	if errors.As(err, &ps) {
+		for _, p := range ps {
+			fmt.Fprintln(stderr, p.Error())
+		}
+		return fmt.Errorf("the demo's configuration with these flags has %d problem(s) (bridge demo --print-config shows it)", len(ps))
+	}
 	if err != nil {
 		return err
 	}
-	defer closeStore()
-	l := &gateway.Listener{Addr: *addr, Log: log, Grace: *grace, UnencryptedHTTP2: true}
-	if err := l.Listen(); err != nil {
-		return err
-	}
-	pub := *publicURL
-	if pub == "" {
-		pub = "http://" + displayAddr(l.BoundAddr())
-	}
-	var guard netguard.Config
-	if *unsafeLoopback {
-		guard.UnsafeAllow = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
-		guard.AllowHTTP = true
-		for _, w := range guard.Warnings() {
-			log.Warn(w)
-		}
-	}
-	dctx, dstop := context.WithCancel(context.WithoutCancel(ctx))
-	defer dstop()
-	demo, err := gateway.NewDemo(dctx, gateway.DemoOptions{PublicURL: pub, Store: st, Log: log, Netguard: guard, ListenAddr: l.BoundAddr(), LeaseTTL: *leaseTTL, MaintenanceEvery: *maintEvery})
+	return serveConfig(ctx, cfg, serveOptions{banner: demoBanner}, stdout, stderr)
+}
+
+// demoBanner prints where the demo's agents are (the names of
+// examples/demo.yaml).
+func demoBanner(stdout io.Writer, pub string) {
+	fmt.Fprintf(stdout, "demo agent at %s/a2a/echo (card: %s/.well-known/agent-card.json)\n"+
+		"demo MCP tools published as an agent at %s/a2a/tools\n"+
+		"demo agent exposed as MCP tools at %s/mcp\n"+
+		"metrics at %s/metrics; configuration: %s (bridge demo --print-config)\n", pub, pub, pub, pub, pub, examples.DemoFile)
+}
+
+// demoStorePath is the demo's default SQLite file, in the user's cache
+// directory (the system's temporary directory when there is none).
+func demoStorePath() (string, error) {
+	dir, err := os.UserCacheDir()
 	if err != nil {
-		return err
+		dir = os.TempDir()
 	}
-	defer demo.Close()
-	demo.Run(dctx)
-	l.Handler = demo.Handler
-	managers := []*a2a.Manager{demo.Manager, demo.Tools}
-	l.Settle = func(ctx context.Context) error {
-		for _, m := range managers {
-			if err := m.Idle(ctx); err != nil {
-				return err
-			}
-		}
-		return nil
+	dir = filepath.Join(dir, "a2a-mcp-bridge")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("create the demo's store directory: %w", err)
 	}
-	l.Stop = func(ctx context.Context) {
-		var wg sync.WaitGroup
-		for _, m := range managers {
-			wg.Go(func() { _ = m.Stop(ctx, a2a.ShutdownMessage) })
-		}
-		wg.Wait()
-	}
-	log.Info("bridge demo listening", "addr", l.BoundAddr(), "agent", pub+gateway.DemoBase, "card", pub+gateway.DemoBase+"/.well-known/agent-card.json")
-	fmt.Fprintf(stdout, "demo agent at %s%s (card: %s/.well-known/agent-card.json)\ndemo MCP tools published as an agent at %s%s\ndemo agent exposed as MCP tools at %s/mcp\n", pub, gateway.DemoBase, pub, pub, gateway.DemoToolsBase, pub)
-	err = l.Serve(ctx)
-	wctx, wcancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer wcancel()
-	for _, m := range managers {
-		_ = m.Idle(wctx)
-	}
-	return err
+	return filepath.Join(dir, "demo.db"), nil
 }
 
 // displayAddr turns a bound address into one a client can dial.

@@ -83,9 +83,28 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *storeURL != "" {
 		cfg.Store = *storeURL
 	}
+	return serveConfig(ctx, cfg, serveOptions{file: *file, debugAddr: *debugAddr}, stdout, stderr)
+}
+
+// serveOptions are what `bridge serve` and `bridge demo` do differently
+// around the one build and serve path.
+type serveOptions struct {
+	// file is reloaded on SIGHUP (and watched with reload.watch); "" for
+	// an embedded configuration, which is not reloaded.
+	file string
+	// debugAddr serves Go runtime profiles ("" : none).
+	debugAddr string
+	// banner, if set, prints what is served once the bridge is built.
+	banner func(stdout io.Writer, pub string)
+}
+
+// serveConfig builds the bridge from cfg, serves every face on its
+// listener, and drains on SIGTERM (ctx ending) within
+// server.shutdown_grace.
+func serveConfig(ctx context.Context, cfg *config.Config, o serveOptions, stdout, stderr io.Writer) error {
 	log := configLogger(cfg.Observability, stderr)
-	if *debugAddr != "" {
-		stopDebug, err := startDebug(*debugAddr, log)
+	if o.debugAddr != "" {
+		stopDebug, err := startDebug(o.debugAddr, log)
 		if err != nil {
 			return err
 		}
@@ -128,8 +147,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var wg sync.WaitGroup
 	wg.Go(func() { b.Run(bg) })
 	defer func() { stopBG(); waitBounded(&wg, backgroundStopWait) }()
-	stopReload := watchReload(ctx, *file, cfg, b, log)
-	defer stopReload()
+	if o.file != "" {
+		stopReload := watchReload(ctx, o.file, cfg, b, log)
+		defer stopReload()
+	}
 
 	log.Info("bridge serving", "addr", l.BoundAddr(), "public_url", pub, "version", gateway.Version)
 	if g := cfg.Server.GRPC; g.Enabled {
@@ -140,6 +161,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		log.Info("A2A gRPC binding served", "on", where, "tls", g.CertFile != "")
 	}
 	fmt.Fprintf(stdout, "bridge serving on %s (public URL %s)\n", l.BoundAddr(), pub)
+	if o.banner != nil {
+		o.banner(stdout, pub)
+	}
 	if cfg.Admin.Enabled() {
 		stopAdmin, err := startAdmin(ctx, cfg, b, log, stdout)
 		if err != nil {

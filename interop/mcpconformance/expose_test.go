@@ -8,16 +8,15 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/signal"
 	"sort"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 
-	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/config"
+	"github.com/a2a-mcp-bridge/bridge/examples"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
 	"github.com/a2a-mcp-bridge/bridge/mcp/expose"
@@ -56,38 +55,43 @@ var fixtureScenarios = map[string]string{
 	"prompts-get-with-image":        "gets the fixture prompt test_prompt_with_image",
 }
 
-// serveExpose runs `bridge demo` in-process (gateway.NewDemo, as
-// gateway/demo_test.go does): the demo A2A agent exposed as MCP tools by
-// expose behind the expose face at /mcp, on 127.0.0.1.
+// serveExpose runs `bridge demo` in-process (its configuration through
+// gateway.Build, as gateway/demo_test.go does): the demo A2A agent exposed
+// as MCP tools by expose behind the expose face at /mcp, on 127.0.0.1.
 func serveExpose(t *testing.T) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	public := "http://" + ln.Addr().String()
-	var h atomic.Pointer[http.Handler]
-	hs := &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		(*h.Load()).ServeHTTP(w, r)
-	})}}
-	ctx, cancel := context.WithCancel(context.Background())
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	demo, err := gateway.NewDemo(ctx, gateway.DemoOptions{PublicURL: public, Store: store.NewMemory(), ListenAddr: ln.Addr().String(), Log: log})
+	_, stop, err := serveDemo(ln, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	if err != nil {
-		cancel()
+		_ = ln.Close()
 		t.Fatal(err)
 	}
-	h.Store(&demo.Handler)
-	hs.Start()
-	demo.Run(ctx)
-	t.Cleanup(func() {
-		hs.Close()
-		cancel()
-		demo.Close()
-		demo.Manager.Wait()
-		demo.Tools.Wait()
-	})
-	return public + "/mcp"
+	t.Cleanup(stop)
+	return "http://" + ln.Addr().String() + "/mcp"
+}
+
+// serveDemo builds `bridge demo`'s configuration (examples/demo.yaml, a
+// memory store) as the demo command does, through gateway.Build, and serves
+// it on ln; stop ends it.
+func serveDemo(ln net.Listener, log *slog.Logger) (b *gateway.Bridge, stop func(), err error) {
+	public := "http://" + ln.Addr().String()
+	cfg, err := examples.Demo(func(c *config.Config) { c.Listen, c.PublicURL, c.Store = ln.Addr().String(), public, "memory:" })
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err = gateway.Build(context.Background(), cfg, gateway.Options{Logger: log, PublicURL: public})
+	if err != nil {
+		return nil, nil, err
+	}
+	hs := &http.Server{Handler: b.Handler()}
+	go func() { _ = hs.Serve(ln) }()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); b.Run(ctx) }()
+	return b, func() { _ = hs.Close(); cancel(); <-done; _ = b.Close() }, nil
 }
 
 // TestConformanceExposeFace runs the suite against the expose face serving
@@ -106,7 +110,7 @@ func TestConformanceExposeFace(t *testing.T) {
 // tests.
 const exposeStdioEnv = "BRIDGE_CONFORMANCE_EXPOSE_STDIO"
 
-// serveExposeStdio is the child mode: the demo agent (gateway.NewDemo on a
+// serveExposeStdio is the child mode: the demo agent (serveDemo on a
 // loopback listener of this process) exposed as MCP tools by expose
 // behind the face on this process's stdio.
 func serveExposeStdio() int {
@@ -118,18 +122,15 @@ func serveExposeStdio() int {
 		return 1
 	}
 	public := "http://" + ln.Addr().String()
-	demo, err := gateway.NewDemo(ctx, gateway.DemoOptions{PublicURL: public, Store: store.NewMemory(), ListenAddr: ln.Addr().String(), Log: log})
+	demo, stopDemo, err := serveDemo(ln, log)
 	if err != nil {
 		log.Error("conformance: demo", "err", err)
 		return 1
 	}
-	defer demo.Close()
-	hs := &http.Server{Handler: demo.Handler}
-	go func() { _ = hs.Serve(ln) }()
-	defer hs.Close()
-	go demo.Run(ctx)
+	defer stopDemo()
 	at, err := expose.New(expose.Config{
-		Agents:     []expose.AgentConfig{{Alias: "echo", CardURL: public + "/.well-known/agent-card.json"}},
+		// The card is signed by the demo bridge's (ephemeral) key.
+		Agents:     []expose.AgentConfig{{Alias: "echo", CardURL: public + "/.well-known/agent-card.json", Keys: demo.Keys(), RequireSignature: true}},
 		HTTPClient: netguard.Trusted(netguard.Config{Timeout: -1, MaxBodyBytes: -1}),
 		Logger:     log,
 	})

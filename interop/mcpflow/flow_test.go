@@ -21,12 +21,12 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/config"
+	"github.com/a2a-mcp-bridge/bridge/examples"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
@@ -178,37 +178,44 @@ func TestTSClientProgressPrecedesResult(t *testing.T) {
 	}
 }
 
-// serveExpose runs `bridge demo` in-process (gateway.NewDemo): the demo
-// A2A agent exposed as MCP tools at /mcp (anonymous loopback callers,
-// stateless); its "echo" tool declares task support.
+// serveExpose runs `bridge demo` in-process (its configuration through
+// gateway.Build): the demo A2A agent exposed as MCP tools at /mcp
+// (anonymous loopback callers, stateless); its "echo" tool declares task
+// support.
 func serveExpose(t *testing.T) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	public := "http://" + ln.Addr().String()
-	var h atomic.Pointer[http.Handler]
-	hs := &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		(*h.Load()).ServeHTTP(w, r)
-	})}}
-	ctx, cancel := context.WithCancel(context.Background())
-	demo, err := gateway.NewDemo(ctx, gateway.DemoOptions{PublicURL: public, Store: store.NewMemory(), ListenAddr: ln.Addr().String(), Log: quiet()})
+	_, stop, err := serveDemo(ln, quiet())
 	if err != nil {
-		cancel()
+		_ = ln.Close()
 		t.Fatal(err)
 	}
-	h.Store(&demo.Handler)
-	hs.Start()
-	demo.Run(ctx)
-	t.Cleanup(func() {
-		hs.Close()
-		cancel()
-		demo.Close()
-		demo.Manager.Wait()
-		demo.Tools.Wait()
-	})
-	return public + "/mcp"
+	t.Cleanup(stop)
+	return "http://" + ln.Addr().String() + "/mcp"
+}
+
+// serveDemo builds `bridge demo`'s configuration (examples/demo.yaml, a
+// memory store) as the demo command does, through gateway.Build, and serves
+// it on ln; stop ends it.
+func serveDemo(ln net.Listener, log *slog.Logger) (b *gateway.Bridge, stop func(), err error) {
+	public := "http://" + ln.Addr().String()
+	cfg, err := examples.Demo(func(c *config.Config) { c.Listen, c.PublicURL, c.Store = ln.Addr().String(), public, "memory:" })
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err = gateway.Build(context.Background(), cfg, gateway.Options{Logger: log, PublicURL: public})
+	if err != nil {
+		return nil, nil, err
+	}
+	hs := &http.Server{Handler: b.Handler()}
+	go func() { _ = hs.Serve(ln) }()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); b.Run(ctx) }()
+	return b, func() { _ = hs.Close(); cancel(); <-done; _ = b.Close() }, nil
 }
 
 // TestTSClientTaskFlow: MCP tasks through the expose face, the 2025-11-25
