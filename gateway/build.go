@@ -686,60 +686,28 @@ func upstreamConfig(p *config.PublishedServer, client *http.Client, log *slog.Lo
 func (b *Bridge) sign(c *a2a.AgentCard) (*a2a.AgentCard, error) {
 	sg := b.signing.Load()
 	c.SecuritySchemes, c.SecurityRequirements = sg.schemes, sg.reqs
-	c.Signatures = nil
-	raw, err := json.Marshal(c)
-	if err != nil {
-		return nil, fmt.Errorf("encode card: %w", err)
-	}
-	signed, err := card.Sign(raw, sg.keys)
-	if err != nil {
-		return nil, fmt.Errorf("sign card: %w", err)
-	}
-	var out a2a.AgentCard
-	if err := json.Unmarshal(signed, &out); err != nil {
-		return nil, fmt.Errorf("decode signed card: %w", err)
-	}
-	return &out, nil
+	return card.SignAgentCard(c, sg.keys)
 }
 
-// securityOf turns what the auth chain accepts into card securitySchemes
-// and securityRequirements (each scheme is one alternative).
+// securityOf is what the auth chain accepts, as card security
+// (card.Security decides the schemes).
 func securityOf(c *auth.Chain) (map[string]a2a.SecurityScheme, []a2a.SecurityRequirement) {
-	schemes := map[string]a2a.SecurityScheme{}
-	var reqs []a2a.SecurityRequirement
-	n := map[string]int{}
-	add := func(base string, s a2a.SecurityScheme, scopes []string) {
-		n[base]++
-		name := base
-		if n[base] > 1 {
-			name = fmt.Sprintf("%s%d", base, n[base])
-		}
-		schemes[name] = s
-		reqs = append(reqs, a2a.SecurityRequirement{Schemes: map[string]a2a.StringList{name: {List: append([]string(nil), scopes...)}}})
-	}
+	var creds []card.Credential
 	for _, d := range c.Describe() {
+		cr := card.Credential{DiscoveryURL: d.DiscoveryURL, Scopes: d.Scopes, Header: d.Header}
 		switch d.Kind {
 		case auth.SchemeOIDC:
-			add("oidc", a2a.SecurityScheme{OpenIDConnect: &a2a.OpenIDConnectSecurityScheme{OpenIDConnectURL: d.DiscoveryURL}}, d.Scopes)
+			cr.Kind = card.CredentialOIDC
 		case auth.SchemeBearerJWT:
-			add("bearer", a2a.SecurityScheme{HTTPAuth: &a2a.HTTPAuthSecurityScheme{Scheme: "Bearer", BearerFormat: "JWT"}}, d.Scopes)
+			cr.Kind = card.CredentialBearerJWT
 		case auth.SchemeAPIKey:
-			h := d.Header
-			if h == "" {
-				h = "Authorization"
-			}
-			add("apikey", a2a.SecurityScheme{APIKey: &a2a.APIKeySecurityScheme{Location: "header", Name: h,
-				Description: "API key, also accepted as Authorization: Bearer KEY"}}, nil)
+			cr.Kind = card.CredentialAPIKey
+		default:
+			continue
 		}
+		creds = append(creds, cr)
 	}
-	if len(schemes) == 0 {
-		return nil, nil
-	}
-	if c.AllowsAnonymous() {
-		// An empty requirement: credentials are optional.
-		reqs = append(reqs, a2a.SecurityRequirement{})
-	}
-	return schemes, reqs
+	return card.Security(creds, c.AllowsAnonymous())
 }
 
 // buildExpose builds the exposed agents' tool source and the MCP face.
