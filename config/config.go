@@ -113,8 +113,8 @@ type MCPUpstream struct {
 	HTTP *HTTPUpstream `yaml:"http"`
 	// SSE reaches the server over the legacy HTTP+SSE transport.
 	SSE *SSEUpstream `yaml:"sse"`
-	// Builtin names an MCP server compiled into the bridge, run in its own
-	// process: "demo" (tools echo, add, upper and slow; the one `bridge
+	// Builtin names an MCP server compiled into the bridge, run inside the
+	// bridge's process: "demo" (tools echo, add, upper and slow; the one `bridge
 	// demo` publishes). Default: none. Nothing built in is served unless a
 	// file names it.
 	Builtin string `yaml:"builtin"`
@@ -337,8 +337,8 @@ type FrontedAgent struct {
 	// builtin. The bridge calls the agent over HTTP/1.1 (over TLS for
 	// https, offering only http/1.1), keeping idle connections for reuse.
 	URL string `yaml:"url" secret:"url"`
-	// Builtin names an A2A agent compiled into the bridge, served in its
-	// own process behind the same hop chain (hop.direction "local")
+	// Builtin names an A2A agent compiled into the bridge, served inside
+	// the bridge's process behind the same hop chain (hop.direction "local")
 	// instead of one reached at url: "demo" (the echo agent of `bridge
 	// demo`). Credentials, credential_hosts, card and binding do not apply
 	// to it. Default: none. Nothing built in is served unless a file names

@@ -305,8 +305,8 @@ func (p *preflight) probe(ctx context.Context) {
 		}
 	}
 	mcpServer := func(path string, e *config.PublishedServer) {
-		if p.broken[path] {
-			return // its command or directory is reported already
+		if p.broken[path] || e.Builtin != "" {
+			return // its command or directory is reported already; a builtin is in the binary
 		}
 		ucfg, err := upstreamConfig(e, client, quiet)
 		if err != nil {
@@ -328,11 +328,17 @@ func (p *preflight) probe(ctx context.Context) {
 	for i, m := range p.c.Front.MCP {
 		mcpServer(fmt.Sprintf("front.mcp[%d]", i), &config.PublishedServer{Name: m.Name, MCPUpstream: m.MCPUpstream, Credentials: m.Credentials})
 	}
+	// An agent of this bridge (agent:) and a built-in one are served by
+	// the bridge itself: nothing to reach before it runs.
 	for i, a := range p.c.Expose.Agents {
-		p.probeCard(ctx, client, fmt.Sprintf("expose.agents[%d].url", i), a.URL)
+		if a.Agent == "" {
+			p.probeCard(ctx, client, fmt.Sprintf("expose.agents[%d].url", i), a.URL)
+		}
 	}
 	for i, a := range p.c.Front.A2A {
-		p.probeCard(ctx, client, fmt.Sprintf("front.a2a[%d].url", i), a.URL)
+		if a.Builtin == "" {
+			p.probeCard(ctx, client, fmt.Sprintf("front.a2a[%d].url", i), a.URL)
+		}
 	}
 }
 

@@ -19,7 +19,7 @@ func TestRunCheckConfig(t *testing.T) {
 		{"valid examples", []string{"--file-only", "../../examples/quickstart.yaml", "../../examples/secured.yaml"},
 			"../../examples/quickstart.yaml: ok\n../../examples/secured.yaml: ok\n", ""},
 		{"quickstart runs here", []string{"../../examples/quickstart.yaml"}, "../../examples/quickstart.yaml: ok\n", ""},
-		{"the demo's configuration runs here", []string{"../../examples/demo.yaml"}, "../../examples/demo.yaml: ok\n", ""},
+		{"the demo's configuration runs here", []string{"--probe", "../../examples/demo.yaml"}, "../../examples/demo.yaml: ok\n", ""},
 		{"probe and file-only", []string{"--probe", "--file-only", "../../examples/quickstart.yaml"}, "", "exclude each other"},
 		{"broken file", []string{"../../config/testdata/unsafe_nonloopback.yaml"},
 			"../../config/testdata/unsafe_nonloopback.yaml:4:3: auth.anonymous: refused on the non-loopback listener 0.0.0.0:8080: anyone who can reach it would be a caller; listen on 127.0.0.1, configure oidc/jwks/api_keys, or confirm with auth.unsafe_anonymous_non_loopback: true\n" +
