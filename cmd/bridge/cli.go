@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -92,10 +91,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 func runVersion(_ context.Context, _ []string, stdout, _ io.Writer) error {
 	fmt.Fprintf(stdout, "bridge %s\nA2A protocol: %s (JSON-RPC, HTTP+JSON, SSE, gRPC)\nMCP protocol: 2025-06-18, 2025-11-25, 2026-07-28 (stdio, streamable HTTP)\n", gateway.Version, a2a.ProtocolVersion)
 	return nil
-}
-
-func newLogger(w io.Writer) *slog.Logger {
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))
 }
 
 // runDemo is `bridge demo`: the embedded configuration (examples/demo.yaml,
