@@ -160,8 +160,22 @@ func startAdminSetup(t *testing.T, adminSection string, env ...string) *adminSet
 	var frontURL, exposeURL string
 	s.front, frontURL = demoProcess(t, bin, "fronted agent")
 	s.expose, exposeURL = demoProcess(t, bin, "exposed agent")
+	// The demo signs its cards (with a key made at its start), as serve
+	// does: the exposed one's card verifies against its JWKS, pinned.
+	jwks := filepath.Join(t.TempDir(), "exposed-jwks.json")
+	resp, err := http.Get(strings.TrimSuffix(exposeURL, "/a2a/echo") + "/.well-known/jwks.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err := os.WriteFile(jwks, keys, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := strings.Replace(adminConfig(mcpServerBinary(t), frontURL, exposeURL, adminSection),
+		fmt.Sprintf("- {alias: exposed, url: %q}", exposeURL), fmt.Sprintf("- {alias: exposed, url: %q, card: {keys: %q}}", exposeURL, jwks), 1)
 	file := filepath.Join(t.TempDir(), "bridge.yaml")
-	if err := os.WriteFile(file, []byte(adminConfig(mcpServerBinary(t), frontURL, exposeURL, adminSection)), 0o600); err != nil {
+	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	s.serve = startProcess(t, "bridge serve", bin, env, "serve", "--config", file)
