@@ -171,7 +171,7 @@ func enumFromJSON(b []byte, byNumber func(int) (string, bool)) (string, error) {
 			}
 		}
 		var s string
-		if err := unmarshalStrict(b, &s); err != nil {
+		if err := UnmarshalStrict(b, &s); err != nil {
 			return "", err
 		}
 		if numeric(s) {
@@ -340,13 +340,13 @@ func (c AgentCard) MarshalJSON() ([]byte, error) {
 	return json.Marshal(a)
 }
 
-// UnmarshalJSON reads a card that has one reading only (unmarshalStrict):
+// UnmarshalJSON reads a card that has one reading only (UnmarshalStrict):
 // a card whose members could be read two ways is refused, so that what a
 // signature covers, what the bridge reads and what a peer reads agree.
 func (c *AgentCard) UnmarshalJSON(b []byte) error {
 	type alias AgentCard
 	var a alias
-	if err := unmarshalStrict(b, &a); err != nil {
+	if err := UnmarshalStrict(b, &a); err != nil {
 		return err
 	}
 	*c = AgentCard(a)
@@ -479,7 +479,7 @@ func lowerCamel(s string) string {
 func (s *SecurityScheme) UnmarshalJSON(b []byte) error {
 	type alias SecurityScheme
 	var a alias
-	if err := unmarshalStrict(b, &a); err != nil {
+	if err := UnmarshalStrict(b, &a); err != nil {
 		return err
 	}
 	if countSet(a.APIKey != nil, a.HTTPAuth != nil, a.OAuth2 != nil, a.OpenIDConnect != nil, a.MTLS != nil) > 1 {
@@ -493,7 +493,7 @@ func (s *SecurityScheme) UnmarshalJSON(b []byte) error {
 func (f *OAuthFlows) UnmarshalJSON(b []byte) error {
 	type alias OAuthFlows
 	var a alias
-	if err := unmarshalStrict(b, &a); err != nil {
+	if err := UnmarshalStrict(b, &a); err != nil {
 		return err
 	}
 	if countSet(a.AuthorizationCode != nil, a.ClientCredentials != nil, a.Implicit != nil, a.Password != nil, a.DeviceCode != nil) > 1 {

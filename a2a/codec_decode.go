@@ -295,7 +295,7 @@ type sendMessageRequestIn struct {
 // of the message that Message.UnmarshalJSON costs.
 func decodeSendMessageRequest(b []byte, r *SendMessageRequest) error {
 	var w sendMessageRequestIn
-	if err := unmarshalStrict(b, &w); err != nil {
+	if err := UnmarshalStrict(b, &w); err != nil {
 		return err
 	}
 	m, err := messagePtr(w.Message)
@@ -310,7 +310,7 @@ func decodeSendMessageRequest(b []byte, r *SendMessageRequest) error {
 // A part with none of the members this version knows gets Kind PartUnknown.
 func (p *Part) UnmarshalJSON(b []byte) error {
 	var w partIn
-	if err := unmarshalStrict(b, &w); err != nil {
+	if err := UnmarshalStrict(b, &w); err != nil {
 		return err
 	}
 	v, err := w.part()
@@ -331,7 +331,7 @@ func (m *Message) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	var w messageIn
-	if err := unmarshalStrict(b, &w); err != nil {
+	if err := UnmarshalStrict(b, &w); err != nil {
 		return err
 	}
 	return w.message(m)
@@ -340,7 +340,7 @@ func (m *Message) UnmarshalJSON(b []byte) error {
 // UnmarshalJSON reads an artifact, skipping parts of unknown kind.
 func (a *Artifact) UnmarshalJSON(b []byte) error {
 	var w artifactIn
-	if err := unmarshalStrict(b, &w); err != nil {
+	if err := UnmarshalStrict(b, &w); err != nil {
 		return err
 	}
 	return w.artifact(a)
@@ -350,7 +350,7 @@ func (a *Artifact) UnmarshalJSON(b []byte) error {
 // of google.protobuf.Timestamp (years 1 to 9999 in UTC).
 func (s *TaskStatus) UnmarshalJSON(b []byte) error {
 	var w statusIn
-	if err := unmarshalStrict(b, &w); err != nil {
+	if err := UnmarshalStrict(b, &w); err != nil {
 		return err
 	}
 	return w.status(s)
@@ -369,7 +369,7 @@ func (t *Task) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	var w taskIn
-	if err := unmarshalStrict(b, &w); err != nil {
+	if err := UnmarshalStrict(b, &w); err != nil {
 		return err
 	}
 	return w.task(t)
@@ -384,7 +384,7 @@ func (r *StreamResponse) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	var w streamIn
-	if err := unmarshalStrict(b, &w); err != nil {
+	if err := UnmarshalStrict(b, &w); err != nil {
 		return err
 	}
 	return w.stream(r)
@@ -399,7 +399,7 @@ func (r *SendMessageResponse) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	var w sendMessageResponseIn
-	if err := unmarshalStrict(b, &w); err != nil {
+	if err := UnmarshalStrict(b, &w); err != nil {
 		return err
 	}
 	return w.response(r)

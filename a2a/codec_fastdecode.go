@@ -66,7 +66,7 @@ var (
 
 // fastDecodeRPCResponse decodes data as decodeRPCResponseIn would for the
 // result types it knows; ok is false when it declines.
-func fastDecodeRPCResponse[T any](data []byte) (env *clientRPCResponse[T], ok bool) {
+func fastDecodeRPCResponse[T any](data []byte) (env *RPCResponse[T], ok bool) {
 	switch any((*T)(nil)).(type) {
 	case *SendMessageResponse:
 		return fastRPCResponse[T, SendMessageResponse](data)
@@ -82,14 +82,14 @@ func fastDecodeRPCResponse[T any](data []byte) (env *clientRPCResponse[T], ok bo
 // status timestamp in one allocation instead of four; a task kept after
 // its envelope is dropped keeps these few dozen bytes with it.
 type fastEnvelope[T, V any] struct {
-	env clientRPCResponse[T]
+	env RPCResponse[T]
 	v   V
 	id  [8]byte
 	ts  time.Time
 }
 
 // fastRPCResponse reads the envelope and its result of type V, which is T.
-func fastRPCResponse[T, V any](data []byte) (*clientRPCResponse[T], bool) {
+func fastRPCResponse[T, V any](data []byte) (*RPCResponse[T], bool) {
 	d := fastDec{b: data}
 	if !d.open('{') {
 		return nil, false
@@ -153,8 +153,8 @@ func fastRPCResponse[T, V any](data []byte) (*clientRPCResponse[T], bool) {
 			}
 			// The error is rare and small: encoding/json reads it, as the
 			// slow path does.
-			e := new(clientWireError)
-			if unmarshalStrict(span, e) != nil {
+			e := new(ErrorBody)
+			if UnmarshalStrict(span, e) != nil {
 				return nil, false
 			}
 			box.env.Error = e

@@ -282,7 +282,7 @@ func checkFastMatchesSlow[T any](t *testing.T, kind string, body []byte) bool {
 	want, werr := slowDecodeRPCResponse[T](body)
 	in := append([]byte(nil), body...)
 	_, fast := fastDecodeRPCResponse[T](in)
-	got, gerr := decodeRPCResponse[T](in)
+	got, gerr := DecodeRPCResponse[T](in)
 	for i := range in {
 		in[i] = 'x'
 	}
@@ -299,7 +299,7 @@ func checkFastMatchesSlow[T any](t *testing.T, kind string, body []byte) bool {
 }
 
 // fastDumpEnv prints an envelope with its result and error for a failure.
-func fastDumpEnv[T any](env *clientRPCResponse[T]) string {
+func fastDumpEnv[T any](env *RPCResponse[T]) string {
 	if env == nil {
 		return "<nil>"
 	}
@@ -526,7 +526,7 @@ func TestFastDecodeAllocations(t *testing.T) {
 		t.Fatal("fast path declined the benchmark's body")
 	}
 	n := testing.AllocsPerRun(100, func() {
-		if _, err := decodeRPCResponse[SendMessageResponse](body); err != nil {
+		if _, err := DecodeRPCResponse[SendMessageResponse](body); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -573,7 +573,7 @@ func BenchmarkDecodeRPCResponse(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		env, err := decodeRPCResponse[SendMessageResponse](body)
+		env, err := DecodeRPCResponse[SendMessageResponse](body)
 		if err != nil || env.Result == nil || env.Result.Task == nil {
 			b.Fatal(env, err)
 		}

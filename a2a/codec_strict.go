@@ -13,7 +13,7 @@ import (
 // path of every decoder here uses, matches member names case-insensitively
 // ("stAtus" is "status"), lets the last of two equal names win and replaces
 // invalid UTF-8; the fast decoders, the guards and ProtoJSON peers read
-// names exactly. unmarshalStrict checks a document against the schema of
+// names exactly. UnmarshalStrict checks a document against the schema of
 // the type it is decoded into (strictjson) before encoding/json reads it,
 // so a document both accept has one meaning, and a document that could be
 // read two ways is refused: a member name that differs from a field's only
@@ -51,9 +51,9 @@ func schemaOf(v any) *strictjson.Schema {
 	return s
 }
 
-// unmarshalStrict is json.Unmarshal of a document that has one reading
+// UnmarshalStrict is json.Unmarshal of a document that has one reading
 // (see above); a document that has two is refused with a *strictjson.Error.
-func unmarshalStrict(b []byte, v any) error {
+func UnmarshalStrict(b []byte, v any) error {
 	if err := schemaOf(v).Check(b); err != nil {
 		if strictjson.Is(err, strictjson.KindSyntax) {
 			// Not JSON at all: encoding/json says where, in the words the

@@ -13,25 +13,25 @@ func slowUnmarshal(b []byte, v any) error {
 	switch v := v.(type) {
 	case *Task:
 		var w taskIn
-		if err := unmarshalStrict(b, &w); err != nil {
+		if err := UnmarshalStrict(b, &w); err != nil {
 			return err
 		}
 		return w.task(v)
 	case *Message:
 		var w messageIn
-		if err := unmarshalStrict(b, &w); err != nil {
+		if err := UnmarshalStrict(b, &w); err != nil {
 			return err
 		}
 		return w.message(v)
 	case *StreamResponse:
 		var w streamIn
-		if err := unmarshalStrict(b, &w); err != nil {
+		if err := UnmarshalStrict(b, &w); err != nil {
 			return err
 		}
 		return w.stream(v)
 	case *SendMessageResponse:
 		var w sendMessageResponseIn
-		if err := unmarshalStrict(b, &w); err != nil {
+		if err := UnmarshalStrict(b, &w); err != nil {
 			return err
 		}
 		return w.response(v)

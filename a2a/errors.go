@@ -263,8 +263,8 @@ func (e *Error) details() []map[string]any {
 	return out
 }
 
-// errorFromWire rebuilds an *Error from a code, message and details list.
-func errorFromWire(code int, status int, msg string, details []map[string]any) *Error {
+// ErrorFromWire rebuilds an *Error from a code, message and details list.
+func ErrorFromWire(code int, status int, msg string, details []map[string]any) *Error {
 	e := &Error{Code: code, Message: msg}
 	for _, d := range details {
 		switch d["@type"] {

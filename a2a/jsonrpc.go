@@ -127,7 +127,7 @@ func decodeParams(raw []byte, p any) error {
 		// The most frequent request, decoded in one pass.
 		err = decodeSendMessageRequest(raw, r)
 	} else {
-		err = unmarshalStrict(raw, p)
+		err = UnmarshalStrict(raw, p)
 	}
 	if err != nil {
 		e := ErrInvalidParams.Withf("invalid params: %s", jsonErrorText(err))

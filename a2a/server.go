@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a/internal/httpbody"
 )
 
 // Method names of A2A 1.0 (JSON-RPC method = gRPC method).
@@ -332,7 +334,7 @@ func checkContentType(r *http.Request) error {
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(s.cfg.ReadTimeout))
-	body, err := readAllSized(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), r.ContentLength, s.cfg.MaxBodyBytes)
+	body, err := httpbody.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), r.ContentLength, s.cfg.MaxBodyBytes)
 	if err != nil {
 		// The deadline stays: a read of the rest fails at once.
 		w.Header().Set("Connection", "close")

@@ -1,7 +1,7 @@
 // Package a2a is the Agent2Agent protocol 1.0 as a Go library: the wire types
 // and their ProtoJSON encoding, the protocol errors, an http.Handler serving
-// the JSON-RPC and HTTP+JSON bindings with SSE streaming, the task manager
-// that enforces the task lifecycle, and a client.
+// the JSON-RPC and HTTP+JSON bindings with SSE streaming, and the task manager
+// that enforces the task lifecycle. The client is package a2a/client.
 //
 // The wire types are hand-written structs encoded with encoding/json; the
 // package a2apb holds the protoc-gen-go output of the pinned proto and the

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	a2aclient "github.com/a2a-mcp-bridge/bridge/a2a/client"
+
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -192,16 +194,16 @@ func get(t *testing.T, u string, hdr ...string) (*http.Response, []byte) {
 	return resp, body
 }
 
-func (e *env) client(t *testing.T, key string) *a2a.Client {
+func (e *env) client(t *testing.T, key string) *a2aclient.Client {
 	t.Helper()
-	opts := []a2a.ClientOption{a2a.WithHTTPClient(&http.Client{Transport: http.DefaultTransport})}
+	opts := []a2aclient.Option{a2aclient.WithHTTPClient(&http.Client{Transport: http.DefaultTransport})}
 	if key != "" {
-		opts = append(opts, a2a.WithHeader(func(_ context.Context, r *http.Request) error {
+		opts = append(opts, a2aclient.WithHeader(func(_ context.Context, r *http.Request) error {
 			r.Header.Set("Authorization", "Bearer "+key)
 			return nil
 		}))
 	}
-	c, err := a2a.NewClient(context.Background(), e.url+"/a2a/tools/.well-known/agent-card.json", opts...)
+	c, err := a2aclient.Dial(context.Background(), e.url+"/a2a/tools/.well-known/agent-card.json", opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

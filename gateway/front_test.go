@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	a2aclient "github.com/a2a-mcp-bridge/bridge/a2a/client"
+
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -135,11 +137,11 @@ func startFront(t *testing.T, yaml string, opts gateway.Options) *frontEnv {
 	return e
 }
 
-func (e *frontEnv) client(t *testing.T, key string) *a2a.Client {
+func (e *frontEnv) client(t *testing.T, key string) *a2aclient.Client {
 	t.Helper()
-	c, err := a2a.NewClient(context.Background(), e.url+"/a2a/agent/.well-known/agent-card.json",
-		a2a.WithHTTPClient(&http.Client{Transport: http.DefaultTransport}),
-		a2a.WithHeader(func(_ context.Context, r *http.Request) error {
+	c, err := a2aclient.Dial(context.Background(), e.url+"/a2a/agent/.well-known/agent-card.json",
+		a2aclient.WithHTTPClient(&http.Client{Transport: http.DefaultTransport}),
+		a2aclient.WithHeader(func(_ context.Context, r *http.Request) error {
 			r.Header.Set("Authorization", "Bearer "+key)
 			return nil
 		}))

@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-mcp-bridge/bridge/a2a/client"
+
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/a2agrpc"
 	"github.com/a2a-mcp-bridge/bridge/config"
@@ -109,10 +111,10 @@ func TestGRPCOwnListenerOverTLSIsDrained(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	c, err := a2a.NewClient(context.Background(), pub+"/a2a/agent/.well-known/agent-card.json",
-		a2a.WithHTTPClient(&http.Client{Transport: http.DefaultTransport}),
-		a2a.WithBinding(a2a.BindingGRPC), a2a.WithTransport(a2a.BindingGRPC, conn.Factory(false)),
-		a2a.WithHeader(func(_ context.Context, r *http.Request) error {
+	c, err := client.Dial(context.Background(), pub+"/a2a/agent/.well-known/agent-card.json",
+		client.WithHTTPClient(&http.Client{Transport: http.DefaultTransport}),
+		client.WithBinding(a2a.BindingGRPC), client.WithTransport(a2a.BindingGRPC, conn.Factory(false)),
+		client.WithHeader(func(_ context.Context, r *http.Request) error {
 			r.Header.Set("Authorization", "Bearer "+aliceKey)
 			return nil
 		}))

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-mcp-bridge/bridge/a2a/client"
+
 	"github.com/mark3labs/mcp-go/mcp"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
@@ -66,7 +68,7 @@ func startGRPCFront(t *testing.T, extra string) *frontEnv {
 	return e
 }
 
-func (e *frontEnv) grpcClient(t *testing.T, key string) *a2a.Client {
+func (e *frontEnv) grpcClient(t *testing.T, key string) *client.Client {
 	t.Helper()
 	conn, err := a2agrpc.NewConnector(a2agrpc.ConnectorConfig{Dial: func(ctx context.Context, addr string) (net.Conn, error) {
 		var d net.Dialer
@@ -76,10 +78,10 @@ func (e *frontEnv) grpcClient(t *testing.T, key string) *a2a.Client {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = conn.Close() })
-	c, err := a2a.NewClient(context.Background(), e.url+"/a2a/agent/.well-known/agent-card.json",
-		a2a.WithHTTPClient(&http.Client{Transport: http.DefaultTransport}),
-		a2a.WithBinding(a2a.BindingGRPC), a2a.WithTransport(a2a.BindingGRPC, conn.Factory(true)),
-		a2a.WithHeader(func(_ context.Context, r *http.Request) error {
+	c, err := client.Dial(context.Background(), e.url+"/a2a/agent/.well-known/agent-card.json",
+		client.WithHTTPClient(&http.Client{Transport: http.DefaultTransport}),
+		client.WithBinding(a2a.BindingGRPC), client.WithTransport(a2a.BindingGRPC, conn.Factory(true)),
+		client.WithHeader(func(_ context.Context, r *http.Request) error {
 			r.Header.Set("Authorization", "Bearer "+key)
 			return nil
 		}))

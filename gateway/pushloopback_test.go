@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-mcp-bridge/bridge/a2a/client"
+
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
 	"github.com/a2a-mcp-bridge/bridge/config"
@@ -64,7 +66,7 @@ func TestServePushesToALoopbackWebhookWithTheNamedOptions(t *testing.T) {
 			go func() { b.Run(rctx); close(done) }()
 			t.Cleanup(func() { hs.Close(); cancel(); <-done; _ = b.Close() })
 
-			c, err := a2a.NewClient(context.Background(), pub+"/a2a/tools/.well-known/agent-card.json", a2a.WithHTTPClient(&http.Client{}))
+			c, err := client.Dial(context.Background(), pub+"/a2a/tools/.well-known/agent-card.json", client.WithHTTPClient(&http.Client{}))
 			if err != nil {
 				t.Fatal(err)
 			}

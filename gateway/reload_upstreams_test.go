@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	a2aclient "github.com/a2a-mcp-bridge/bridge/a2a/client"
+
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -147,7 +149,7 @@ expose:
 	if slices.Contains(got, "files_echo") || !slices.Contains(got, "kb_echo") || !slices.Contains(got, "echo") || !slices.Contains(got, "second") {
 		t.Fatalf("MCP tools after: %v", got)
 	}
-	c, err := a2a.NewClient(context.Background(), e.url+"/a2a/agent/.well-known/agent-card.json", a2a.WithHeader(func(_ context.Context, r *http.Request) error {
+	c, err := a2aclient.Dial(context.Background(), e.url+"/a2a/agent/.well-known/agent-card.json", a2aclient.WithHeader(func(_ context.Context, r *http.Request) error {
 		r.Header.Set("Authorization", "Bearer "+aliceKey)
 		return nil
 	}))

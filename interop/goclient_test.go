@@ -1,7 +1,7 @@
 //go:build interop
 
 // Our Go A2A client (package a2a) against the @a2a-js/sdk agent (server.mjs),
-// once per binding forced with a2a.WithBinding. Uses NewClient, SendMessage,
+// once per binding forced with client.WithBinding. Uses NewClient, SendMessage,
 // SendStreamingMessage (Stream.All), GetTask, ListTasks, CancelTask and
 // errors.Is(err, a2a.ErrTaskNotFound).
 
@@ -15,8 +15,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/client"
+
 	"github.com/google/uuid"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
 )
 
 func userMsg(text, taskID, contextID string) *a2a.Message {
@@ -42,7 +45,7 @@ func artifactTexts(task *a2a.Task) []string {
 }
 
 // stream opens a streaming send of text and returns its events.
-func stream(ctx context.Context, t *testing.T, c *a2a.Client, text string) iter.Seq2[*a2a.StreamResponse, error] {
+func stream(ctx context.Context, t *testing.T, c *client.Client, text string) iter.Seq2[*a2a.StreamResponse, error] {
 	t.Helper()
 	s, err := c.SendStreamingMessage(ctx, &a2a.SendMessageRequest{Message: userMsg(text, "", "")})
 	if err != nil {
@@ -61,7 +64,7 @@ func TestGoClientAgainstJSServer(t *testing.T) {
 		t.Run(binding, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			c, err := a2a.NewClient(ctx, cardURL, a2a.WithBinding(binding))
+			c, err := client.Dial(ctx, cardURL, client.WithBinding(binding))
 			if err != nil {
 				t.Fatalf("NewClient(%s): %v", cardURL, err)
 			}

@@ -221,7 +221,7 @@ func InjectHTTP(ctx context.Context, h http.Header) {
 	propagator.Inject(ctx, propagation.HeaderCarrier(h))
 }
 
-// HeaderHook returns a hook with the signature of a2a.WithHeader that sets
+// HeaderHook returns a hook with the signature of client.WithHeader that sets
 // the trace context and the request id ([RequestIDHeader]) of ctx on every
 // outbound request, then runs next (the hook that adds credentials), if
 // any.

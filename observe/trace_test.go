@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/a2a-mcp-bridge/bridge/a2a/client"
+
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"go.opentelemetry.io/otel"
@@ -54,7 +56,7 @@ func spanNamed(t *testing.T, spans []sdktrace.ReadOnlySpan, name string) sdktrac
 
 // TestOneTraceSpansMCPAndA2A: a host's tools/call carrying
 // _meta.traceparent, the bridge's tool span, and the A2A call the tool
-// makes (headers injected through a2a.WithHeader, extracted by the agent's
+// makes (headers injected through client.WithHeader, extracted by the agent's
 // server middleware) all share one trace id, each span the child of the
 // one before.
 func TestOneTraceSpansMCPAndA2A(t *testing.T) {
@@ -76,8 +78,8 @@ func TestOneTraceSpansMCPAndA2A(t *testing.T) {
 		Name: "fake", Description: "test agent", Version: "1",
 		SupportedInterfaces: []a2a.AgentInterface{{URL: agent.URL + "/rest/", ProtocolBinding: a2a.BindingHTTPJSON, ProtocolVersion: "1.0"}},
 	}
-	client, err := a2a.NewClientFromCard(card, a2a.WithHTTPClient(agent.Client()),
-		a2a.WithBinding(a2a.BindingHTTPJSON), a2a.WithHeader(HeaderHook(nil)))
+	client, err := client.New(card, client.WithHTTPClient(agent.Client()),
+		client.WithBinding(a2a.BindingHTTPJSON), client.WithHeader(HeaderHook(nil)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 )
 
 // BenchmarkSendMessage is one blocking SendMessage to the demo agent on
-// each binding, in process over loopback, through a2a.Client.
+// each binding, in process over loopback, through client.Client.
 func BenchmarkSendMessage(b *testing.B) {
 	for _, binding := range []string{a2a.BindingJSONRPC, a2a.BindingGRPC} {
 		b.Run(binding, func(b *testing.B) {

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/a2a-mcp-bridge/bridge/a2a/client"
+
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
@@ -118,10 +120,10 @@ func Address(rawURL string, plaintext bool) (addr string, clear bool, err error)
 	return net.JoinHostPort(host, port), plaintext, nil
 }
 
-// Factory is the a2a.TransportFactory of the connector's gRPC interfaces;
+// Factory is the client.TransportFactory of the connector's gRPC interfaces;
 // plaintext allows clear text as Address says.
-func (c *Connector) Factory(plaintext bool) a2a.TransportFactory {
-	return func(iface a2a.AgentInterface, header func(context.Context, *http.Request) error) (a2a.Transport, error) {
+func (c *Connector) Factory(plaintext bool) client.TransportFactory {
+	return func(iface a2a.AgentInterface, header func(context.Context, *http.Request) error) (client.Transport, error) {
 		addr, clear, err := Address(iface.URL, plaintext)
 		if err != nil {
 			return nil, err
@@ -172,7 +174,7 @@ func (c *Connector) conn(addr string, clear bool) (*grpc.ClientConn, error) {
 	return cc, nil
 }
 
-// transport is one interface's a2a.Transport.
+// transport is one interface's client.Transport.
 type transport struct {
 	cc     *grpc.ClientConn
 	tenant string
@@ -217,7 +219,7 @@ func (t *transport) request(m *method, params any) (proto.Message, error) {
 	return req, nil
 }
 
-// Call implements a2a.Transport.
+// Call implements client.Transport.
 func (t *transport) Call(ctx context.Context, name string, params, result any) error {
 	m := methodByName(name)
 	if m == nil || m.stream {
@@ -241,8 +243,8 @@ func (t *transport) Call(ctx context.Context, name string, params, result any) e
 	return decodeMessage(resp, result)
 }
 
-// Stream implements a2a.Transport.
-func (t *transport) Stream(ctx context.Context, name string, params any) (a2a.EventSource, error) {
+// Stream implements client.Transport.
+func (t *transport) Stream(ctx context.Context, name string, params any) (client.EventSource, error) {
 	m := methodByName(name)
 	if m == nil || !m.stream {
 		return nil, a2a.ErrMethodNotFound.Withf("no streaming gRPC method %s", name)
@@ -312,7 +314,7 @@ func (e *events) recv() (*a2a.StreamResponse, error) {
 	}
 }
 
-// Next implements a2a.EventSource.
+// Next implements client.EventSource.
 func (e *events) Next() (*a2a.StreamResponse, error) {
 	if !e.started {
 		e.started = true
@@ -323,7 +325,7 @@ func (e *events) Next() (*a2a.StreamResponse, error) {
 	return e.recv()
 }
 
-// Close implements a2a.EventSource.
+// Close implements client.EventSource.
 func (e *events) Close() error {
 	e.cancel()
 	return nil

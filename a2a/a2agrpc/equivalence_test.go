@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/a2a-mcp-bridge/bridge/a2a/client"
+
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 )
 
@@ -56,7 +58,7 @@ func partsText(ps []a2a.Part) string {
 	return b.String()
 }
 
-func (tr *trace) stream(st *a2a.Stream, err error) {
+func (tr *trace) stream(st *client.Stream, err error) {
 	if err != nil {
 		tr.err(err)
 		return
@@ -101,7 +103,7 @@ func (tr *trace) send(res *a2a.SendMessageResponse, err error) *a2a.Task {
 
 type scenario struct {
 	name string
-	run  func(ctx context.Context, c *a2a.Client, tr *trace)
+	run  func(ctx context.Context, c *client.Client, tr *trace)
 	want trace
 }
 
@@ -111,19 +113,19 @@ var anonymous = map[string]bool{"unauthenticated": true}
 func scenarios() []scenario {
 	immediately := &a2a.SendMessageConfiguration{ReturnImmediately: true}
 	return []scenario{
-		{"send", func(ctx context.Context, c *a2a.Client, tr *trace) {
+		{"send", func(ctx context.Context, c *client.Client, tr *trace) {
 			tr.send(c.SendMessage(ctx, &a2a.SendMessageRequest{Message: userMsg("hello", "")}))
 		}, trace{"task TASK_STATE_COMPLETED echo: hello"}},
-		{"direct message", func(ctx context.Context, c *a2a.Client, tr *trace) {
+		{"direct message", func(ctx context.Context, c *client.Client, tr *trace) {
 			tr.send(c.SendMessage(ctx, &a2a.SendMessageRequest{Message: userMsg("/message", "")}))
 		}, trace{"message a direct message from the demo agent, with no task"}},
-		{"failure", func(ctx context.Context, c *a2a.Client, tr *trace) {
+		{"failure", func(ctx context.Context, c *client.Client, tr *trace) {
 			tr.send(c.SendMessage(ctx, &a2a.SendMessageRequest{Message: userMsg("/fail", "")}))
 		}, trace{"task TASK_STATE_FAILED "}},
-		{"stream", func(ctx context.Context, c *a2a.Client, tr *trace) {
+		{"stream", func(ctx context.Context, c *client.Client, tr *trace) {
 			tr.stream(c.SendStreamingMessage(ctx, &a2a.SendMessageRequest{Message: userMsg("stream me", "")}))
 		}, trace{"task TASK_STATE_SUBMITTED", "status TASK_STATE_WORKING", "artifact echo: stream me", "status TASK_STATE_COMPLETED"}},
-		{"multi-turn", func(ctx context.Context, c *a2a.Client, tr *trace) {
+		{"multi-turn", func(ctx context.Context, c *client.Client, tr *trace) {
 			first := tr.send(c.SendMessage(ctx, &a2a.SendMessageRequest{Message: userMsg("/interview", "")}))
 			if first == nil {
 				return
@@ -132,7 +134,7 @@ func scenarios() []scenario {
 			tr.task(c.GetTask(ctx, &a2a.GetTaskRequest{ID: first.ID}))
 			tr.send(c.SendMessage(ctx, &a2a.SendMessageRequest{Message: userMsg("again", first.ID)}))
 		}, trace{"task TASK_STATE_INPUT_REQUIRED ", "task TASK_STATE_COMPLETED Hello, Ada!", "task TASK_STATE_COMPLETED Hello, Ada!", "error -32004 UNSUPPORTED_OPERATION"}},
-		{"get and list", func(ctx context.Context, c *a2a.Client, tr *trace) {
+		{"get and list", func(ctx context.Context, c *client.Client, tr *trace) {
 			t := tr.send(c.SendMessage(ctx, &a2a.SendMessageRequest{Message: userMsg("listed", "")}))
 			if t == nil {
 				return
@@ -145,7 +147,7 @@ func scenarios() []scenario {
 			}
 			tr.add("listed %d", len(l.Tasks))
 		}, trace{"task TASK_STATE_COMPLETED echo: listed", "task TASK_STATE_COMPLETED echo: listed", "listed 1"}},
-		{"cancel", func(ctx context.Context, c *a2a.Client, tr *trace) {
+		{"cancel", func(ctx context.Context, c *client.Client, tr *trace) {
 			t := tr.send(c.SendMessage(ctx, &a2a.SendMessageRequest{Message: userMsg("/slow 1000", ""), Configuration: immediately}))
 			if t == nil {
 				return
@@ -153,7 +155,7 @@ func scenarios() []scenario {
 			tr.task(c.CancelTask(ctx, &a2a.CancelTaskRequest{ID: t.ID}))
 			tr.task(c.CancelTask(ctx, &a2a.CancelTaskRequest{ID: t.ID}))
 		}, trace{"task TASK_STATE_WORKING ", "task TASK_STATE_CANCELED ", "task TASK_STATE_CANCELED "}},
-		{"subscribe", func(ctx context.Context, c *a2a.Client, tr *trace) {
+		{"subscribe", func(ctx context.Context, c *client.Client, tr *trace) {
 			t := tr.send(c.SendMessage(ctx, &a2a.SendMessageRequest{Message: userMsg("/slow 1000", ""), Configuration: immediately}))
 			if t == nil {
 				return
@@ -180,7 +182,7 @@ func scenarios() []scenario {
 			_, err = c.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: t.ID})
 			tr.err(err)
 		}, trace{"task TASK_STATE_WORKING ", "task TASK_STATE_WORKING", "task TASK_STATE_CANCELED ", "... status TASK_STATE_CANCELED", "error -32004 UNSUPPORTED_OPERATION"}},
-		{"push config", func(ctx context.Context, c *a2a.Client, tr *trace) {
+		{"push config", func(ctx context.Context, c *client.Client, tr *trace) {
 			t := tr.send(c.SendMessage(ctx, &a2a.SendMessageRequest{Message: userMsg("pushed", "")}))
 			if t == nil {
 				return
@@ -209,12 +211,12 @@ func scenarios() []scenario {
 			_, err = c.CreateTaskPushNotificationConfig(ctx, &a2a.TaskPushNotificationConfig{TaskID: t.ID, URL: "https://hooks.example.com/x", Authentication: &a2a.AuthenticationInfo{Credentials: "no scheme"}})
 			tr.err(err)
 		}, trace{"task TASK_STATE_COMPLETED echo: pushed", "created https://hooks.example.com/x tok", "got https://hooks.example.com/x same id true", "listed 1", "ok", "error -32001 TASK_NOT_FOUND", "error -32602 "}},
-		{"unauthenticated", func(ctx context.Context, c *a2a.Client, tr *trace) {
+		{"unauthenticated", func(ctx context.Context, c *client.Client, tr *trace) {
 			_, err := c.GetTask(ctx, &a2a.GetTaskRequest{ID: "x"})
 			tr.err(err)
 			tr.stream(c.SendStreamingMessage(ctx, &a2a.SendMessageRequest{Message: userMsg("hi", "")}))
 		}, trace{"error -31401 UNAUTHENTICATED", "error -31401 UNAUTHENTICATED"}},
-		{"errors", func(ctx context.Context, c *a2a.Client, tr *trace) {
+		{"errors", func(ctx context.Context, c *client.Client, tr *trace) {
 			_, err := c.GetTask(ctx, &a2a.GetTaskRequest{ID: "no-such-task"})
 			tr.err(err)
 			_, err = c.CancelTask(ctx, &a2a.CancelTaskRequest{ID: "no-such-task"})

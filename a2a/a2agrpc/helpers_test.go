@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-mcp-bridge/bridge/a2a/client"
+
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -159,13 +161,13 @@ func newHarnessWith(t testing.TB, mod func(*a2a.ServerConfig), maxUnary time.Dur
 	return h
 }
 
-// client is an a2a.Client of binding for the caller named by bearer.
-func (h *harness) client(binding, bearer string) *a2a.Client {
+// client is an client.Client of binding for the caller named by bearer.
+func (h *harness) client(binding, bearer string) *client.Client {
 	h.t.Helper()
-	c, err := a2a.NewClientFromCard(h.card,
-		a2a.WithBinding(binding),
-		a2a.WithTransport(a2a.BindingGRPC, h.conn.Factory(true)),
-		a2a.WithHeader(func(_ context.Context, r *http.Request) error {
+	c, err := client.New(h.card,
+		client.WithBinding(binding),
+		client.WithTransport(a2a.BindingGRPC, h.conn.Factory(true)),
+		client.WithHeader(func(_ context.Context, r *http.Request) error {
 			if bearer != "" {
 				r.Header.Set("Authorization", "Bearer "+bearer)
 			}

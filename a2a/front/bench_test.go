@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/a2a-mcp-bridge/bridge/a2a/client"
+
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 )
 
@@ -13,7 +15,7 @@ import (
 // added latency and allocations (client, bridge and upstream all run in
 // this process, so allocs/op counts all three).
 func BenchmarkSendMessage(b *testing.B) {
-	run := func(b *testing.B, cl *a2a.Client) {
+	run := func(b *testing.B, cl *client.Client) {
 		ctx := context.Background()
 		b.ReportAllocs()
 		b.ResetTimer()
@@ -26,7 +28,7 @@ func BenchmarkSendMessage(b *testing.B) {
 	}
 	b.Run("direct", func(b *testing.B) {
 		up := newUpstream(b, true)
-		cl, err := a2a.NewClient(context.Background(), up.srv.URL+"/.well-known/agent-card.json", a2a.WithHTTPClient(up.srv.Client()))
+		cl, err := client.Dial(context.Background(), up.srv.URL+"/.well-known/agent-card.json", client.WithHTTPClient(up.srv.Client()))
 		if err != nil {
 			b.Fatal(err)
 		}

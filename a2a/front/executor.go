@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 
+	"github.com/a2a-mcp-bridge/bridge/a2a/client"
+
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/request"
 )
@@ -141,7 +143,7 @@ func (r *relay) stream(ctx context.Context, sreq *a2a.SendMessageRequest) error 
 
 // relayStream relays an upstream event stream (opened with err) until the
 // task stops.
-func (r *relay) relayStream(ctx context.Context, s *a2a.Stream, err error) error {
+func (r *relay) relayStream(ctx context.Context, s *client.Stream, err error) error {
 	if err != nil {
 		return r.broken(ctx, err)
 	}

@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/a2a-mcp-bridge/bridge/a2a/client"
+
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
 	v03 "github.com/a2a-mcp-bridge/bridge/a2a/v03"
@@ -74,7 +76,7 @@ type Config struct {
 	// GRPC, if set, lets the proxy call the upstream's GRPC interface (see
 	// Binding), with the same credential rules: the call is described to
 	// the header hook as a request to the interface's host:port.
-	GRPC a2a.TransportFactory
+	GRPC client.TransportFactory
 	// Timeout bounds each short upstream call: the card fetch, cancel, and
 	// the read of a task's state after a stream broke off. Default 10s.
 	Timeout time.Duration
@@ -112,7 +114,7 @@ var ErrCardRefused = errors.New("proxy: the upstream card failed verification")
 // cardState is the upstream card in use and what was built from it. It is
 // replaced as a whole when a refreshed card differs.
 type cardState struct {
-	client    *a2a.Client
+	client    *client.Client
 	card      *a2a.AgentCard
 	raw       []byte
 	etag      string
@@ -239,20 +241,20 @@ func (p *Proxy) load(ctx context.Context, f fetched) (*cardState, error) {
 	if err != nil {
 		return nil, fmt.Errorf("proxy: decode upstream card: %w", err)
 	}
-	opts := []a2a.ClientOption{a2a.WithHTTPClient(p.cfg.HTTPClient), a2a.WithHeader(p.header)}
+	opts := []client.Option{client.WithHTTPClient(p.cfg.HTTPClient), client.WithHeader(p.header)}
 	if legacy != nil {
-		opts = append(opts, a2a.WithLegacy(legacy))
+		opts = append(opts, client.WithLegacy(legacy))
 	}
 	if p.cfg.GRPC != nil {
-		opts = append(opts, a2a.WithTransport(a2a.BindingGRPC, p.cfg.GRPC))
+		opts = append(opts, client.WithTransport(a2a.BindingGRPC, p.cfg.GRPC))
 	}
 	if p.cfg.Binding != "" {
-		opts = append(opts, a2a.WithBinding(p.cfg.Binding))
+		opts = append(opts, client.WithBinding(p.cfg.Binding))
 	}
 	if p.cfg.MaxResponseBytes > 0 {
-		opts = append(opts, a2a.WithMaxResponseBytes(p.cfg.MaxResponseBytes))
+		opts = append(opts, client.WithMaxResponseBytes(p.cfg.MaxResponseBytes))
 	}
-	cl, err := a2a.NewClientFromCard(c, opts...)
+	cl, err := client.New(c, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("proxy: upstream card: %w", err)
 	}

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-mcp-bridge/bridge/a2a/client"
+
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
 	"github.com/a2a-mcp-bridge/bridge/a2a/front"
@@ -205,11 +207,11 @@ func newBridge(t testing.TB, streaming bool) *bridge {
 
 // client returns a bridge client acting as user, sending its own bearer
 // token (which must never reach the upstream).
-func (b *bridge) client(t testing.TB, user string) *a2a.Client {
+func (b *bridge) client(t testing.TB, user string) *client.Client {
 	t.Helper()
-	c, err := a2a.NewClient(context.Background(), b.srv.URL+"/.well-known/agent-card.json",
-		a2a.WithHTTPClient(b.srv.Client()),
-		a2a.WithHeader(func(_ context.Context, r *http.Request) error {
+	c, err := client.Dial(context.Background(), b.srv.URL+"/.well-known/agent-card.json",
+		client.WithHTTPClient(b.srv.Client()),
+		client.WithHeader(func(_ context.Context, r *http.Request) error {
 			r.Header.Set("X-Test-User", user)
 			r.Header.Set("Authorization", "Bearer caller-token-of-"+user)
 			return nil

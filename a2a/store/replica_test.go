@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-mcp-bridge/bridge/a2a/client"
+
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
@@ -106,7 +108,7 @@ func (g *gatedAgent) Cancel(ctx context.Context, req *a2a.Request, u *a2a.Update
 type replica struct {
 	store  a2a.Store
 	mgr    *a2a.Manager
-	client *a2a.Client
+	client *client.Client
 }
 
 func newReplica(t *testing.T, st a2a.Store, exec a2a.Executor, cfg a2a.ManagerConfig) *replica {
@@ -127,7 +129,7 @@ func newReplica(t *testing.T, st a2a.Store, exec a2a.Executor, cfg a2a.ManagerCo
 	}
 	srv.Config.Handler = s
 	srv.Start()
-	client, err := a2a.NewClientFromCard(card, a2a.WithHTTPClient(srv.Client()))
+	client, err := client.New(card, client.WithHTTPClient(srv.Client()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +166,7 @@ func startTask(t *testing.T, r *replica, msgID string) string {
 
 // collect reads a stream to its end and returns the events after the
 // leading task snapshot, as JSON.
-func collect(t *testing.T, s *a2a.Stream) ([]string, error) {
+func collect(t *testing.T, s *client.Stream) ([]string, error) {
 	defer s.Close()
 	var out []string
 	first := true

@@ -6,11 +6,13 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/a2a-mcp-bridge/bridge/a2a/client"
+
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 )
 
 // Client speaks A2A 0.3 JSON-RPC to an agent behind the 1.0 API of
-// a2a.Client: it is the a2a.ClientLegacy of a client built from a 0.3
+// client.Client: it is the client.Legacy of a client built from a 0.3
 // card (see ReadCard). "blocking" is always sent, since the 0.3 SDKs'
 // servers default it differently (Go and JS block, Python does not).
 type Client struct {
@@ -18,7 +20,7 @@ type Client struct {
 	Logger *slog.Logger
 }
 
-var _ a2a.ClientLegacy = (*Client)(nil)
+var _ client.Legacy = (*Client)(nil)
 
 func (c *Client) tr() translator { return translator{log: c.Logger} }
 
@@ -180,10 +182,10 @@ func isCard03(c *card03) bool {
 // ReadCard reads an agent card of either version. A 1.0 card is returned
 // as it is, with a nil legacy; a 0.3 card becomes the 1.0 AgentCard with
 // its url and additionalInterfaces as supportedInterfaces of protocol
-// version 0.3, and legacy is the a2a.ClientLegacy to call it with (pass it
-// to a2a.WithLegacy). The 0.3 card's security schemes are not read: the
+// version 0.3, and legacy is the client.Legacy to call it with (pass it
+// to client.WithLegacy). The 0.3 card's security schemes are not read: the
 // bridge's credentials for an upstream come from its own configuration.
-func ReadCard(raw []byte) (*a2a.AgentCard, a2a.ClientLegacy, error) {
+func ReadCard(raw []byte) (*a2a.AgentCard, client.Legacy, error) {
 	var c03 card03
 	if err := json.Unmarshal(raw, &c03); err == nil && !isCard03(&c03) {
 		var c a2a.AgentCard

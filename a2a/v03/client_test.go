@@ -8,8 +8,10 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/a2a-mcp-bridge/bridge/a2a/client"
+
 	"github.com/a2a-mcp-bridge/bridge/a2a"
-	"github.com/a2a-mcp-bridge/bridge/a2a/v03"
+	v03 "github.com/a2a-mcp-bridge/bridge/a2a/v03"
 )
 
 // card03Of is the card a pure 0.3 agent would serve at a's address: the
@@ -76,7 +78,7 @@ func clientSpeaks03(t *testing.T, binding string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cl, err := a2a.NewClientFromCard(c, a2a.WithLegacy(legacy), a2a.WithBinding(binding), a2a.WithHeader(func(_ context.Context, r *http.Request) error {
+	cl, err := client.New(c, client.WithLegacy(legacy), client.WithBinding(binding), client.WithHeader(func(_ context.Context, r *http.Request) error {
 		if r.Header.Get("A2A-Version") != "" {
 			return errors.New("a 0.3 request carries A2A-Version")
 		}

@@ -8,10 +8,12 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/a2a-mcp-bridge/bridge/a2a/client"
+
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 )
 
-var _ a2a.ClientLegacyREST = (*Client)(nil)
+var _ client.LegacyREST = (*Client)(nil)
 
 func seg(s string) string { return url.PathEscape(s) }
 

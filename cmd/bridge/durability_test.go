@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	a2aclient "github.com/a2a-mcp-bridge/bridge/a2a/client"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
@@ -203,7 +205,7 @@ front:
 	}
 	br := startServe(t, bin, config, addr, storeURL)
 	ctx := context.Background()
-	client, err := a2a.NewClient(ctx, br.base+"/a2a/agent/.well-known/agent-card.json")
+	client, err := a2aclient.Dial(ctx, br.base+"/a2a/agent/.well-known/agent-card.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +337,7 @@ front:
 
 	// Restarted on the same store, the bridge serves what it acknowledged.
 	br = startServe(t, bin, config, addr, storeURL)
-	client, err = a2a.NewClient(ctx, br.base+"/a2a/agent/.well-known/agent-card.json")
+	client, err = a2aclient.Dial(ctx, br.base+"/a2a/agent/.well-known/agent-card.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -91,11 +91,14 @@ func anyIs(p string, names []string) bool {
 // unless the importer is listed in except (exact path) or the imported
 // package is listed in allow (exact path).
 type arrow struct {
-	from   []string
-	to     []string
-	except []string // importers that may
-	allow  []string // imported packages that may be
-	why    string
+	from []string
+	// fromOnly, when set, names importers exactly instead of from's trees
+	// ("a2a" is the package a2a alone, not a2a/client).
+	fromOnly []string
+	to       []string
+	except   []string // importers that may
+	allow    []string // imported packages that may be
+	why      string
 }
 
 // arrows are the import arrows that must never exist (DESIGN.md §2:
@@ -127,6 +130,10 @@ var arrows = []arrow{
 		why: "the MCP faces are wired by gateway; they read typed options, not the config file"},
 	{from: []string{"observe"}, to: []string{"mcp", "gateway", "admin", "config"},
 		why: "observe is read by the faces, it does not reach back into them"},
+	{fromOnly: []string{"a2a"}, to: []string{"a2a/client"},
+		why: "a2a is the wire types and codec every side shares: it builds on no side"},
+	{from: []string{"a2a/client"}, to: []string{"a2a/server", "a2a/taskmanager"},
+		why: "the client calls agents; a bridge that only calls them links none of the serving side"},
 	{from: []string{""}, to: []string{"bench", "interop"}, except: []string{"bench/cmd/benchsut"},
 		why: "the benchmark and interop harnesses are leaves: the product never depends on them"},
 	{from: []string{""}, to: []string{"internal/archtest"},
@@ -153,7 +160,7 @@ func violations(pkgs map[string]pkg) []string {
 				out = append(out, from+" imports "+to+": test helpers (<pkg>test) are for tests only")
 			}
 			for _, a := range arrows {
-				if anyUnder(from, a.from) && anyUnder(to, a.to) && !under(from, toFirst(a.to, to)) &&
+				if (anyUnder(from, a.from) || anyIs(from, a.fromOnly)) && anyUnder(to, a.to) && !under(from, toFirst(a.to, to)) &&
 					!anyIs(from, a.except) && !anyIs(to, a.allow) {
 					out = append(out, from+" imports "+to+": "+a.why)
 				}
@@ -198,6 +205,9 @@ func TestImports_RulesCatchAnArrow(t *testing.T) {
 		{"observe", "gateway"},
 		{"gateway", "bench"},
 		{"a2a", "auth/authtest"},
+		{"a2a", "a2a/client"},
+		{"a2a/client", "a2a/server"},
+		{"a2a/client", "a2a/taskmanager"},
 	} {
 		pkgs := map[string]pkg{tc.from: {Imports: []string{module + "/" + tc.to}}}
 		if v := violations(pkgs); len(v) == 0 {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/a2a-mcp-bridge/bridge/a2a/client"
+
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
@@ -14,7 +16,7 @@ import (
 // demo agent (blocking SendMessage, echo).
 func BenchmarkDirectA2A(b *testing.B) {
 	d := startDemo(b, func(c *a2a.AgentCard) { c.Capabilities.Streaming = a2a.Ptr(false) })
-	cl, err := a2a.NewClient(context.Background(), d.cardURL, a2a.WithHTTPClient(guardedClient(b)))
+	cl, err := client.Dial(context.Background(), d.cardURL, client.WithHTTPClient(guardedClient(b)))
 	if err != nil {
 		b.Fatal(err)
 	}

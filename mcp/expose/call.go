@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/a2a-mcp-bridge/bridge/a2a/client"
+
 	"github.com/google/uuid"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -190,7 +192,7 @@ func (t *AgentTools) call(ctx context.Context, a *agent, skill string, req mcp.C
 // exchange sends msg and collects the agent's answer, streaming when the
 // agent can (so the task id is known early for cancellation and status
 // updates become progress).
-func (t *AgentTools) exchange(ctx context.Context, cl *a2a.Client, msg *a2a.Message, streaming bool, prog *progress, alias string) (*run, error) {
+func (t *AgentTools) exchange(ctx context.Context, cl *client.Client, msg *a2a.Message, streaming bool, prog *progress, alias string) (*run, error) {
 	r := &run{taskID: msg.TaskID, contextID: msg.ContextID}
 	defer func() { reportTask(ctx, alias, r) }()
 	req := &a2a.SendMessageRequest{Message: msg}
@@ -294,7 +296,7 @@ func (r *run) apply(ev *a2a.StreamResponse) {
 // failure turns a transport error, a timeout or a cancel into a result, and
 // cancels the upstream task (best effort, bounded) when the call was
 // cancelled or timed out while the task was still running.
-func (t *AgentTools) failure(reqCtx, callCtx context.Context, cl *a2a.Client, a *agent, r *run, err error) *mcp.CallToolResult {
+func (t *AgentTools) failure(reqCtx, callCtx context.Context, cl *client.Client, a *agent, r *run, err error) *mcp.CallToolResult {
 	alias := a.cfg.Alias
 	if callCtx.Err() != nil && r.taskID != "" && !r.state.Terminal() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(reqCtx), DefaultCancelTimeout)

@@ -15,7 +15,8 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/client"
+
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
 	"github.com/a2a-mcp-bridge/bridge/auth"
 )
@@ -78,7 +79,7 @@ type AgentConfig struct {
 	Binding string
 	// GRPC, if set, lets this agent be called over its card's GRPC
 	// interface (see Binding), with the same credential rules.
-	GRPC a2a.TransportFactory
+	GRPC client.TransportFactory
 }
 
 // Validate returns every problem of the agent list, naming the field.

@@ -17,6 +17,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/a2a-mcp-bridge/bridge/a2a/client"
+
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
@@ -93,7 +95,7 @@ type agent struct {
 	card      *a2a.AgentCard
 	raw       []byte
 	status    card.Status
-	client    *a2a.Client
+	client    *client.Client
 	etag      string
 	expires   time.Time
 	lastError string
@@ -327,20 +329,20 @@ func (t *AgentTools) refreshAgent(ctx context.Context, a *agent) (changed bool, 
 	if err != nil {
 		return t.refuse(a, ttl, fmt.Errorf("expose: agent %q: card is not a valid agent card: %w", a.cfg.Alias, err))
 	}
-	opts := []a2a.ClientOption{
-		a2a.WithHTTPClient(t.cfg.HTTPClient),
-		a2a.WithHeader(t.headerHook(a, res.Status == card.StatusVerified)),
+	opts := []client.Option{
+		client.WithHTTPClient(t.cfg.HTTPClient),
+		client.WithHeader(t.headerHook(a, res.Status == card.StatusVerified)),
 	}
 	if legacy != nil {
-		opts = append(opts, a2a.WithLegacy(legacy))
+		opts = append(opts, client.WithLegacy(legacy))
 	}
 	if f := a.cfg.GRPC; f != nil {
-		opts = append(opts, a2a.WithTransport(a2a.BindingGRPC, f))
+		opts = append(opts, client.WithTransport(a2a.BindingGRPC, f))
 	}
 	if a.cfg.Binding != "" {
-		opts = append(opts, a2a.WithBinding(a.cfg.Binding))
+		opts = append(opts, client.WithBinding(a.cfg.Binding))
 	}
-	cl, err := a2a.NewClientFromCard(c, opts...)
+	cl, err := client.New(c, opts...)
 	if err != nil {
 		return t.refuse(a, ttl, fmt.Errorf("expose: agent %q: %w", a.cfg.Alias, err))
 	}

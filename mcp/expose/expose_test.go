@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	a2aclient "github.com/a2a-mcp-bridge/bridge/a2a/client"
+
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -236,7 +238,7 @@ func TestCancelCancelsUpstreamTask(t *testing.T) {
 	cancel()
 	<-done
 	// The upstream task must end CANCELED: list the agent's tasks directly.
-	cl, err := a2a.NewClient(context.Background(), d.cardURL)
+	cl, err := a2aclient.Dial(context.Background(), d.cardURL)
 	if err != nil {
 		t.Fatal(err)
 	}

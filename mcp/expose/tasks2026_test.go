@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-mcp-bridge/bridge/a2a/client"
+
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 )
 
@@ -186,7 +188,7 @@ func TestModernTaskCancelAndErrors(t *testing.T) {
 		t.Fatalf("status after cancel = %q", got.Status)
 	}
 	if up.TaskID != "" {
-		cl, err := a2a.NewClient(context.Background(), d.cardURL)
+		cl, err := client.Dial(context.Background(), d.cardURL)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-mcp-bridge/bridge/a2a/client"
+
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
 	"github.com/a2a-mcp-bridge/bridge/mcp/expose"
@@ -218,7 +220,7 @@ func TestTaskCancelCancelsUpstreamTask(t *testing.T) {
 	if e != nil || decode[wireTask](t, res).Status != "cancelled" {
 		t.Fatalf("tasks/cancel = %s, %+v", res, e)
 	}
-	cl, err := a2a.NewClient(context.Background(), d.cardURL)
+	cl, err := client.Dial(context.Background(), d.cardURL)
 	if err != nil {
 		t.Fatal(err)
 	}

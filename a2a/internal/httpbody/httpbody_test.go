@@ -1,4 +1,4 @@
-package a2a
+package httpbody
 
 import (
 	"bytes"
@@ -23,14 +23,14 @@ func TestReadAllSized(t *testing.T) {
 		{"declared above the limit is not trusted", 1 << 30, 1 << 20},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := readAllSized(iotest.HalfReader(strings.NewReader(body)), tc.declared, tc.limit)
+			got, err := ReadAll(iotest.HalfReader(strings.NewReader(body)), tc.declared, tc.limit)
 			if err != nil || string(got) != body {
 				t.Fatalf("got %d bytes, %v; want the %d-byte body", len(got), err, len(body))
 			}
 		})
 	}
 	boom := errors.New("boom")
-	if _, err := readAllSized(io.MultiReader(bytes.NewReader([]byte("ab")), iotest.ErrReader(boom)), 2, 10); !errors.Is(err, boom) {
+	if _, err := ReadAll(io.MultiReader(bytes.NewReader([]byte("ab")), iotest.ErrReader(boom)), 2, 10); !errors.Is(err, boom) {
 		t.Fatalf("read error = %v, want boom", err)
 	}
 }
@@ -39,7 +39,7 @@ func BenchmarkReadAllSized(b *testing.B) {
 	body := strings.Repeat("x", 1389)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := readAllSized(strings.NewReader(body), int64(len(body)), 10<<20); err != nil {
+		if _, err := ReadAll(strings.NewReader(body), int64(len(body)), 10<<20); err != nil {
 			b.Fatal(err)
 		}
 	}

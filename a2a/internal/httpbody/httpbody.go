@@ -1,13 +1,15 @@
-package a2a
+// Package httpbody reads HTTP bodies for the A2A client and server: one
+// buffer sized from the declared length. It imports nothing of the bridge.
+package httpbody
 
 import "io"
 
-// readAllSized reads r to the end like io.ReadAll, in one buffer sized
+// ReadAll reads r to the end like io.ReadAll, in one buffer sized
 // from the declared length when there is one (no regrowth and copying for
 // the usual small body). A declared length is only a hint: the read stops
 // at the end of r either way, and a length above limit (or above 1 MiB) is
 // not trusted for the allocation. The caller still caps r itself.
-func readAllSized(r io.Reader, declared, limit int64) ([]byte, error) {
+func ReadAll(r io.Reader, declared, limit int64) ([]byte, error) {
 	if declared <= 0 || declared > limit || declared > 1<<20 {
 		return io.ReadAll(r)
 	}

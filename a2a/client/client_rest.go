@@ -1,4 +1,4 @@
-package a2a
+package client
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
 )
 
 // clientRoute is one call of the HTTP+JSON binding.
@@ -97,7 +99,7 @@ func clientRESTCall[T any](ctx context.Context, c *Client, op clientOp) (*T, err
 		}
 		return nil, clientBadResponse(op.name, "the response body is empty")
 	}
-	if err := unmarshalStrict(data, out); err != nil {
+	if err := a2a.UnmarshalStrict(data, out); err != nil {
 		return nil, clientBadResponse(op.name, "the response is not valid JSON of the expected shape: "+err.Error())
 	}
 	return out, nil
@@ -106,9 +108,9 @@ func clientRESTCall[T any](ctx context.Context, c *Client, op clientOp) (*T, err
 // clientRESTEvent decodes one SSE event of the HTTP+JSON binding: a bare
 // StreamResponse or an {"error": …} object. It returns nil, nil for an
 // event of unknown kind.
-func clientRESTEvent(op string, data []byte) (*StreamResponse, error) {
-	ev := new(StreamResponse)
-	if err := unmarshalStrict(data, ev); err != nil {
+func clientRESTEvent(op string, data []byte) (*a2a.StreamResponse, error) {
+	ev := new(a2a.StreamResponse)
+	if err := a2a.UnmarshalStrict(data, ev); err != nil {
 		return nil, clientBadResponse(op, "an event is not valid JSON: "+err.Error())
 	}
 	if ev.Kind() != "" {
@@ -123,13 +125,13 @@ func clientRESTEvent(op string, data []byte) (*StreamResponse, error) {
 
 // clientRouteSendMessage posts the request without its tenant, which
 // travels in the path.
-func clientRouteSendMessage(r *SendMessageRequest, verb string) clientRoute {
+func clientRouteSendMessage(r *a2a.SendMessageRequest, verb string) clientRoute {
 	b := *r
 	b.Tenant = ""
 	return clientRoute{verb: http.MethodPost, path: "/" + verb, body: &b}
 }
 
-func clientRouteGetTask(r *GetTaskRequest) clientRoute {
+func clientRouteGetTask(r *a2a.GetTaskRequest) clientRoute {
 	q := url.Values{}
 	if r.HistoryLength != nil {
 		q.Set("historyLength", strconv.FormatInt(int64(*r.HistoryLength), 10))
@@ -137,12 +139,12 @@ func clientRouteGetTask(r *GetTaskRequest) clientRoute {
 	return clientRoute{verb: http.MethodGet, path: "/tasks/" + clientSegment(r.ID), query: q}
 }
 
-func clientRouteListTasks(r *ListTasksRequest) clientRoute {
+func clientRouteListTasks(r *a2a.ListTasksRequest) clientRoute {
 	q := url.Values{}
 	if r.ContextID != "" {
 		q.Set("contextId", r.ContextID)
 	}
-	if r.Status != "" && r.Status != TaskStateUnspecified {
+	if r.Status != "" && r.Status != a2a.TaskStateUnspecified {
 		q.Set("status", string(r.Status))
 	}
 	if r.PageSize != nil {
@@ -165,20 +167,20 @@ func clientRouteListTasks(r *ListTasksRequest) clientRoute {
 
 // clientCancelBody is the body of :cancel: {} or the metadata.
 type clientCancelBody struct {
-	Metadata Metadata `json:"metadata,omitempty"`
+	Metadata a2a.Metadata `json:"metadata,omitempty"`
 }
 
-func clientRouteCancelTask(r *CancelTaskRequest) clientRoute {
+func clientRouteCancelTask(r *a2a.CancelTaskRequest) clientRoute {
 	return clientRoute{verb: http.MethodPost, path: "/tasks/" + clientSegment(r.ID) + ":cancel",
 		body: clientCancelBody{Metadata: r.Metadata}}
 }
 
-func clientRouteSubscribe(r *SubscribeToTaskRequest) clientRoute {
+func clientRouteSubscribe(r *a2a.SubscribeToTaskRequest) clientRoute {
 	return clientRoute{verb: http.MethodPost, path: "/tasks/" + clientSegment(r.ID) + ":subscribe",
 		body: struct{}{}, getFallback: true}
 }
 
-func clientRouteCreatePush(r *TaskPushNotificationConfig) clientRoute {
+func clientRouteCreatePush(r *a2a.TaskPushNotificationConfig) clientRoute {
 	b := *r
 	b.Tenant = ""
 	return clientRoute{verb: http.MethodPost, path: "/tasks/" + clientSegment(r.TaskID) + "/pushNotificationConfigs", body: &b}
@@ -188,7 +190,7 @@ func clientRoutePushConfig(verb, taskID, id string) clientRoute {
 	return clientRoute{verb: verb, path: "/tasks/" + clientSegment(taskID) + "/pushNotificationConfigs/" + clientSegment(id)}
 }
 
-func clientRouteListPush(r *ListTaskPushNotificationConfigsRequest) clientRoute {
+func clientRouteListPush(r *a2a.ListTaskPushNotificationConfigsRequest) clientRoute {
 	q := url.Values{}
 	if r.PageSize > 0 {
 		q.Set("pageSize", strconv.FormatInt(int64(r.PageSize), 10))

@@ -1,4 +1,4 @@
-package a2a
+package client
 
 import (
 	"bytes"
@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
 )
 
 // fakeAgent is an httptest server that records every request and answers
@@ -62,12 +64,12 @@ func (a *fakeAgent) serve(w http.ResponseWriter, r *http.Request) {
 	h(w, r)
 }
 
-func (a *fakeAgent) card() *AgentCard {
-	return &AgentCard{
+func (a *fakeAgent) card() *a2a.AgentCard {
+	return &a2a.AgentCard{
 		Name: "fake", Description: "test agent", Version: "1",
-		SupportedInterfaces: []AgentInterface{
-			{URL: a.srv.URL + "/rpc", ProtocolBinding: BindingJSONRPC, ProtocolVersion: "1.0", Tenant: a.tenant},
-			{URL: a.srv.URL + "/rest/", ProtocolBinding: BindingHTTPJSON, ProtocolVersion: "1.0", Tenant: a.tenant},
+		SupportedInterfaces: []a2a.AgentInterface{
+			{URL: a.srv.URL + "/rpc", ProtocolBinding: a2a.BindingJSONRPC, ProtocolVersion: "1.0", Tenant: a.tenant},
+			{URL: a.srv.URL + "/rest/", ProtocolBinding: a2a.BindingHTTPJSON, ProtocolVersion: "1.0", Tenant: a.tenant},
 		},
 	}
 }
@@ -85,10 +87,10 @@ func (a *fakeAgent) requests() []fakeRequest {
 	return append([]fakeRequest(nil), a.reqs...)
 }
 
-func (a *fakeAgent) client(t *testing.T, binding string, opts ...ClientOption) *Client {
+func (a *fakeAgent) client(t *testing.T, binding string, opts ...Option) *Client {
 	t.Helper()
-	opts = append([]ClientOption{WithHTTPClient(a.srv.Client()), WithBinding(binding)}, opts...)
-	c, err := NewClientFromCard(a.card(), opts...)
+	opts = append([]Option{WithHTTPClient(a.srv.Client()), WithBinding(binding)}, opts...)
+	c, err := New(a.card(), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +142,7 @@ const (
 	cardJSON = `{"name":"ext","description":"","supportedInterfaces":[],"version":"2","capabilities":{},"defaultInputModes":[],"defaultOutputModes":[],"skills":[]}`
 )
 
-var testMessage = &Message{MessageID: "m1", Role: RoleUser, Parts: []Part{{Kind: PartText, Text: "hi"}}}
+var testMessage = &a2a.Message{MessageID: "m1", Role: a2a.RoleUser, Parts: []a2a.Part{{Kind: a2a.PartText, Text: "hi"}}}
 
 // clientCase is one operation as both bindings must carry it.
 type clientCase struct {
@@ -161,7 +163,7 @@ func clientCases() []clientCase {
 		{
 			name: "SendMessage",
 			call: func(ctx context.Context, c *Client) (any, error) {
-				return c.SendMessage(ctx, &SendMessageRequest{Message: testMessage, Configuration: &SendMessageConfiguration{ReturnImmediately: true}})
+				return c.SendMessage(ctx, &a2a.SendMessageRequest{Message: testMessage, Configuration: &a2a.SendMessageConfiguration{ReturnImmediately: true}})
 			},
 			result:    `{"task":` + taskJSON + `}`,
 			rpcMethod: "SendMessage",
@@ -172,7 +174,7 @@ func clientCases() []clientCase {
 		{
 			name: "GetTask",
 			call: func(ctx context.Context, c *Client) (any, error) {
-				return c.GetTask(ctx, &GetTaskRequest{ID: "t1", HistoryLength: Ptr[int32](2)})
+				return c.GetTask(ctx, &a2a.GetTaskRequest{ID: "t1", HistoryLength: a2a.Ptr[int32](2)})
 			},
 			result:    taskJSON,
 			rpcMethod: "GetTask", rpcParams: `{"tenant":"acme","id":"t1","historyLength":2}`,
@@ -181,9 +183,9 @@ func clientCases() []clientCase {
 		{
 			name: "ListTasks",
 			call: func(ctx context.Context, c *Client) (any, error) {
-				return c.ListTasks(ctx, &ListTasksRequest{
-					ContextID: "c1", Status: TaskStateWorking, PageSize: Ptr[int32](10), PageToken: "tok",
-					HistoryLength: Ptr[int32](0), StatusTimestampAfter: &after, IncludeArtifacts: Ptr(true),
+				return c.ListTasks(ctx, &a2a.ListTasksRequest{
+					ContextID: "c1", Status: a2a.TaskStateWorking, PageSize: a2a.Ptr[int32](10), PageToken: "tok",
+					HistoryLength: a2a.Ptr[int32](0), StatusTimestampAfter: &after, IncludeArtifacts: a2a.Ptr(true),
 				})
 			},
 			result:    `{"tasks":[` + taskJSON + `],"nextPageToken":"","pageSize":10,"totalSize":1}`,
@@ -195,7 +197,7 @@ func clientCases() []clientCase {
 		{
 			name: "CancelTask",
 			call: func(ctx context.Context, c *Client) (any, error) {
-				return c.CancelTask(ctx, &CancelTaskRequest{ID: "t1"})
+				return c.CancelTask(ctx, &a2a.CancelTaskRequest{ID: "t1"})
 			},
 			result:    taskJSON,
 			rpcMethod: "CancelTask", rpcParams: `{"tenant":"acme","id":"t1"}`,
@@ -204,7 +206,7 @@ func clientCases() []clientCase {
 		{
 			name: "CancelTaskWithMetadata",
 			call: func(ctx context.Context, c *Client) (any, error) {
-				return c.CancelTask(ctx, &CancelTaskRequest{ID: "t1", Metadata: Metadata{"why": "done"}})
+				return c.CancelTask(ctx, &a2a.CancelTaskRequest{ID: "t1", Metadata: a2a.Metadata{"why": "done"}})
 			},
 			result:    taskJSON,
 			rpcMethod: "CancelTask", rpcParams: `{"tenant":"acme","id":"t1","metadata":{"why":"done"}}`,
@@ -213,7 +215,7 @@ func clientCases() []clientCase {
 		{
 			name: "CreateTaskPushNotificationConfig",
 			call: func(ctx context.Context, c *Client) (any, error) {
-				return c.CreateTaskPushNotificationConfig(ctx, &TaskPushNotificationConfig{TaskID: "t1", URL: "https://hook.example/x"})
+				return c.CreateTaskPushNotificationConfig(ctx, &a2a.TaskPushNotificationConfig{TaskID: "t1", URL: "https://hook.example/x"})
 			},
 			result:    pushJSON,
 			rpcMethod: "CreateTaskPushNotificationConfig", rpcParams: `{"tenant":"acme","taskId":"t1","url":"https://hook.example/x"}`,
@@ -222,7 +224,7 @@ func clientCases() []clientCase {
 		{
 			name: "GetTaskPushNotificationConfig",
 			call: func(ctx context.Context, c *Client) (any, error) {
-				return c.GetTaskPushNotificationConfig(ctx, &GetTaskPushNotificationConfigRequest{TaskID: "t1", ID: "p1"})
+				return c.GetTaskPushNotificationConfig(ctx, &a2a.GetTaskPushNotificationConfigRequest{TaskID: "t1", ID: "p1"})
 			},
 			result:    pushJSON,
 			rpcMethod: "GetTaskPushNotificationConfig", rpcParams: `{"tenant":"acme","taskId":"t1","id":"p1"}`,
@@ -231,7 +233,7 @@ func clientCases() []clientCase {
 		{
 			name: "ListTaskPushNotificationConfigs",
 			call: func(ctx context.Context, c *Client) (any, error) {
-				return c.ListTaskPushNotificationConfigs(ctx, &ListTaskPushNotificationConfigsRequest{TaskID: "t1", PageSize: 5, PageToken: "n"})
+				return c.ListTaskPushNotificationConfigs(ctx, &a2a.ListTaskPushNotificationConfigsRequest{TaskID: "t1", PageSize: 5, PageToken: "n"})
 			},
 			result:    `{"configs":[` + pushJSON + `],"nextPageToken":"m"}`,
 			rpcMethod: "ListTaskPushNotificationConfigs", rpcParams: `{"tenant":"acme","taskId":"t1","pageSize":5,"pageToken":"n"}`,
@@ -240,7 +242,7 @@ func clientCases() []clientCase {
 		{
 			name: "DeleteTaskPushNotificationConfig",
 			call: func(ctx context.Context, c *Client) (any, error) {
-				return nil, c.DeleteTaskPushNotificationConfig(ctx, &DeleteTaskPushNotificationConfigRequest{TaskID: "t1", ID: "p1"})
+				return nil, c.DeleteTaskPushNotificationConfig(ctx, &a2a.DeleteTaskPushNotificationConfigRequest{TaskID: "t1", ID: "p1"})
 			},
 			result:    `{}`,
 			rpcMethod: "DeleteTaskPushNotificationConfig", rpcParams: `{"tenant":"acme","taskId":"t1","id":"p1"}`,
@@ -275,7 +277,7 @@ func checkResult(t *testing.T, got any, want string) {
 
 func TestJSONRPCCallsEveryMethod(t *testing.T) {
 	a := newFakeAgent(t, "acme")
-	c := a.client(t, BindingJSONRPC)
+	c := a.client(t, a2a.BindingJSONRPC)
 	ids := map[string]bool{}
 	for _, tc := range clientCases() {
 		t.Run(tc.name, func(t *testing.T) {
@@ -324,7 +326,7 @@ func TestJSONRPCCallsEveryMethod(t *testing.T) {
 
 func TestRESTCallsEveryRoute(t *testing.T) {
 	a := newFakeAgent(t, "acme")
-	c := a.client(t, BindingHTTPJSON)
+	c := a.client(t, a2a.BindingHTTPJSON)
 	for _, tc := range clientCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			a.handle(jsonAnswer(http.StatusOK, tc.result))
@@ -359,13 +361,13 @@ func TestRESTCallsEveryRoute(t *testing.T) {
 
 func TestDeleteAcceptsEmptyBody(t *testing.T) {
 	a := newFakeAgent(t, "")
-	req := &DeleteTaskPushNotificationConfigRequest{TaskID: "t1", ID: "p1"}
+	req := &a2a.DeleteTaskPushNotificationConfigRequest{TaskID: "t1", ID: "p1"}
 	a.handle(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
-	if err := a.client(t, BindingHTTPJSON).DeleteTaskPushNotificationConfig(context.Background(), req); err != nil {
+	if err := a.client(t, a2a.BindingHTTPJSON).DeleteTaskPushNotificationConfig(context.Background(), req); err != nil {
 		t.Fatalf("REST: %v", err)
 	}
 	a.handle(rpcAnswer(t, "null"))
-	if err := a.client(t, BindingJSONRPC).DeleteTaskPushNotificationConfig(context.Background(), req); err != nil {
+	if err := a.client(t, a2a.BindingJSONRPC).DeleteTaskPushNotificationConfig(context.Background(), req); err != nil {
 		t.Fatalf("JSON-RPC: %v", err)
 	}
 }
@@ -373,14 +375,14 @@ func TestDeleteAcceptsEmptyBody(t *testing.T) {
 func TestTenantFromRequestWhenInterfaceHasNone(t *testing.T) {
 	a := newFakeAgent(t, "")
 	a.handle(jsonAnswer(http.StatusOK, taskJSON))
-	if _, err := a.client(t, BindingHTTPJSON).GetTask(context.Background(), &GetTaskRequest{Tenant: "t/x", ID: "t1"}); err != nil {
+	if _, err := a.client(t, a2a.BindingHTTPJSON).GetTask(context.Background(), &a2a.GetTaskRequest{Tenant: "t/x", ID: "t1"}); err != nil {
 		t.Fatal(err)
 	}
 	if p := a.requests()[0].path; p != "/rest/t%2Fx/tasks/t1" {
 		t.Errorf("path = %s, want the escaped tenant prefix", p)
 	}
 	a.handle(jsonAnswer(http.StatusOK, taskJSON))
-	if _, err := a.client(t, BindingHTTPJSON).GetTask(context.Background(), &GetTaskRequest{ID: "t1"}); err != nil {
+	if _, err := a.client(t, a2a.BindingHTTPJSON).GetTask(context.Background(), &a2a.GetTaskRequest{ID: "t1"}); err != nil {
 		t.Fatal(err)
 	}
 	if p := a.requests()[0].path; p != "/rest/tasks/t1" {
@@ -391,7 +393,7 @@ func TestTenantFromRequestWhenInterfaceHasNone(t *testing.T) {
 func TestInterfaceTenantOverridesRequestTenant(t *testing.T) {
 	a := newFakeAgent(t, "acme")
 	a.handle(rpcAnswer(t, taskJSON))
-	if _, err := a.client(t, BindingJSONRPC).GetTask(context.Background(), &GetTaskRequest{Tenant: "other", ID: "t1"}); err != nil {
+	if _, err := a.client(t, a2a.BindingJSONRPC).GetTask(context.Background(), &a2a.GetTaskRequest{Tenant: "other", ID: "t1"}); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Contains(a.requests()[0].body, []byte(`"tenant":"acme"`)) {
@@ -411,10 +413,10 @@ func TestTaskIDCannotEscapeTasksPath(t *testing.T) {
 		{"v1.2", "/rest/tasks/v1.2"},
 	}
 	a := newFakeAgent(t, "")
-	c := a.client(t, BindingHTTPJSON)
+	c := a.client(t, a2a.BindingHTTPJSON)
 	for _, tt := range tests {
 		a.handle(jsonAnswer(http.StatusOK, taskJSON))
-		if _, err := c.GetTask(context.Background(), &GetTaskRequest{ID: tt.id}); err != nil {
+		if _, err := c.GetTask(context.Background(), &a2a.GetTaskRequest{ID: tt.id}); err != nil {
 			t.Fatalf("id %q: %v", tt.id, err)
 		}
 		r := a.requests()[0]
@@ -426,30 +428,30 @@ func TestTaskIDCannotEscapeTasksPath(t *testing.T) {
 
 func TestMissingRequiredFieldsFailBeforeSending(t *testing.T) {
 	a := newFakeAgent(t, "")
-	c := a.client(t, BindingHTTPJSON)
+	c := a.client(t, a2a.BindingHTTPJSON)
 	ctx := context.Background()
 	calls := map[string]func() error{
 		"send nil":    func() error { _, err := c.SendMessage(ctx, nil); return err },
-		"send no msg": func() error { _, err := c.SendMessage(ctx, &SendMessageRequest{}); return err },
-		"stream":      func() error { _, err := c.SendStreamingMessage(ctx, &SendMessageRequest{}); return err },
-		"get":         func() error { _, err := c.GetTask(ctx, &GetTaskRequest{}); return err },
+		"send no msg": func() error { _, err := c.SendMessage(ctx, &a2a.SendMessageRequest{}); return err },
+		"stream":      func() error { _, err := c.SendStreamingMessage(ctx, &a2a.SendMessageRequest{}); return err },
+		"get":         func() error { _, err := c.GetTask(ctx, &a2a.GetTaskRequest{}); return err },
 		"cancel":      func() error { _, err := c.CancelTask(ctx, nil); return err },
-		"subscribe":   func() error { _, err := c.SubscribeToTask(ctx, &SubscribeToTaskRequest{}); return err },
+		"subscribe":   func() error { _, err := c.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{}); return err },
 		"create push": func() error {
-			_, err := c.CreateTaskPushNotificationConfig(ctx, &TaskPushNotificationConfig{TaskID: "t"})
+			_, err := c.CreateTaskPushNotificationConfig(ctx, &a2a.TaskPushNotificationConfig{TaskID: "t"})
 			return err
 		},
 		"get push": func() error {
-			_, err := c.GetTaskPushNotificationConfig(ctx, &GetTaskPushNotificationConfigRequest{TaskID: "t"})
+			_, err := c.GetTaskPushNotificationConfig(ctx, &a2a.GetTaskPushNotificationConfigRequest{TaskID: "t"})
 			return err
 		},
 		"list push": func() error { _, err := c.ListTaskPushNotificationConfigs(ctx, nil); return err },
 		"delete push": func() error {
-			return c.DeleteTaskPushNotificationConfig(ctx, &DeleteTaskPushNotificationConfigRequest{ID: "p"})
+			return c.DeleteTaskPushNotificationConfig(ctx, &a2a.DeleteTaskPushNotificationConfigRequest{ID: "p"})
 		},
 	}
 	for name, call := range calls {
-		if err := call(); !errors.Is(err, ErrInvalidParams) {
+		if err := call(); !errors.Is(err, a2a.ErrInvalidParams) {
 			t.Errorf("%s: error = %v, want ErrInvalidParams", name, err)
 		}
 	}
@@ -470,31 +472,31 @@ func TestErrorMapping(t *testing.T) {
 		status   int
 		ctype    string
 		body     string // %s is the request id on JSON-RPC
-		want     *Error
+		want     *a2a.Error
 		wantMsg  string
 		wantMeta string
 	}{
-		{"rpc task not found", BindingJSONRPC, 200, "application/json", notFoundRPC, ErrTaskNotFound, "task t9 not found", "t9"},
-		{"rpc code only", BindingJSONRPC, 200, "application/json", `{"jsonrpc":"2.0","id":%s,"error":{"code":-32002,"message":"done already"}}`, ErrTaskNotCancelable, "done already", ""},
-		{"rpc data of another shape", BindingJSONRPC, 200, "application/json", `{"jsonrpc":"2.0","id":%s,"error":{"code":-32004,"message":"no","data":{"x":1}}}`, ErrUnsupportedOperation, "no", ""},
-		{"rpc null id on error", BindingJSONRPC, 200, "application/json", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"bad json"}}`, ErrParse, "bad json", ""},
-		{"rpc error at HTTP 500", BindingJSONRPC, 500, "application/json", `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"boom"}}`, ErrInternal, "boom", ""},
-		{"rpc 401 plain text", BindingJSONRPC, 401, "text/plain", "unauthorized", ErrUnauthenticated, "", ""},
-		{"rpc 401 google.rpc.Status", BindingJSONRPC, 401, "application/json", `{"error":{"code":401,"status":"UNAUTHENTICATED","message":"token expired"}}`, ErrUnauthenticated, "token expired", ""},
-		{"rest task not found", BindingHTTPJSON, 404, "application/json", notFoundREST, ErrTaskNotFound, "task t9 not found", "t9"},
-		{"rest reason decides among 400s", BindingHTTPJSON, 400, "application/json", `{"error":{"code":400,"status":"FAILED_PRECONDITION","message":"x","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"TASK_NOT_CANCELABLE","domain":"a2a-protocol.org"}]}}`, ErrTaskNotCancelable, "x", ""},
-		{"rest v1.0.0 status 409", BindingHTTPJSON, 409, "application/json", `{"error":{"code":409,"status":"FAILED_PRECONDITION","message":"x","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"TASK_NOT_CANCELABLE","domain":"a2a-protocol.org"}]}}`, ErrTaskNotCancelable, "x", ""},
-		{"rest version not supported", BindingHTTPJSON, 400, "application/json", `{"error":{"code":400,"status":"FAILED_PRECONDITION","message":"v","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"VERSION_NOT_SUPPORTED","domain":"a2a-protocol.org"}]}}`, ErrVersionNotSupported, "v", ""},
-		{"rest 503 html", BindingHTTPJSON, 503, "text/html", "<html>down</html>", ErrUnavailable, "", ""},
-		{"rest 429 empty", BindingHTTPJSON, 429, "", "", ErrRateLimited, "", ""},
-		{"rest 403 json of another shape", BindingHTTPJSON, 403, "application/json", `{"detail":"forbidden"}`, ErrPermissionDenied, "", ""},
+		{"rpc task not found", a2a.BindingJSONRPC, 200, "application/json", notFoundRPC, a2a.ErrTaskNotFound, "task t9 not found", "t9"},
+		{"rpc code only", a2a.BindingJSONRPC, 200, "application/json", `{"jsonrpc":"2.0","id":%s,"error":{"code":-32002,"message":"done already"}}`, a2a.ErrTaskNotCancelable, "done already", ""},
+		{"rpc data of another shape", a2a.BindingJSONRPC, 200, "application/json", `{"jsonrpc":"2.0","id":%s,"error":{"code":-32004,"message":"no","data":{"x":1}}}`, a2a.ErrUnsupportedOperation, "no", ""},
+		{"rpc null id on error", a2a.BindingJSONRPC, 200, "application/json", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"bad json"}}`, a2a.ErrParse, "bad json", ""},
+		{"rpc error at HTTP 500", a2a.BindingJSONRPC, 500, "application/json", `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"boom"}}`, a2a.ErrInternal, "boom", ""},
+		{"rpc 401 plain text", a2a.BindingJSONRPC, 401, "text/plain", "unauthorized", a2a.ErrUnauthenticated, "", ""},
+		{"rpc 401 google.rpc.Status", a2a.BindingJSONRPC, 401, "application/json", `{"error":{"code":401,"status":"UNAUTHENTICATED","message":"token expired"}}`, a2a.ErrUnauthenticated, "token expired", ""},
+		{"rest task not found", a2a.BindingHTTPJSON, 404, "application/json", notFoundREST, a2a.ErrTaskNotFound, "task t9 not found", "t9"},
+		{"rest reason decides among 400s", a2a.BindingHTTPJSON, 400, "application/json", `{"error":{"code":400,"status":"FAILED_PRECONDITION","message":"x","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"TASK_NOT_CANCELABLE","domain":"a2a-protocol.org"}]}}`, a2a.ErrTaskNotCancelable, "x", ""},
+		{"rest v1.0.0 status 409", a2a.BindingHTTPJSON, 409, "application/json", `{"error":{"code":409,"status":"FAILED_PRECONDITION","message":"x","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"TASK_NOT_CANCELABLE","domain":"a2a-protocol.org"}]}}`, a2a.ErrTaskNotCancelable, "x", ""},
+		{"rest version not supported", a2a.BindingHTTPJSON, 400, "application/json", `{"error":{"code":400,"status":"FAILED_PRECONDITION","message":"v","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"VERSION_NOT_SUPPORTED","domain":"a2a-protocol.org"}]}}`, a2a.ErrVersionNotSupported, "v", ""},
+		{"rest 503 html", a2a.BindingHTTPJSON, 503, "text/html", "<html>down</html>", a2a.ErrUnavailable, "", ""},
+		{"rest 429 empty", a2a.BindingHTTPJSON, 429, "", "", a2a.ErrRateLimited, "", ""},
+		{"rest 403 json of another shape", a2a.BindingHTTPJSON, 403, "application/json", `{"detail":"forbidden"}`, a2a.ErrPermissionDenied, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a := newFakeAgent(t, "")
 			a.handle(func(w http.ResponseWriter, r *http.Request) {
 				body := tt.body
-				if tt.binding == BindingJSONRPC && strings.Contains(body, "%s") {
+				if tt.binding == a2a.BindingJSONRPC && strings.Contains(body, "%s") {
 					body = fmt.Sprintf(body, rpcID(t, r))
 				}
 				if tt.ctype != "" {
@@ -503,11 +505,11 @@ func TestErrorMapping(t *testing.T) {
 				w.WriteHeader(tt.status)
 				io.WriteString(w, body)
 			})
-			_, err := a.client(t, tt.binding).GetTask(context.Background(), &GetTaskRequest{ID: "t9"})
+			_, err := a.client(t, tt.binding).GetTask(context.Background(), &a2a.GetTaskRequest{ID: "t9"})
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("error = %v, want kind %v", err, tt.want)
 			}
-			var ae *Error
+			var ae *a2a.Error
 			if !errors.As(err, &ae) {
 				t.Fatalf("error %v is not an *Error", err)
 			}
@@ -531,8 +533,8 @@ func TestUnknownA2AErrorKeepsCodeAndReason(t *testing.T) {
 	a.handle(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32010,"message":"stale","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"TASK_GENERATION_MISMATCH","domain":"a2a-protocol.org"}]}}`, rpcID(t, r))
 	})
-	_, err := a.client(t, BindingJSONRPC).GetTask(context.Background(), &GetTaskRequest{ID: "t"})
-	var ae *Error
+	_, err := a.client(t, a2a.BindingJSONRPC).GetTask(context.Background(), &a2a.GetTaskRequest{ID: "t"})
+	var ae *a2a.Error
 	if !errors.As(err, &ae) || ae.Code != -32010 || ae.Reason != "TASK_GENERATION_MISMATCH" {
 		t.Fatalf("error = %#v, want code -32010 with its reason", err)
 	}
@@ -541,14 +543,14 @@ func TestUnknownA2AErrorKeepsCodeAndReason(t *testing.T) {
 // TestProxyErrorPageDoesNotLeakIntoError: a proxy's HTML error page (which
 // may echo internal host names or the request) never reaches the error text.
 func TestProxyErrorPageDoesNotLeakIntoError(t *testing.T) {
-	for _, binding := range []string{BindingJSONRPC, BindingHTTPJSON} {
+	for _, binding := range []string{a2a.BindingJSONRPC, a2a.BindingHTTPJSON} {
 		a := newFakeAgent(t, "")
 		a.handle(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			w.WriteHeader(http.StatusBadGateway)
 			io.WriteString(w, "<html><body>upstream 10.0.0.7:8080 SECRET-INTERNAL failed</body></html>")
 		})
-		_, err := a.client(t, binding).GetTask(context.Background(), &GetTaskRequest{ID: "t"})
+		_, err := a.client(t, binding).GetTask(context.Background(), &a2a.GetTaskRequest{ID: "t"})
 		if err == nil {
 			t.Fatal("no error")
 		}
@@ -559,7 +561,7 @@ func TestProxyErrorPageDoesNotLeakIntoError(t *testing.T) {
 		if !strings.Contains(msg, "502") || !strings.Contains(msg, "text/html") {
 			t.Errorf("%s: error %q does not name the status and media type", binding, msg)
 		}
-		if !errors.Is(err, ErrInternal) {
+		if !errors.Is(err, a2a.ErrInternal) {
 			t.Errorf("%s: error %v, want the internal kind", binding, err)
 		}
 	}
@@ -567,19 +569,19 @@ func TestProxyErrorPageDoesNotLeakIntoError(t *testing.T) {
 
 func TestResponseCap(t *testing.T) {
 	big := `{"id":"t1","status":{"state":"TASK_STATE_WORKING"},"metadata":{"pad":"` + strings.Repeat("x", 4096) + `"}}`
-	for _, binding := range []string{BindingJSONRPC, BindingHTTPJSON} {
+	for _, binding := range []string{a2a.BindingJSONRPC, a2a.BindingHTTPJSON} {
 		a := newFakeAgent(t, "")
-		if binding == BindingJSONRPC {
+		if binding == a2a.BindingJSONRPC {
 			a.handle(rpcAnswer(t, big))
 		} else {
 			a.handle(jsonAnswer(200, big))
 		}
 		c := a.client(t, binding, WithMaxResponseBytes(1024))
-		if _, err := c.GetTask(context.Background(), &GetTaskRequest{ID: "t1"}); !errors.Is(err, ErrResponseTooLarge) {
+		if _, err := c.GetTask(context.Background(), &a2a.GetTaskRequest{ID: "t1"}); !errors.Is(err, ErrResponseTooLarge) {
 			t.Errorf("%s: error = %v, want ErrResponseTooLarge", binding, err)
 		}
 		c = a.client(t, binding, WithMaxResponseBytes(64<<10))
-		if _, err := c.GetTask(context.Background(), &GetTaskRequest{ID: "t1"}); err != nil {
+		if _, err := c.GetTask(context.Background(), &a2a.GetTaskRequest{ID: "t1"}); err != nil {
 			t.Errorf("%s under a larger cap: %v", binding, err)
 		}
 	}
@@ -588,27 +590,27 @@ func TestResponseCap(t *testing.T) {
 func TestResponseIDMismatchIsInvalidAgentResponse(t *testing.T) {
 	a := newFakeAgent(t, "")
 	a.handle(jsonAnswer(200, `{"jsonrpc":"2.0","id":999999,"result":`+taskJSON+`}`))
-	_, err := a.client(t, BindingJSONRPC).GetTask(context.Background(), &GetTaskRequest{ID: "t1"})
-	if !errors.Is(err, ErrInvalidAgentResponse) {
+	_, err := a.client(t, a2a.BindingJSONRPC).GetTask(context.Background(), &a2a.GetTaskRequest{ID: "t1"})
+	if !errors.Is(err, a2a.ErrInvalidAgentResponse) {
 		t.Fatalf("error = %v, want ErrInvalidAgentResponse", err)
 	}
 }
 
 func TestMalformedResponsesAreInvalidAgentResponse(t *testing.T) {
 	tests := []struct{ name, binding, body string }{
-		{"rpc not json", BindingJSONRPC, "hello"},
-		{"rpc neither result nor error", BindingJSONRPC, `{"jsonrpc":"2.0","id":1}`},
-		{"rest not json", BindingHTTPJSON, "hello"},
-		{"rest empty", BindingHTTPJSON, ""},
-		{"rest wrong shape", BindingHTTPJSON, `{"id":5}`},
-		{"rest both members", BindingHTTPJSON, `{"task":` + taskJSON + `,"message":{"messageId":"m","role":"ROLE_AGENT","parts":[]}}`},
+		{"rpc not json", a2a.BindingJSONRPC, "hello"},
+		{"rpc neither result nor error", a2a.BindingJSONRPC, `{"jsonrpc":"2.0","id":1}`},
+		{"rest not json", a2a.BindingHTTPJSON, "hello"},
+		{"rest empty", a2a.BindingHTTPJSON, ""},
+		{"rest wrong shape", a2a.BindingHTTPJSON, `{"id":5}`},
+		{"rest both members", a2a.BindingHTTPJSON, `{"task":` + taskJSON + `,"message":{"messageId":"m","role":"ROLE_AGENT","parts":[]}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a := newFakeAgent(t, "")
 			a.handle(jsonAnswer(200, tt.body))
-			_, err := a.client(t, tt.binding).SendMessage(context.Background(), &SendMessageRequest{Message: testMessage})
-			if !errors.Is(err, ErrInvalidAgentResponse) {
+			_, err := a.client(t, tt.binding).SendMessage(context.Background(), &a2a.SendMessageRequest{Message: testMessage})
+			if !errors.Is(err, a2a.ErrInvalidAgentResponse) {
 				t.Fatalf("error = %v, want ErrInvalidAgentResponse", err)
 			}
 		})
@@ -620,7 +622,7 @@ func TestMalformedResponsesAreInvalidAgentResponse(t *testing.T) {
 func TestUnknownTaskStateIsKept(t *testing.T) {
 	a := newFakeAgent(t, "")
 	a.handle(jsonAnswer(200, `{"id":"t1","status":{"state":"TASK_STATE_PAUSED"},"generation":"4"}`))
-	task, err := a.client(t, BindingHTTPJSON).GetTask(context.Background(), &GetTaskRequest{ID: "t1"})
+	task, err := a.client(t, a2a.BindingHTTPJSON).GetTask(context.Background(), &a2a.GetTaskRequest{ID: "t1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -636,7 +638,7 @@ func TestHeaderHook(t *testing.T) {
 		r.Header.Set("Authorization", "Bearer abc")
 		return nil
 	}
-	if _, err := a.client(t, BindingHTTPJSON, WithHeader(hook)).GetTask(context.Background(), &GetTaskRequest{ID: "t1"}); err != nil {
+	if _, err := a.client(t, a2a.BindingHTTPJSON, WithHeader(hook)).GetTask(context.Background(), &a2a.GetTaskRequest{ID: "t1"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := a.requests()[0].header.Get("Authorization"); got != "Bearer abc" {
@@ -646,7 +648,7 @@ func TestHeaderHook(t *testing.T) {
 	a.handle(jsonAnswer(200, taskJSON))
 	denied := errors.New("no credential for this host")
 	failing := func(context.Context, *http.Request) error { return denied }
-	_, err := a.client(t, BindingHTTPJSON, WithHeader(failing)).GetTask(context.Background(), &GetTaskRequest{ID: "t1"})
+	_, err := a.client(t, a2a.BindingHTTPJSON, WithHeader(failing)).GetTask(context.Background(), &a2a.GetTaskRequest{ID: "t1"})
 	if !errors.Is(err, denied) {
 		t.Fatalf("error = %v, want the hook's error", err)
 	}
@@ -657,7 +659,7 @@ func TestHeaderHook(t *testing.T) {
 
 func TestNewClientFetchesCard(t *testing.T) {
 	a := newFakeAgent(t, "acme")
-	c, err := NewClient(context.Background(), a.srv.URL+"/.well-known/agent-card.json")
+	c, err := Dial(context.Background(), a.srv.URL+"/.well-known/agent-card.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -665,31 +667,31 @@ func TestNewClientFetchesCard(t *testing.T) {
 	if r.method != "GET" || r.header.Get("Accept") != "application/json" || r.header.Get("A2A-Version") != "1.0" {
 		t.Errorf("card request %s Accept=%q A2A-Version=%q", r.method, r.header.Get("Accept"), r.header.Get("A2A-Version"))
 	}
-	if in := c.Interface(); in.ProtocolBinding != BindingJSONRPC || in.Tenant != "acme" {
+	if in := c.Interface(); in.ProtocolBinding != a2a.BindingJSONRPC || in.Tenant != "acme" {
 		t.Errorf("interface = %+v, want the first (JSON-RPC) one", in)
 	}
 	if c.Card().Name != "fake" {
 		t.Errorf("card = %+v", c.Card())
 	}
-	c, err = NewClient(context.Background(), a.srv.URL+"/.well-known/agent-card.json", WithBinding(BindingHTTPJSON))
+	c, err = Dial(context.Background(), a.srv.URL+"/.well-known/agent-card.json", WithBinding(a2a.BindingHTTPJSON))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if in := c.Interface(); in.ProtocolBinding != BindingHTTPJSON {
+	if in := c.Interface(); in.ProtocolBinding != a2a.BindingHTTPJSON {
 		t.Errorf("forced binding gave %+v", in)
 	}
 }
 
 func TestNewClientCardErrors(t *testing.T) {
 	a := newFakeAgent(t, "")
-	if _, err := NewClient(context.Background(), "file:///etc/passwd"); err == nil {
+	if _, err := Dial(context.Background(), "file:///etc/passwd"); err == nil {
 		t.Error("file URL accepted")
 	}
-	if _, err := NewClient(context.Background(), a.srv.URL+"/x", WithBinding("GRPC")); err == nil {
+	if _, err := Dial(context.Background(), a.srv.URL+"/x", WithBinding("GRPC")); err == nil {
 		t.Error("GRPC binding accepted")
 	}
 	a.handle(jsonAnswer(404, notFoundREST))
-	if _, err := NewClient(context.Background(), a.srv.URL+"/missing.json"); err == nil || !strings.Contains(err.Error(), "fetch agent card") {
+	if _, err := Dial(context.Background(), a.srv.URL+"/missing.json"); err == nil || !strings.Contains(err.Error(), "fetch agent card") {
 		t.Errorf("missing card: %v", err)
 	}
 }
@@ -703,7 +705,7 @@ func TestCardFetchDoesNotFollowRedirects(t *testing.T) {
 	a.handle(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, other.srv.URL+"/.well-known/agent-card.json", http.StatusFound)
 	})
-	if _, err := NewClient(context.Background(), a.srv.URL+"/card"); err == nil {
+	if _, err := Dial(context.Background(), a.srv.URL+"/card"); err == nil {
 		t.Fatal("redirected card fetch succeeded")
 	}
 	if n := len(other.requests()); n != 0 {
@@ -712,38 +714,38 @@ func TestCardFetchDoesNotFollowRedirects(t *testing.T) {
 }
 
 func TestPickInterface(t *testing.T) {
-	rpc := AgentInterface{URL: "https://a.example/rpc", ProtocolBinding: "JSONRPC", ProtocolVersion: "1.0"}
-	rest := AgentInterface{URL: "https://a.example/rest", ProtocolBinding: "HTTP+JSON", ProtocolVersion: "1.0", Tenant: "t1"}
-	grpc := AgentInterface{URL: "a.example:443", ProtocolBinding: "GRPC", ProtocolVersion: "1.0"}
-	old := AgentInterface{URL: "https://a.example/v03", ProtocolBinding: "JSONRPC", ProtocolVersion: "0.3"}
-	future := AgentInterface{URL: "https://a.example/v2", ProtocolBinding: "JSONRPC", ProtocolVersion: "2.0"}
-	minor := AgentInterface{URL: "https://a.example/v11", ProtocolBinding: "JSONRPC", ProtocolVersion: "1.1"}
-	relative := AgentInterface{URL: "/rpc", ProtocolBinding: "JSONRPC", ProtocolVersion: "1.0"}
-	userinfo := AgentInterface{URL: "https://u:p@a.example/rpc", ProtocolBinding: "JSONRPC", ProtocolVersion: "1.0"}
-	custom := AgentInterface{URL: "https://a.example/x", ProtocolBinding: "https://example.com/binding", ProtocolVersion: "1.0"}
+	rpc := a2a.AgentInterface{URL: "https://a.example/rpc", ProtocolBinding: "JSONRPC", ProtocolVersion: "1.0"}
+	rest := a2a.AgentInterface{URL: "https://a.example/rest", ProtocolBinding: "HTTP+JSON", ProtocolVersion: "1.0", Tenant: "t1"}
+	grpc := a2a.AgentInterface{URL: "a.example:443", ProtocolBinding: "GRPC", ProtocolVersion: "1.0"}
+	old := a2a.AgentInterface{URL: "https://a.example/v03", ProtocolBinding: "JSONRPC", ProtocolVersion: "0.3"}
+	future := a2a.AgentInterface{URL: "https://a.example/v2", ProtocolBinding: "JSONRPC", ProtocolVersion: "2.0"}
+	minor := a2a.AgentInterface{URL: "https://a.example/v11", ProtocolBinding: "JSONRPC", ProtocolVersion: "1.1"}
+	relative := a2a.AgentInterface{URL: "/rpc", ProtocolBinding: "JSONRPC", ProtocolVersion: "1.0"}
+	userinfo := a2a.AgentInterface{URL: "https://u:p@a.example/rpc", ProtocolBinding: "JSONRPC", ProtocolVersion: "1.0"}
+	custom := a2a.AgentInterface{URL: "https://a.example/x", ProtocolBinding: "https://example.com/binding", ProtocolVersion: "1.0"}
 	tests := []struct {
 		name     string
-		ifaces   []AgentInterface
+		ifaces   []a2a.AgentInterface
 		forced   string
-		want     AgentInterface
+		want     a2a.AgentInterface
 		wantBase string
 		wantErr  bool
 	}{
-		{"first supported wins", []AgentInterface{grpc, rest, rpc}, "", rest, "https://a.example/rest", false},
-		{"card order, not ours", []AgentInterface{rpc, rest}, "", rpc, "https://a.example/rpc", false},
-		{"forced binding", []AgentInterface{rpc, rest}, BindingHTTPJSON, rest, "https://a.example/rest", false},
-		{"0.3 and 2.0 skipped", []AgentInterface{old, future, rpc}, "", rpc, "https://a.example/rpc", false},
-		{"1.1 is major 1", []AgentInterface{minor}, "", minor, "https://a.example/v11", false},
-		{"relative URL skipped", []AgentInterface{relative, rpc}, "", rpc, "https://a.example/rpc", false},
-		{"URL with credentials skipped", []AgentInterface{userinfo, rest}, "", rest, "https://a.example/rest", false},
-		{"custom binding skipped", []AgentInterface{custom, rpc}, "", rpc, "https://a.example/rpc", false},
-		{"nothing usable", []AgentInterface{grpc, old, custom}, "", AgentInterface{}, "", true},
-		{"forced binding absent", []AgentInterface{rpc}, BindingHTTPJSON, AgentInterface{}, "", true},
-		{"no interfaces", nil, "", AgentInterface{}, "", true},
+		{"first supported wins", []a2a.AgentInterface{grpc, rest, rpc}, "", rest, "https://a.example/rest", false},
+		{"card order, not ours", []a2a.AgentInterface{rpc, rest}, "", rpc, "https://a.example/rpc", false},
+		{"forced binding", []a2a.AgentInterface{rpc, rest}, a2a.BindingHTTPJSON, rest, "https://a.example/rest", false},
+		{"0.3 and 2.0 skipped", []a2a.AgentInterface{old, future, rpc}, "", rpc, "https://a.example/rpc", false},
+		{"1.1 is major 1", []a2a.AgentInterface{minor}, "", minor, "https://a.example/v11", false},
+		{"relative URL skipped", []a2a.AgentInterface{relative, rpc}, "", rpc, "https://a.example/rpc", false},
+		{"URL with credentials skipped", []a2a.AgentInterface{userinfo, rest}, "", rest, "https://a.example/rest", false},
+		{"custom binding skipped", []a2a.AgentInterface{custom, rpc}, "", rpc, "https://a.example/rpc", false},
+		{"nothing usable", []a2a.AgentInterface{grpc, old, custom}, "", a2a.AgentInterface{}, "", true},
+		{"forced binding absent", []a2a.AgentInterface{rpc}, a2a.BindingHTTPJSON, a2a.AgentInterface{}, "", true},
+		{"no interfaces", nil, "", a2a.AgentInterface{}, "", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, base, err := clientPickInterface(&AgentCard{SupportedInterfaces: tt.ifaces}, tt.forced, "1")
+			got, base, err := clientPickInterface(&a2a.AgentCard{SupportedInterfaces: tt.ifaces}, tt.forced, "1")
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("error = %v, wantErr %v", err, tt.wantErr)
 			}
@@ -761,7 +763,7 @@ func TestPickInterface(t *testing.T) {
 func sseEvents(binding string, id json.RawMessage, payloads ...string) string {
 	var b strings.Builder
 	for _, p := range payloads {
-		if binding == BindingJSONRPC && !strings.HasPrefix(p, `{"jsonrpc"`) {
+		if binding == a2a.BindingJSONRPC && !strings.HasPrefix(p, `{"jsonrpc"`) {
 			p = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, p)
 		}
 		b.WriteString("data: ")
@@ -785,7 +787,7 @@ const (
 func streamHandler(t *testing.T, binding string, body func(id json.RawMessage) string, split int) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		var id json.RawMessage
-		if binding == BindingJSONRPC {
+		if binding == a2a.BindingJSONRPC {
 			id = rpcID(t, r)
 		}
 		b := body(id)
@@ -820,7 +822,7 @@ func kinds(t *testing.T, s *Stream) ([]string, error) {
 
 func TestStreamsOnBothBindings(t *testing.T) {
 	want := []string{"task", "statusUpdate:TASK_STATE_WORKING", "artifactUpdate", "statusUpdate:TASK_STATE_COMPLETED"}
-	for _, binding := range []string{BindingJSONRPC, BindingHTTPJSON} {
+	for _, binding := range []string{a2a.BindingJSONRPC, a2a.BindingHTTPJSON} {
 		t.Run(binding, func(t *testing.T) {
 			a := newFakeAgent(t, "acme")
 			c := a.client(t, binding)
@@ -829,7 +831,7 @@ func TestStreamsOnBothBindings(t *testing.T) {
 					strings.ReplaceAll(sseEvents(binding, id, evArt, evFuture, evDone), "\n", "\r\n")
 			}
 			a.handle(streamHandler(t, binding, body, -1))
-			s, err := c.SendStreamingMessage(context.Background(), &SendMessageRequest{Message: testMessage})
+			s, err := c.SendStreamingMessage(context.Background(), &a2a.SendMessageRequest{Message: testMessage})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -842,13 +844,13 @@ func TestStreamsOnBothBindings(t *testing.T) {
 				t.Errorf("headers Accept=%q A2A-Version=%q", r.header.Get("Accept"), r.header.Get("A2A-Version"))
 			}
 			wantPath := "/rpc"
-			if binding == BindingHTTPJSON {
+			if binding == a2a.BindingHTTPJSON {
 				wantPath = "/rest/acme/message:stream"
 			}
 			if r.method != "POST" || r.path != wantPath {
 				t.Errorf("request %s %s, want POST %s", r.method, r.path, wantPath)
 			}
-			if binding == BindingJSONRPC && !bytes.Contains(r.body, []byte(`"method":"SendStreamingMessage"`)) {
+			if binding == a2a.BindingJSONRPC && !bytes.Contains(r.body, []byte(`"method":"SendStreamingMessage"`)) {
 				t.Errorf("body %s", r.body)
 			}
 		})
@@ -858,7 +860,7 @@ func TestStreamsOnBothBindings(t *testing.T) {
 // TestStreamChunkBoundaries writes each stream in two HTTP writes split at
 // every byte offset; the events must be the same for every split.
 func TestStreamChunkBoundaries(t *testing.T) {
-	for _, binding := range []string{BindingJSONRPC, BindingHTTPJSON} {
+	for _, binding := range []string{a2a.BindingJSONRPC, a2a.BindingHTTPJSON} {
 		t.Run(binding, func(t *testing.T) {
 			a := newFakeAgent(t, "")
 			c := a.client(t, binding)
@@ -868,7 +870,7 @@ func TestStreamChunkBoundaries(t *testing.T) {
 			n := len(body(json.RawMessage("1000")))
 			for split := 0; split <= n; split++ {
 				a.handle(streamHandler(t, binding, body, split))
-				s, err := c.SubscribeToTask(context.Background(), &SubscribeToTaskRequest{ID: "t1"})
+				s, err := c.SubscribeToTask(context.Background(), &a2a.SubscribeToTaskRequest{ID: "t1"})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -883,8 +885,8 @@ func TestStreamChunkBoundaries(t *testing.T) {
 
 func TestStreamUnknownStateKept(t *testing.T) {
 	a := newFakeAgent(t, "")
-	a.handle(streamHandler(t, BindingHTTPJSON, func(json.RawMessage) string { return sseEvents(BindingHTTPJSON, nil, evUnknown) }, -1))
-	s, err := a.client(t, BindingHTTPJSON).SubscribeToTask(context.Background(), &SubscribeToTaskRequest{ID: "t1"})
+	a.handle(streamHandler(t, a2a.BindingHTTPJSON, func(json.RawMessage) string { return sseEvents(a2a.BindingHTTPJSON, nil, evUnknown) }, -1))
+	s, err := a.client(t, a2a.BindingHTTPJSON).SubscribeToTask(context.Background(), &a2a.SubscribeToTaskRequest{ID: "t1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -901,18 +903,18 @@ func TestStreamUnknownStateKept(t *testing.T) {
 }
 
 func TestStreamErrorMidStream(t *testing.T) {
-	for _, binding := range []string{BindingJSONRPC, BindingHTTPJSON} {
+	for _, binding := range []string{a2a.BindingJSONRPC, a2a.BindingHTTPJSON} {
 		t.Run(binding, func(t *testing.T) {
 			a := newFakeAgent(t, "")
 			body := func(id json.RawMessage) string {
 				errEv := notFoundREST
-				if binding == BindingJSONRPC {
+				if binding == a2a.BindingJSONRPC {
 					errEv = fmt.Sprintf(notFoundRPC, id)
 				}
 				return sseEvents(binding, id, evTask, errEv, evDone)
 			}
 			a.handle(streamHandler(t, binding, body, -1))
-			s, err := a.client(t, binding).SubscribeToTask(context.Background(), &SubscribeToTaskRequest{ID: "t1"})
+			s, err := a.client(t, binding).SubscribeToTask(context.Background(), &a2a.SubscribeToTaskRequest{ID: "t1"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -921,7 +923,7 @@ func TestStreamErrorMidStream(t *testing.T) {
 				t.Fatalf("first event %v, %v", ev, err)
 			}
 			_, err = s.Next()
-			if !errors.Is(err, ErrTaskNotFound) {
+			if !errors.Is(err, a2a.ErrTaskNotFound) {
 				t.Fatalf("error = %v, want ErrTaskNotFound", err)
 			}
 			if _, again := s.Next(); again != err {
@@ -938,26 +940,26 @@ func TestStreamErrorsBeforeFirstEvent(t *testing.T) {
 		h       func(t *testing.T) http.HandlerFunc
 		want    error
 	}{
-		{"rpc error envelope at 200", BindingJSONRPC, func(t *testing.T) http.HandlerFunc {
+		{"rpc error envelope at 200", a2a.BindingJSONRPC, func(t *testing.T) http.HandlerFunc {
 			return func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "application/json")
 				fmt.Fprintf(w, notFoundRPC, rpcID(t, r))
 			}
-		}, ErrTaskNotFound},
-		{"rest 404", BindingHTTPJSON, func(*testing.T) http.HandlerFunc { return jsonAnswer(404, notFoundREST) }, ErrTaskNotFound},
-		{"rest 200 json, not a stream", BindingHTTPJSON, func(*testing.T) http.HandlerFunc { return jsonAnswer(200, evTask) }, ErrInvalidAgentResponse},
-		{"rest 502 html", BindingHTTPJSON, func(*testing.T) http.HandlerFunc {
+		}, a2a.ErrTaskNotFound},
+		{"rest 404", a2a.BindingHTTPJSON, func(*testing.T) http.HandlerFunc { return jsonAnswer(404, notFoundREST) }, a2a.ErrTaskNotFound},
+		{"rest 200 json, not a stream", a2a.BindingHTTPJSON, func(*testing.T) http.HandlerFunc { return jsonAnswer(200, evTask) }, a2a.ErrInvalidAgentResponse},
+		{"rest 502 html", a2a.BindingHTTPJSON, func(*testing.T) http.HandlerFunc {
 			return func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "text/html")
 				w.WriteHeader(502)
 			}
-		}, ErrInternal},
+		}, a2a.ErrInternal},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a := newFakeAgent(t, "")
 			a.handle(tt.h(t))
-			_, err := a.client(t, tt.binding).SubscribeToTask(context.Background(), &SubscribeToTaskRequest{ID: "t1"})
+			_, err := a.client(t, tt.binding).SubscribeToTask(context.Background(), &a2a.SubscribeToTaskRequest{ID: "t1"})
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("error = %v, want %v", err, tt.want)
 			}
@@ -968,8 +970,8 @@ func TestStreamErrorsBeforeFirstEvent(t *testing.T) {
 func TestStreamEventCap(t *testing.T) {
 	a := newFakeAgent(t, "")
 	big := `{"task":{"id":"t1","status":{"state":"TASK_STATE_WORKING"},"metadata":{"pad":"` + strings.Repeat("x", 8192) + `"}}}`
-	a.handle(streamHandler(t, BindingHTTPJSON, func(json.RawMessage) string { return sseEvents(BindingHTTPJSON, nil, evTask, big) }, -1))
-	s, err := a.client(t, BindingHTTPJSON, WithMaxResponseBytes(1024)).SubscribeToTask(context.Background(), &SubscribeToTaskRequest{ID: "t1"})
+	a.handle(streamHandler(t, a2a.BindingHTTPJSON, func(json.RawMessage) string { return sseEvents(a2a.BindingHTTPJSON, nil, evTask, big) }, -1))
+	s, err := a.client(t, a2a.BindingHTTPJSON, WithMaxResponseBytes(1024)).SubscribeToTask(context.Background(), &a2a.SubscribeToTaskRequest{ID: "t1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -984,8 +986,8 @@ func TestStreamEventCap(t *testing.T) {
 
 func TestStreamCutInsideEvent(t *testing.T) {
 	a := newFakeAgent(t, "")
-	a.handle(streamHandler(t, BindingHTTPJSON, func(json.RawMessage) string { return sseEvents(BindingHTTPJSON, nil, evTask) + `data: {"statusUp` }, -1))
-	s, err := a.client(t, BindingHTTPJSON).SubscribeToTask(context.Background(), &SubscribeToTaskRequest{ID: "t1"})
+	a.handle(streamHandler(t, a2a.BindingHTTPJSON, func(json.RawMessage) string { return sseEvents(a2a.BindingHTTPJSON, nil, evTask) + `data: {"statusUp` }, -1))
+	s, err := a.client(t, a2a.BindingHTTPJSON).SubscribeToTask(context.Background(), &a2a.SubscribeToTaskRequest{ID: "t1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -997,21 +999,21 @@ func TestStreamCutInsideEvent(t *testing.T) {
 
 func TestStreamRPCEventWithForeignIDRejected(t *testing.T) {
 	a := newFakeAgent(t, "")
-	a.handle(streamHandler(t, BindingJSONRPC, func(json.RawMessage) string {
-		return sseEvents(BindingJSONRPC, json.RawMessage("424242"), evTask)
+	a.handle(streamHandler(t, a2a.BindingJSONRPC, func(json.RawMessage) string {
+		return sseEvents(a2a.BindingJSONRPC, json.RawMessage("424242"), evTask)
 	}, -1))
-	s, err := a.client(t, BindingJSONRPC).SubscribeToTask(context.Background(), &SubscribeToTaskRequest{ID: "t1"})
+	s, err := a.client(t, a2a.BindingJSONRPC).SubscribeToTask(context.Background(), &a2a.SubscribeToTaskRequest{ID: "t1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Next(); !errors.Is(err, ErrInvalidAgentResponse) {
+	if _, err := s.Next(); !errors.Is(err, a2a.ErrInvalidAgentResponse) {
 		t.Fatalf("error = %v, want ErrInvalidAgentResponse", err)
 	}
 }
 
 func TestSubscribeFallsBackToGETOn405(t *testing.T) {
 	a := newFakeAgent(t, "acme")
-	sse := streamHandler(t, BindingHTTPJSON, func(json.RawMessage) string { return sseEvents(BindingHTTPJSON, nil, evTask, evDone) }, -1)
+	sse := streamHandler(t, a2a.BindingHTTPJSON, func(json.RawMessage) string { return sseEvents(a2a.BindingHTTPJSON, nil, evTask, evDone) }, -1)
 	a.handle(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
 			w.Header().Set("Allow", "GET")
@@ -1020,7 +1022,7 @@ func TestSubscribeFallsBackToGETOn405(t *testing.T) {
 		}
 		sse(w, r)
 	})
-	s, err := a.client(t, BindingHTTPJSON).SubscribeToTask(context.Background(), &SubscribeToTaskRequest{ID: "t1"})
+	s, err := a.client(t, a2a.BindingHTTPJSON).SubscribeToTask(context.Background(), &a2a.SubscribeToTaskRequest{ID: "t1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1044,7 +1046,7 @@ func TestSubscribeFallsBackToGETOn405(t *testing.T) {
 func TestSubscribeDoesNotRetryOtherErrors(t *testing.T) {
 	a := newFakeAgent(t, "")
 	a.handle(jsonAnswer(404, notFoundREST))
-	if _, err := a.client(t, BindingHTTPJSON).SubscribeToTask(context.Background(), &SubscribeToTaskRequest{ID: "t1"}); !errors.Is(err, ErrTaskNotFound) {
+	if _, err := a.client(t, a2a.BindingHTTPJSON).SubscribeToTask(context.Background(), &a2a.SubscribeToTaskRequest{ID: "t1"}); !errors.Is(err, a2a.ErrTaskNotFound) {
 		t.Fatalf("error = %v", err)
 	}
 	if n := len(a.requests()); n != 1 {
@@ -1057,7 +1059,7 @@ func TestSubscribeDoesNotRetryOtherErrors(t *testing.T) {
 func blockingStream(gone chan<- struct{}) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, sseEvents(BindingHTTPJSON, nil, evTask))
+		io.WriteString(w, sseEvents(a2a.BindingHTTPJSON, nil, evTask))
 		w.(http.Flusher).Flush()
 		<-r.Context().Done()
 		close(gone)
@@ -1068,7 +1070,7 @@ func TestStreamAllBreakClosesConnection(t *testing.T) {
 	a := newFakeAgent(t, "")
 	gone := make(chan struct{})
 	a.handle(blockingStream(gone))
-	s, err := a.client(t, BindingHTTPJSON).SubscribeToTask(context.Background(), &SubscribeToTaskRequest{ID: "t1"})
+	s, err := a.client(t, a2a.BindingHTTPJSON).SubscribeToTask(context.Background(), &a2a.SubscribeToTaskRequest{ID: "t1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1088,7 +1090,7 @@ func TestStreamCloseUnblocksNext(t *testing.T) {
 	a := newFakeAgent(t, "")
 	gone := make(chan struct{})
 	a.handle(blockingStream(gone))
-	s, err := a.client(t, BindingHTTPJSON).SubscribeToTask(context.Background(), &SubscribeToTaskRequest{ID: "t1"})
+	s, err := a.client(t, a2a.BindingHTTPJSON).SubscribeToTask(context.Background(), &a2a.SubscribeToTaskRequest{ID: "t1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1112,7 +1114,7 @@ func TestStreamContextCancelEndsStream(t *testing.T) {
 	gone := make(chan struct{})
 	a.handle(blockingStream(gone))
 	ctx, cancel := context.WithCancel(context.Background())
-	s, err := a.client(t, BindingHTTPJSON).SubscribeToTask(ctx, &SubscribeToTaskRequest{ID: "t1"})
+	s, err := a.client(t, a2a.BindingHTTPJSON).SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: "t1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1139,15 +1141,15 @@ func BenchmarkClientStream(b *testing.B) {
 		io.WriteString(w, strings.ReplaceAll(body, "ID", string(req.ID)))
 	}))
 	defer srv.Close()
-	body = strings.Repeat(sseEvents(BindingJSONRPC, json.RawMessage("ID"), evStatus), 64)
-	card := &AgentCard{SupportedInterfaces: []AgentInterface{{URL: srv.URL, ProtocolBinding: BindingJSONRPC, ProtocolVersion: "1.0"}}}
-	c, err := NewClientFromCard(card, WithHTTPClient(srv.Client()))
+	body = strings.Repeat(sseEvents(a2a.BindingJSONRPC, json.RawMessage("ID"), evStatus), 64)
+	card := &a2a.AgentCard{SupportedInterfaces: []a2a.AgentInterface{{URL: srv.URL, ProtocolBinding: a2a.BindingJSONRPC, ProtocolVersion: "1.0"}}}
+	c, err := New(card, WithHTTPClient(srv.Client()))
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		s, err := c.SubscribeToTask(context.Background(), &SubscribeToTaskRequest{ID: "t1"})
+		s, err := c.SubscribeToTask(context.Background(), &a2a.SubscribeToTaskRequest{ID: "t1"})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -1177,9 +1179,9 @@ func FuzzClientEvent(f *testing.F) {
 	f.Add([]byte(`{"error":"boom"}`))
 	f.Add([]byte(`{"error":{"code":-32001,"data":"x","details":[1,{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":5,"metadata":{"k":[]}}]}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, decode := range []func() (*StreamResponse, error){
-			func() (*StreamResponse, error) { return clientRESTEvent("fuzz", data) },
-			func() (*StreamResponse, error) { return clientRPCEvent("fuzz", 7, data) },
+		for _, decode := range []func() (*a2a.StreamResponse, error){
+			func() (*a2a.StreamResponse, error) { return clientRESTEvent("fuzz", data) },
+			func() (*a2a.StreamResponse, error) { return clientRPCEvent("fuzz", 7, data) },
 		} {
 			ev, err := decode()
 			if err != nil && ev != nil {

@@ -8,8 +8,8 @@ import (
 )
 
 // genericRPCResponse is the plain decode the one-pass path replaces.
-func genericRPCResponse[T any](data []byte) (*clientRPCResponse[T], error) {
-	var env clientRPCResponse[T]
+func genericRPCResponse[T any](data []byte) (*RPCResponse[T], error) {
+	var env RPCResponse[T]
 	if err := json.Unmarshal(data, &env); err != nil {
 		return nil, err
 	}
@@ -47,13 +47,13 @@ func TestDecodeRPCResponseAgreesWithPlainDecode(t *testing.T) {
 				t.Fatalf("%s %s: got %+v, want %+v", name, b, got, want)
 			}
 		}
-		g1, e1 := decodeRPCResponse[SendMessageResponse]([]byte(b))
+		g1, e1 := DecodeRPCResponse[SendMessageResponse]([]byte(b))
 		w1, f1 := genericRPCResponse[SendMessageResponse]([]byte(b))
 		check("send", g1, w1, e1, f1)
-		g2, e2 := decodeRPCResponse[Task]([]byte(b))
+		g2, e2 := DecodeRPCResponse[Task]([]byte(b))
 		w2, f2 := genericRPCResponse[Task]([]byte(b))
 		check("task", g2, w2, e2, f2)
-		g3, e3 := decodeRPCResponse[StreamResponse]([]byte(b))
+		g3, e3 := DecodeRPCResponse[StreamResponse]([]byte(b))
 		w3, f3 := genericRPCResponse[StreamResponse]([]byte(b))
 		check("event", g3, w3, e3, f3)
 	}

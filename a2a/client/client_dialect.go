@@ -1,4 +1,4 @@
-package a2a
+package client
 
 import (
 	"bytes"
@@ -6,14 +6,16 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
 )
 
-// ClientLegacy speaks an older protocol version to an agent (A2A 0.3:
+// Legacy speaks an older protocol version to an agent (A2A 0.3:
 // package a2a/v03) behind the 1.0 API of [Client]: each call is written in
 // the older shape and its answer read back into the 1.0 types, in one
 // place, so that callers of the client (the fronted-agent proxy, the MCP
 // tools of exposed agents) do not know which version the agent speaks.
-type ClientLegacy interface {
+type Legacy interface {
 	// RPCRequest is the older JSON-RPC method and params of a 1.0 call. A
 	// call the version has no method for is an ErrUnsupportedOperation.
 	RPCRequest(method string, params any) (string, any, error)
@@ -22,7 +24,7 @@ type ClientLegacy interface {
 	RPCResult(method string, result json.RawMessage, out any) error
 	// RPCEvent reads the result of an older stream event; nil, nil for an
 	// event of a kind the version does not know (skipped).
-	RPCEvent(result json.RawMessage) (*StreamResponse, error)
+	RPCEvent(result json.RawMessage) (*a2a.StreamResponse, error)
 }
 
 // WithLegacy makes the client speak an older protocol version to the
@@ -31,16 +33,16 @@ type ClientLegacy interface {
 // A2A-Version header is sent (its absence is
 // how an older agent's peer is told apart). A card of an older version is
 // read into a 1.0 AgentCard by the package that implements l.
-func WithLegacy(l ClientLegacy) ClientOption {
+func WithLegacy(l Legacy) Option {
 	return func(c *clientConfig) { c.legacy = l }
 }
 
 // clientLegacyEnvelope is a JSON-RPC response of the older version, its
 // result kept raw for the ClientLegacy to read.
 type clientLegacyEnvelope struct {
-	ID     json.RawMessage  `json:"id"`
-	Result json.RawMessage  `json:"result"`
-	Error  *clientWireError `json:"error"`
+	ID     json.RawMessage `json:"id"`
+	Result json.RawMessage `json:"result"`
+	Error  *a2a.ErrorBody  `json:"error"`
 }
 
 // legacyRPCSend posts the older form of a call.
@@ -50,7 +52,7 @@ func (c *Client) legacyRPCSend(ctx context.Context, op clientOp, accept string) 
 		return 0, nil, err
 	}
 	id := c.nextID.Add(1)
-	body, err := json.Marshal(clientRPCRequest{JSONRPC: "2.0", ID: id, Method: method, Params: params})
+	body, err := json.Marshal(a2a.RPCRequest{JSONRPC: "2.0", ID: id, Method: method, Params: params})
 	if err != nil {
 		return 0, nil, err
 	}
@@ -91,20 +93,20 @@ func legacyRPCCall[T any](ctx context.Context, c *Client, op clientOp) (*T, erro
 
 func decodeLegacyEnvelope(data []byte) (*clientLegacyEnvelope, error) {
 	var env clientLegacyEnvelope
-	if err := unmarshalStrict(data, &env); err != nil {
+	if err := a2a.UnmarshalStrict(data, &env); err != nil {
 		return nil, err
 	}
 	return &env, nil
 }
 
 // legacyRPCEvent reads one SSE event of the older JSON-RPC binding.
-func legacyRPCEvent(l ClientLegacy, op string, id int64, data []byte) (*StreamResponse, error) {
+func legacyRPCEvent(l Legacy, op string, id int64, data []byte) (*a2a.StreamResponse, error) {
 	env, err := decodeLegacyEnvelope(data)
 	if err != nil {
 		return nil, clientBadResponse(op, "an event is not a valid JSON-RPC response: "+err.Error())
 	}
 	if env.Error != nil {
-		return nil, &clientError{op: op, err: env.Error.toError(http.StatusOK)}
+		return nil, &clientError{op: op, err: env.Error.ToError(http.StatusOK)}
 	}
 	if !clientIDMatches(env.ID, id) {
 		return nil, clientBadResponse(op, "an event's id does not match the request id")
@@ -123,10 +125,10 @@ func legacyRPCEvent(l ClientLegacy, op string, id int64, data []byte) (*StreamRe
 	return ev, nil
 }
 
-// ClientLegacyREST is a ClientLegacy that speaks the older version's
+// LegacyREST is a ClientLegacy that speaks the older version's
 // HTTP+JSON binding too.
-type ClientLegacyREST interface {
-	ClientLegacy
+type LegacyREST interface {
+	Legacy
 	// RESTRequest is the older HTTP+JSON request of a 1.0 call: the verb,
 	// the escaped path below the interface URL, the query and the body
 	// (nil: none).
@@ -135,12 +137,12 @@ type ClientLegacyREST interface {
 	RESTResult(method string, body json.RawMessage, out any) error
 	// RESTEvent reads an older stream event; nil, nil for an event of a
 	// kind the version does not know.
-	RESTEvent(data json.RawMessage) (*StreamResponse, error)
+	RESTEvent(data json.RawMessage) (*a2a.StreamResponse, error)
 }
 
 // legacyRESTSend sends the older HTTP+JSON form of a call.
 func (c *Client) legacyRESTSend(ctx context.Context, op clientOp, accept string) (*http.Response, error) {
-	lr := c.legacy.(ClientLegacyREST)
+	lr := c.legacy.(LegacyREST)
 	verb, path, q, body, err := lr.RESTRequest(op.method, op.params)
 	if err != nil {
 		return nil, err
@@ -162,7 +164,7 @@ func legacyRESTError(op string, resp *http.Response, data []byte) error {
 		Message string `json:"message"`
 	}
 	if json.Unmarshal(data, &w) == nil && w.Code != nil && *w.Code < 0 {
-		return &clientError{op: op, err: errorFromWire(*w.Code, resp.StatusCode, w.Message, nil)}
+		return &clientError{op: op, err: a2a.ErrorFromWire(*w.Code, resp.StatusCode, w.Message, nil)}
 	}
 	return clientHTTPError(op, resp, data)
 }
@@ -188,22 +190,22 @@ func legacyRESTCall[T any](ctx context.Context, c *Client, op clientOp) (*T, err
 		}
 		return nil, clientBadResponse(op.name, "the response is empty")
 	}
-	if err := c.legacy.(ClientLegacyREST).RESTResult(op.method, data, out); err != nil {
+	if err := c.legacy.(LegacyREST).RESTResult(op.method, data, out); err != nil {
 		return nil, clientBadResponse(op.name, err.Error())
 	}
 	return out, nil
 }
 
 // legacyRESTEvent reads one SSE event of the older HTTP+JSON binding.
-func legacyRESTEvent(l ClientLegacy, op string, data []byte) (*StreamResponse, error) {
+func legacyRESTEvent(l Legacy, op string, data []byte) (*a2a.StreamResponse, error) {
 	var w struct {
 		Code    *int   `json:"code"`
 		Message string `json:"message"`
 	}
 	if json.Unmarshal(data, &w) == nil && w.Code != nil && *w.Code < 0 {
-		return nil, &clientError{op: op, err: errorFromWire(*w.Code, http.StatusOK, w.Message, nil)}
+		return nil, &clientError{op: op, err: a2a.ErrorFromWire(*w.Code, http.StatusOK, w.Message, nil)}
 	}
-	ev, err := l.(ClientLegacyREST).RESTEvent(data)
+	ev, err := l.(LegacyREST).RESTEvent(data)
 	if err != nil {
 		return nil, clientBadResponse(op, "an event: "+err.Error())
 	}

@@ -1,9 +1,11 @@
-package a2a
+package client
 
 import (
 	"context"
 	"net/http"
 	"strings"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
 )
 
 // Transport carries a client's calls over a binding this package does not
@@ -22,7 +24,7 @@ type Transport interface {
 type EventSource interface {
 	// Next returns the next event, io.EOF at the stream's clean end, the
 	// agent's *Error when it ended the stream with one.
-	Next() (*StreamResponse, error)
+	Next() (*a2a.StreamResponse, error)
 	// Close ends the stream; it unblocks a waiting Next.
 	Close() error
 }
@@ -31,12 +33,12 @@ type EventSource interface {
 // header is the client's WithHeader hook (nil: none), which the transport
 // runs on a request describing each call (its URL names the interface's
 // host) to learn the headers to send, credentials included.
-type TransportFactory func(iface AgentInterface, header func(context.Context, *http.Request) error) (Transport, error)
+type TransportFactory func(iface a2a.AgentInterface, header func(context.Context, *http.Request) error) (Transport, error)
 
 // WithTransport lets the client use interfaces of binding (BindingGRPC)
 // through f. Such interfaces are used when the card offers no JSON-RPC or
 // HTTP+JSON interface, or when WithBinding asks for binding.
-func WithTransport(binding string, f TransportFactory) ClientOption {
+func WithTransport(binding string, f TransportFactory) Option {
 	return func(c *clientConfig) {
 		if c.transports == nil {
 			c.transports = map[string]TransportFactory{}

@@ -36,8 +36,8 @@ func TestEncodeClientRPCRequestMatchesJSONMarshal(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, method := range []string{"SendMessage", "SendStreamingMessage"} {
-				want, werr := json.Marshal(clientRPCRequest{JSONRPC: "2.0", ID: 42, Method: method, Params: tt.params})
-				got, gerr := encodeClientRPCRequest(42, method, tt.params)
+				want, werr := json.Marshal(RPCRequest{JSONRPC: "2.0", ID: 42, Method: method, Params: tt.params})
+				got, gerr := EncodeRPCRequest(42, method, tt.params)
 				if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
 					t.Fatalf("error %v, want %v", gerr, werr)
 				}
@@ -52,8 +52,8 @@ func TestEncodeClientRPCRequestMatchesJSONMarshal(t *testing.T) {
 // A value the appenders refuse gives json.Marshal's error, not a body.
 func TestEncodeClientRPCRequestKeepsJSONMarshalErrors(t *testing.T) {
 	bad := &SendMessageRequest{Message: &Message{MessageID: "m", Role: RoleUser, Parts: []Part{{Kind: PartData, Data: json.RawMessage(`{bad`)}}}}
-	_, werr := json.Marshal(clientRPCRequest{JSONRPC: "2.0", ID: 1, Method: "SendMessage", Params: bad})
-	_, gerr := encodeClientRPCRequest(1, "SendMessage", bad)
+	_, werr := json.Marshal(RPCRequest{JSONRPC: "2.0", ID: 1, Method: "SendMessage", Params: bad})
+	_, gerr := EncodeRPCRequest(1, "SendMessage", bad)
 	if werr == nil || gerr == nil || werr.Error() != gerr.Error() {
 		t.Fatalf("error %v, want %v", gerr, werr)
 	}
@@ -69,8 +69,8 @@ func FuzzEncodeClientRPCRequest(f *testing.F) {
 			Configuration: &SendMessageConfiguration{HistoryLength: &hist, ReturnImmediately: now, AcceptedOutputModes: []string{mk}},
 			Metadata:      Metadata{mk: mv},
 		}
-		want, werr := json.Marshal(clientRPCRequest{JSONRPC: "2.0", ID: 7, Method: "SendMessage", Params: p})
-		got, gerr := encodeClientRPCRequest(7, "SendMessage", p)
+		want, werr := json.Marshal(RPCRequest{JSONRPC: "2.0", ID: 7, Method: "SendMessage", Params: p})
+		got, gerr := EncodeRPCRequest(7, "SendMessage", p)
 		if (werr == nil) != (gerr == nil) || !bytes.Equal(got, want) {
 			t.Fatalf("body %s (%v), want %s (%v)", got, gerr, want, werr)
 		}

@@ -1,4 +1,4 @@
-package a2a
+package client
 
 import (
 	"bytes"
@@ -18,6 +18,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/internal/httpbody"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
 )
 
@@ -41,8 +43,8 @@ var clientDefaultHTTP = sync.OnceValue(func() *http.Client {
 // Client calls one A2A 1.0 agent over the JSON-RPC or the HTTP+JSON binding,
 // chosen from the agent's card. It is safe for concurrent use.
 type Client struct {
-	card     *AgentCard
-	iface    AgentInterface
+	card     *a2a.AgentCard
+	iface    a2a.AgentInterface
 	base     string   // interface URL without a trailing slash
 	baseURL  *url.URL // base, parsed once (read only)
 	rest     bool
@@ -50,8 +52,8 @@ type Client struct {
 	header   func(context.Context, *http.Request) error
 	maxBytes int64
 	nextID   atomic.Int64
-	legacy   ClientLegacy // speaks an older version (WithLegacy), if set
-	tr       Transport    // the interface's binding is not one of this package's
+	legacy   Legacy    // speaks an older version (WithLegacy), if set
+	tr       Transport // the interface's binding is not one of this package's
 }
 
 type clientConfig struct {
@@ -59,13 +61,13 @@ type clientConfig struct {
 	header   func(context.Context, *http.Request) error
 	binding  string
 	maxBytes int64
-	legacy   ClientLegacy
+	legacy   Legacy
 	// transports are the bindings WithTransport added.
 	transports map[string]TransportFactory
 }
 
-// ClientOption configures [NewClient] and [NewClientFromCard].
-type ClientOption func(*clientConfig)
+// Option configures [Dial] and [New].
+type Option func(*clientConfig)
 
 // WithHTTPClient sets the HTTP client of every call, the card fetch
 // included. The gateway passes the netguard client so agent URLs taken from
@@ -74,7 +76,7 @@ type ClientOption func(*clientConfig)
 // client caps each response and each event itself. Default: a client that
 // never uses an environment proxy, follows no redirects and has dial, TLS and
 // response-header timeouts but no overall timeout.
-func WithHTTPClient(hc *http.Client) ClientOption {
+func WithHTTPClient(hc *http.Client) Option {
 	return func(c *clientConfig) { c.hc = hc }
 }
 
@@ -84,7 +86,7 @@ func WithHTTPClient(hc *http.Client) ClientOption {
 // card may name interface URLs on other hosts than the card's, so a hook
 // holding a credential for one origin should check req.URL.Host. An error
 // from the hook fails the call without sending anything.
-func WithHeader(fn func(ctx context.Context, req *http.Request) error) ClientOption {
+func WithHeader(fn func(ctx context.Context, req *http.Request) error) Option {
 	return func(c *clientConfig) { c.header = fn }
 }
 
@@ -92,14 +94,14 @@ func WithHeader(fn func(ctx context.Context, req *http.Request) error) ClientOpt
 // only interfaces of that binding are considered. Default: the first
 // interface of the card, in the card's order, whose binding the client
 // supports.
-func WithBinding(binding string) ClientOption {
+func WithBinding(binding string) Option {
 	return func(c *clientConfig) { c.binding = binding }
 }
 
 // WithMaxResponseBytes caps the body of each unary response and the data of
 // each stream event at n bytes; longer ones fail with an error matching
 // [ErrResponseTooLarge]. Default 10 MiB; n <= 0 keeps the default.
-func WithMaxResponseBytes(n int64) ClientOption {
+func WithMaxResponseBytes(n int64) Option {
 	return func(c *clientConfig) {
 		if n > 0 {
 			c.maxBytes = n
@@ -107,7 +109,7 @@ func WithMaxResponseBytes(n int64) ClientOption {
 	}
 }
 
-func clientConfigure(opts []ClientOption) (clientConfig, error) {
+func clientConfigure(opts []Option) (clientConfig, error) {
 	cfg := clientConfig{maxBytes: clientDefaultMaxResponseBytes}
 	for _, o := range opts {
 		o(&cfg)
@@ -116,17 +118,17 @@ func clientConfigure(opts []ClientOption) (clientConfig, error) {
 		cfg.hc = clientDefaultHTTP()
 	}
 	if cfg.binding != "" && !clientSupports(cfg.binding) && cfg.transportFor(cfg.binding) == nil {
-		return cfg, fmt.Errorf("a2a: client: binding %q is not supported (want %s or %s)", cfg.binding, BindingJSONRPC, BindingHTTPJSON)
+		return cfg, fmt.Errorf("a2a: client: binding %q is not supported (want %s or %s)", cfg.binding, a2a.BindingJSONRPC, a2a.BindingHTTPJSON)
 	}
 	return cfg, nil
 }
 
-// NewClient fetches the agent card at cardURL (usually
+// Dial fetches the agent card at cardURL (usually
 // https://host/.well-known/agent-card.json) and returns a client for the
 // first interface of the card that it can use. The card is not verified;
 // to check its signatures first, fetch and verify it yourself and call
-// [NewClientFromCard].
-func NewClient(ctx context.Context, cardURL string, opts ...ClientOption) (*Client, error) {
+// [New].
+func Dial(ctx context.Context, cardURL string, opts ...Option) (*Client, error) {
 	cfg, err := clientConfigure(opts)
 	if err != nil {
 		return nil, err
@@ -149,20 +151,20 @@ func NewClient(ctx context.Context, cardURL string, opts ...ClientOption) (*Clie
 	if resp.StatusCode != http.StatusOK {
 		return nil, clientHTTPError(op, resp, data)
 	}
-	var card AgentCard
+	var card a2a.AgentCard
 	if err := json.Unmarshal(data, &card); err != nil {
 		return nil, clientBadResponse(op, "the card is not valid JSON: "+err.Error())
 	}
 	return clientFromCard(&card, cfg)
 }
 
-// NewClientFromCard returns a client for the first interface of card that
+// New returns a client for the first interface of card that
 // it can use: interfaces are walked in the card's order and the first one
 // whose binding is JSONRPC or HTTP+JSON (or the one forced by
 // [WithBinding]) and whose protocolVersion has major version 1 wins. Its
 // tenant, if any, is sent with every request. The client keeps card; do not
 // modify it afterwards.
-func NewClientFromCard(card *AgentCard, opts ...ClientOption) (*Client, error) {
+func New(card *a2a.AgentCard, opts ...Option) (*Client, error) {
 	cfg, err := clientConfigure(opts)
 	if err != nil {
 		return nil, err
@@ -173,12 +175,12 @@ func NewClientFromCard(card *AgentCard, opts ...ClientOption) (*Client, error) {
 	return clientFromCard(card, cfg)
 }
 
-func clientFromCard(card *AgentCard, cfg clientConfig) (*Client, error) {
+func clientFromCard(card *a2a.AgentCard, cfg clientConfig) (*Client, error) {
 	binding, major := cfg.binding, "1"
 	if cfg.legacy != nil {
 		major = "0"
-		if _, rest := cfg.legacy.(ClientLegacyREST); !rest {
-			binding = BindingJSONRPC
+		if _, rest := cfg.legacy.(LegacyREST); !rest {
+			binding = a2a.BindingJSONRPC
 		}
 	}
 	iface, base, err := clientPickInterface(card, binding, major)
@@ -201,7 +203,7 @@ func clientFromCard(card *AgentCard, cfg clientConfig) (*Client, error) {
 		iface:    iface,
 		base:     base,
 		baseURL:  baseURL,
-		rest:     strings.EqualFold(iface.ProtocolBinding, BindingHTTPJSON),
+		rest:     strings.EqualFold(iface.ProtocolBinding, a2a.BindingHTTPJSON),
 		hc:       cfg.hc,
 		header:   cfg.header,
 		maxBytes: cfg.maxBytes,
@@ -210,11 +212,11 @@ func clientFromCard(card *AgentCard, cfg clientConfig) (*Client, error) {
 }
 
 func clientSupports(binding string) bool {
-	return strings.EqualFold(binding, BindingJSONRPC) || strings.EqualFold(binding, BindingHTTPJSON)
+	return strings.EqualFold(binding, a2a.BindingJSONRPC) || strings.EqualFold(binding, a2a.BindingHTTPJSON)
 }
 
 // clientPickInterface walks the card's interfaces in order.
-func clientPickInterface(card *AgentCard, forced, major string) (AgentInterface, string, error) {
+func clientPickInterface(card *a2a.AgentCard, forced, major string) (a2a.AgentInterface, string, error) {
 	for _, in := range card.SupportedInterfaces {
 		if forced != "" && !strings.EqualFold(in.ProtocolBinding, forced) {
 			continue
@@ -231,19 +233,19 @@ func clientPickInterface(card *AgentCard, forced, major string) (AgentInterface,
 		u.RawQuery, u.Fragment, u.RawFragment = "", "", ""
 		return in, strings.TrimSuffix(u.String(), "/"), nil
 	}
-	want := BindingJSONRPC + " or " + BindingHTTPJSON
+	want := a2a.BindingJSONRPC + " or " + a2a.BindingHTTPJSON
 	if forced != "" {
 		want = forced
 	}
-	return AgentInterface{}, "", fmt.Errorf("a2a: client: the agent card offers no usable interface (want %s with protocol version %s.x and an absolute http(s) URL)", want, major)
+	return a2a.AgentInterface{}, "", fmt.Errorf("a2a: client: the agent card offers no usable interface (want %s with protocol version %s.x and an absolute http(s) URL)", want, major)
 }
 
 // clientPickTransport is the first interface, in the card's order, of a
 // binding a WithTransport factory serves (the forced binding only, when
 // WithBinding names one).
-func clientPickTransport(card *AgentCard, cfg clientConfig) (TransportFactory, AgentInterface, bool) {
+func clientPickTransport(card *a2a.AgentCard, cfg clientConfig) (TransportFactory, a2a.AgentInterface, bool) {
 	if cfg.legacy != nil {
-		return nil, AgentInterface{}, false // A2A 0.3 is spoken over HTTP only
+		return nil, a2a.AgentInterface{}, false // A2A 0.3 is spoken over HTTP only
 	}
 	for _, in := range card.SupportedInterfaces {
 		if cfg.binding != "" && !strings.EqualFold(in.ProtocolBinding, cfg.binding) {
@@ -253,7 +255,7 @@ func clientPickTransport(card *AgentCard, cfg clientConfig) (TransportFactory, A
 			return f, in, true
 		}
 	}
-	return nil, AgentInterface{}, false
+	return nil, a2a.AgentInterface{}, false
 }
 
 // clientMajorIs reports whether a "Major.Minor" version has major want.
@@ -264,11 +266,11 @@ func clientMajorIs(v, want string) bool {
 }
 
 // Card returns the agent card the client was built from. Do not modify it.
-func (c *Client) Card() *AgentCard { return c.card }
+func (c *Client) Card() *a2a.AgentCard { return c.card }
 
 // Interface returns the interface the client calls: its URL, binding,
 // protocol version and tenant.
-func (c *Client) Interface() AgentInterface { return c.iface }
+func (c *Client) Interface() a2a.AgentInterface { return c.iface }
 
 // tenant is the tenant to send: the interface's, which the spec makes
 // mandatory, or else the one the caller put in the request.
@@ -290,19 +292,19 @@ type clientOp struct {
 }
 
 func clientMissing(op, field string) error {
-	return &clientError{op: op, err: ErrInvalidParams.With(field + " is required")}
+	return &clientError{op: op, err: a2a.ErrInvalidParams.With(field + " is required")}
 }
 
 // SendMessage sends a message and returns the task it started or continued,
 // or the agent's direct reply message.
-func (c *Client) SendMessage(ctx context.Context, req *SendMessageRequest) (*SendMessageResponse, error) {
+func (c *Client) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) (*a2a.SendMessageResponse, error) {
 	const name = "send message"
 	if req == nil || req.Message == nil {
 		return nil, clientMissing(name, "message")
 	}
 	r := *req
 	r.Tenant = c.tenant(r.Tenant)
-	resp, err := clientCall[SendMessageResponse](ctx, c, clientOp{
+	resp, err := clientCall[a2a.SendMessageResponse](ctx, c, clientOp{
 		name: name, method: "SendMessage", params: &r, tenant: r.Tenant,
 		route: func() clientRoute { return clientRouteSendMessage(&r, "message:send") },
 	})
@@ -314,7 +316,7 @@ func (c *Client) SendMessage(ctx context.Context, req *SendMessageRequest) (*Sen
 
 // SendStreamingMessage sends a message and returns the stream of the task's
 // events (or a single message event).
-func (c *Client) SendStreamingMessage(ctx context.Context, req *SendMessageRequest) (*Stream, error) {
+func (c *Client) SendStreamingMessage(ctx context.Context, req *a2a.SendMessageRequest) (*Stream, error) {
 	const name = "send streaming message"
 	if req == nil || req.Message == nil {
 		return nil, clientMissing(name, "message")
@@ -328,42 +330,42 @@ func (c *Client) SendStreamingMessage(ctx context.Context, req *SendMessageReque
 }
 
 // GetTask returns a task.
-func (c *Client) GetTask(ctx context.Context, req *GetTaskRequest) (*Task, error) {
+func (c *Client) GetTask(ctx context.Context, req *a2a.GetTaskRequest) (*a2a.Task, error) {
 	const name = "get task"
 	if req == nil || req.ID == "" {
 		return nil, clientMissing(name, "id")
 	}
 	r := *req
 	r.Tenant = c.tenant(r.Tenant)
-	return clientCall[Task](ctx, c, clientOp{
+	return clientCall[a2a.Task](ctx, c, clientOp{
 		name: name, method: "GetTask", params: &r, tenant: r.Tenant,
 		route: func() clientRoute { return clientRouteGetTask(&r) },
 	})
 }
 
 // ListTasks returns one page of the caller's tasks.
-func (c *Client) ListTasks(ctx context.Context, req *ListTasksRequest) (*ListTasksResponse, error) {
+func (c *Client) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
 	const name = "list tasks"
-	var r ListTasksRequest
+	var r a2a.ListTasksRequest
 	if req != nil {
 		r = *req
 	}
 	r.Tenant = c.tenant(r.Tenant)
-	return clientCall[ListTasksResponse](ctx, c, clientOp{
+	return clientCall[a2a.ListTasksResponse](ctx, c, clientOp{
 		name: name, method: "ListTasks", params: &r, tenant: r.Tenant,
 		route: func() clientRoute { return clientRouteListTasks(&r) },
 	})
 }
 
 // CancelTask asks the agent to cancel a task and returns the task.
-func (c *Client) CancelTask(ctx context.Context, req *CancelTaskRequest) (*Task, error) {
+func (c *Client) CancelTask(ctx context.Context, req *a2a.CancelTaskRequest) (*a2a.Task, error) {
 	const name = "cancel task"
 	if req == nil || req.ID == "" {
 		return nil, clientMissing(name, "id")
 	}
 	r := *req
 	r.Tenant = c.tenant(r.Tenant)
-	return clientCall[Task](ctx, c, clientOp{
+	return clientCall[a2a.Task](ctx, c, clientOp{
 		name: name, method: "CancelTask", params: &r, tenant: r.Tenant,
 		route: func() clientRoute { return clientRouteCancelTask(&r) },
 	})
@@ -371,7 +373,7 @@ func (c *Client) CancelTask(ctx context.Context, req *CancelTaskRequest) (*Task,
 
 // SubscribeToTask returns the stream of a task's events, starting with the
 // task itself.
-func (c *Client) SubscribeToTask(ctx context.Context, req *SubscribeToTaskRequest) (*Stream, error) {
+func (c *Client) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToTaskRequest) (*Stream, error) {
 	const name = "subscribe to task"
 	if req == nil || req.ID == "" {
 		return nil, clientMissing(name, "id")
@@ -386,7 +388,7 @@ func (c *Client) SubscribeToTask(ctx context.Context, req *SubscribeToTaskReques
 
 // CreateTaskPushNotificationConfig registers a webhook for a task and
 // returns it with the id the agent assigned.
-func (c *Client) CreateTaskPushNotificationConfig(ctx context.Context, req *TaskPushNotificationConfig) (*TaskPushNotificationConfig, error) {
+func (c *Client) CreateTaskPushNotificationConfig(ctx context.Context, req *a2a.TaskPushNotificationConfig) (*a2a.TaskPushNotificationConfig, error) {
 	const name = "create push notification config"
 	if req == nil || req.TaskID == "" {
 		return nil, clientMissing(name, "taskId")
@@ -396,14 +398,14 @@ func (c *Client) CreateTaskPushNotificationConfig(ctx context.Context, req *Task
 	}
 	r := *req
 	r.Tenant = c.tenant(r.Tenant)
-	return clientCall[TaskPushNotificationConfig](ctx, c, clientOp{
+	return clientCall[a2a.TaskPushNotificationConfig](ctx, c, clientOp{
 		name: name, method: "CreateTaskPushNotificationConfig", params: &r, tenant: r.Tenant,
 		route: func() clientRoute { return clientRouteCreatePush(&r) },
 	})
 }
 
 // GetTaskPushNotificationConfig returns one webhook of a task.
-func (c *Client) GetTaskPushNotificationConfig(ctx context.Context, req *GetTaskPushNotificationConfigRequest) (*TaskPushNotificationConfig, error) {
+func (c *Client) GetTaskPushNotificationConfig(ctx context.Context, req *a2a.GetTaskPushNotificationConfigRequest) (*a2a.TaskPushNotificationConfig, error) {
 	const name = "get push notification config"
 	if req == nil || req.TaskID == "" {
 		return nil, clientMissing(name, "taskId")
@@ -413,21 +415,21 @@ func (c *Client) GetTaskPushNotificationConfig(ctx context.Context, req *GetTask
 	}
 	r := *req
 	r.Tenant = c.tenant(r.Tenant)
-	return clientCall[TaskPushNotificationConfig](ctx, c, clientOp{
+	return clientCall[a2a.TaskPushNotificationConfig](ctx, c, clientOp{
 		name: name, method: "GetTaskPushNotificationConfig", params: &r, tenant: r.Tenant,
 		route: func() clientRoute { return clientRoutePushConfig(http.MethodGet, r.TaskID, r.ID) },
 	})
 }
 
 // ListTaskPushNotificationConfigs returns one page of a task's webhooks.
-func (c *Client) ListTaskPushNotificationConfigs(ctx context.Context, req *ListTaskPushNotificationConfigsRequest) (*ListTaskPushNotificationConfigsResponse, error) {
+func (c *Client) ListTaskPushNotificationConfigs(ctx context.Context, req *a2a.ListTaskPushNotificationConfigsRequest) (*a2a.ListTaskPushNotificationConfigsResponse, error) {
 	const name = "list push notification configs"
 	if req == nil || req.TaskID == "" {
 		return nil, clientMissing(name, "taskId")
 	}
 	r := *req
 	r.Tenant = c.tenant(r.Tenant)
-	return clientCall[ListTaskPushNotificationConfigsResponse](ctx, c, clientOp{
+	return clientCall[a2a.ListTaskPushNotificationConfigsResponse](ctx, c, clientOp{
 		name: name, method: "ListTaskPushNotificationConfigs", params: &r, tenant: r.Tenant,
 		route: func() clientRoute { return clientRouteListPush(&r) },
 	})
@@ -435,7 +437,7 @@ func (c *Client) ListTaskPushNotificationConfigs(ctx context.Context, req *ListT
 
 // DeleteTaskPushNotificationConfig removes a webhook of a task. Deleting a
 // webhook that is already gone is not an error for a conforming agent.
-func (c *Client) DeleteTaskPushNotificationConfig(ctx context.Context, req *DeleteTaskPushNotificationConfigRequest) error {
+func (c *Client) DeleteTaskPushNotificationConfig(ctx context.Context, req *a2a.DeleteTaskPushNotificationConfigRequest) error {
 	const name = "delete push notification config"
 	if req == nil || req.TaskID == "" {
 		return clientMissing(name, "taskId")
@@ -454,9 +456,9 @@ func (c *Client) DeleteTaskPushNotificationConfig(ctx context.Context, req *Dele
 
 // GetExtendedAgentCard returns the card the agent shows to the
 // authenticated caller (credentials come from the [WithHeader] hook).
-func (c *Client) GetExtendedAgentCard(ctx context.Context) (*AgentCard, error) {
-	r := GetExtendedAgentCardRequest{Tenant: c.tenant("")}
-	return clientCall[AgentCard](ctx, c, clientOp{
+func (c *Client) GetExtendedAgentCard(ctx context.Context) (*a2a.AgentCard, error) {
+	r := a2a.GetExtendedAgentCardRequest{Tenant: c.tenant("")}
+	return clientCall[a2a.AgentCard](ctx, c, clientOp{
 		name: "get extended agent card", method: "GetExtendedAgentCard", params: &r, tenant: r.Tenant,
 		route: func() clientRoute { return clientRoute{verb: http.MethodGet, path: "/extendedAgentCard"} },
 	})
@@ -574,7 +576,7 @@ func (c *Client) send(ctx context.Context, method, u string, body []byte, accept
 	}
 	// The request's own header, built at once (one backing array for the
 	// values) rather than by a Set per field.
-	vals := [3]string{ProtocolVersion, accept, "application/json"}
+	vals := [3]string{a2a.ProtocolVersion, accept, "application/json"}
 	req.Header = http.Header{"A2a-Version": vals[0:1:1], "Accept": vals[1:2:2]}
 	if c.legacy != nil {
 		delete(req.Header, "A2a-Version") // an older agent's peers send none
@@ -594,7 +596,7 @@ func (c *Client) send(ctx context.Context, method, u string, body []byte, accept
 
 // readBody reads a whole response body, at most c.maxBytes of it.
 func (c *Client) readBody(op string, resp *http.Response) ([]byte, error) {
-	data, err := readAllSized(io.LimitReader(resp.Body, c.maxBytes+1), resp.ContentLength, c.maxBytes)
+	data, err := httpbody.ReadAll(io.LimitReader(resp.Body, c.maxBytes+1), resp.ContentLength, c.maxBytes)
 	if err != nil {
 		return nil, &clientError{op: op, msg: "read response", err: err}
 	}
@@ -604,49 +606,16 @@ func (c *Client) readBody(op string, resp *http.Response) ([]byte, error) {
 	return data, nil
 }
 
-// clientWireError is the error member of both bindings: JSON-RPC
-// {code, message, data[]} and google.rpc.Status {code, status, message,
-// details[]}.
-type clientWireError struct {
-	Code    int             `json:"code"`
-	Status  string          `json:"status"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data"`
-	Details json.RawMessage `json:"details"`
-}
-
-// toError maps the wire error to an *Error. JSON-RPC codes are negative;
-// REST codes are HTTP statuses, and the response's status wins over the
-// body's when the response is an error.
-func (w *clientWireError) toError(httpStatus int) *Error {
-	raw := w.Details
-	if len(raw) == 0 {
-		raw = w.Data
-	}
-	var details []map[string]any
-	if len(raw) > 0 && json.Unmarshal(raw, &details) != nil {
-		details = nil // data of another shape: ignored
-	}
-	if w.Code < 0 {
-		return errorFromWire(w.Code, httpStatus, w.Message, details)
-	}
-	status := httpStatus
-	if status/100 == 2 || status == 0 {
-		status = w.Code
-	}
-	return errorFromWire(0, status, w.Message, details)
-}
-
 // clientErrorBody returns the error in a body of either binding's error
 // shape, or nil when the body is not one.
-func clientErrorBody(httpStatus int, data []byte) *Error {
+func clientErrorBody(httpStatus int, data []byte) *a2a.Error {
 	var env struct {
-		Error *clientWireError `json:"error"`
+		Error *a2a.ErrorBody `json:"error"`
 	}
 	if json.Unmarshal(data, &env) != nil || env.Error == nil {
 		return nil
 	}
-	return env.Error.toError(httpStatus)
+	return env.Error.ToError(httpStatus)
 }
 
 // clientHTTPError maps a non-2xx response. An A2A error body of either
@@ -667,7 +636,7 @@ func clientHTTPError(op string, resp *http.Response, data []byte) error {
 		"contentType", ct, "bodyPrefix", clientSanitize(data, 64))
 	msg := fmt.Sprintf("agent answered HTTP %d %s (%s) without an A2A error body",
 		resp.StatusCode, http.StatusText(resp.StatusCode), ct)
-	return &clientError{op: op, err: errorFromWire(0, resp.StatusCode, msg, nil)}
+	return &clientError{op: op, err: a2a.ErrorFromWire(0, resp.StatusCode, msg, nil)}
 }
 
 // clientSanitize returns at most n bytes of b with everything but printable
@@ -689,7 +658,7 @@ func clientSanitize(b []byte, n int) string {
 // clientBadResponse is an answer that breaks the protocol; it matches
 // ErrInvalidAgentResponse.
 func clientBadResponse(op, detail string) error {
-	return &clientError{op: op, err: ErrInvalidAgentResponse.With(detail)}
+	return &clientError{op: op, err: a2a.ErrInvalidAgentResponse.With(detail)}
 }
 
 // clientError is an error of one client call. It reads "a2a: <op>: <msg>:
@@ -711,7 +680,7 @@ func (e *clientError) Error() string {
 	}
 	if e.err != nil {
 		b.WriteString(": ")
-		if ae, ok := e.err.(*Error); ok && ae.Message != "" {
+		if ae, ok := e.err.(*a2a.Error); ok && ae.Message != "" {
 			b.WriteString(ae.Message)
 		} else {
 			b.WriteString(strings.TrimPrefix(e.err.Error(), "a2a: "))
@@ -731,7 +700,7 @@ type Stream struct {
 	sse    *sseReader
 	rest   bool
 	id     int64
-	legacy ClientLegacy
+	legacy Legacy
 	src    EventSource // a Transport's stream (body and sse unused)
 	err    error
 	closed atomic.Bool
@@ -743,7 +712,7 @@ type Stream struct {
 // wrapping io.ErrUnexpectedEOF when the stream was cut inside an event.
 // Events of a kind this version does not know are skipped and logged. After
 // an error every call returns the same error.
-func (s *Stream) Next() (*StreamResponse, error) {
+func (s *Stream) Next() (*a2a.StreamResponse, error) {
 	if s.err != nil {
 		return nil, s.err
 	}
@@ -772,7 +741,7 @@ func (s *Stream) Next() (*StreamResponse, error) {
 			}
 			return nil, s.fail(&clientError{op: s.op, msg: "read event stream", err: err})
 		}
-		var ev *StreamResponse
+		var ev *a2a.StreamResponse
 		switch {
 		case s.legacy != nil && s.rest:
 			ev, err = legacyRESTEvent(s.legacy, s.op, data)
@@ -820,8 +789,8 @@ func (s *Stream) closeBody() {
 // All ranges over the events until the stream ends and closes it, also when
 // the loop stops early. A clean end yields nothing more; any other error is
 // yielded once, with a nil event, as the last pair.
-func (s *Stream) All() iter.Seq2[*StreamResponse, error] {
-	return func(yield func(*StreamResponse, error) bool) {
+func (s *Stream) All() iter.Seq2[*a2a.StreamResponse, error] {
+	return func(yield func(*a2a.StreamResponse, error) bool) {
 		defer s.Close()
 		for {
 			ev, err := s.Next()
