@@ -178,7 +178,7 @@ func enumFromJSON(b []byte, byNumber func(int) (string, bool)) (string, error) {
 			// ProtoJSON reads an enum from its name or from a number, never
 			// from a number in a string: "5" would be written back as 5 and
 			// read as another value than the sender meant.
-			return "", fmt.Errorf("%s is a number in a string: send the enum name or the number", truncate(b, 32))
+			return "", fmt.Errorf("%s is a number in a string: send the enum name or the number", Truncate(b, 32))
 		}
 		return s, nil
 	case 'n':
@@ -188,7 +188,7 @@ func enumFromJSON(b []byte, byNumber func(int) (string, bool)) (string, error) {
 	default:
 		n, err := strconv.Atoi(string(b))
 		if err != nil {
-			return "", fmt.Errorf("not an enum name or number: %s", truncate(b, 32))
+			return "", fmt.Errorf("not an enum name or number: %s", Truncate(b, 32))
 		}
 		if v, ok := byNumber(n); ok {
 			return v, nil
@@ -197,7 +197,7 @@ func enumFromJSON(b []byte, byNumber func(int) (string, bool)) (string, error) {
 		// and written back as a number; it is never a known state.
 		return strconv.Itoa(n), nil
 	}
-	return "", fmt.Errorf("not an enum name or number: %s", truncate(b, 32))
+	return "", fmt.Errorf("not an enum name or number: %s", Truncate(b, 32))
 }
 
 // numeric reports whether s spells an integer as strconv.Atoi reads one
@@ -217,7 +217,7 @@ func numeric(s string) bool {
 	return true
 }
 
-func truncate(b []byte, n int) string {
+func Truncate(b []byte, n int) string {
 	if len(b) > n {
 		return string(b[:n]) + "…"
 	}
@@ -437,7 +437,7 @@ func renameKeys(v any, changed *bool, err *error) any {
 			}
 			if _, dup := x[name]; dup && name != k {
 				// Both spellings present: which one is meant?
-				*err = fmt.Errorf("%s and %s name the same field: send it once", truncate([]byte(k), 64), truncate([]byte(name), 64))
+				*err = fmt.Errorf("%s and %s name the same field: send it once", Truncate([]byte(k), 64), Truncate([]byte(name), 64))
 				return v
 			}
 			if structFields[name] {

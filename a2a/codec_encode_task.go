@@ -30,12 +30,12 @@ var (
 // errNotKnown says a value has no hand-written encoder.
 var errNotKnown = errors.New("a2a: no fast encoder for this value")
 
-// appendKnown appends v when it is one of the shapes with a hand-written
+// AppendKnown appends v when it is one of the shapes with a hand-written
 // encoder: a JSON-RPC envelope whose result is one of them (or nil), or a
 // *Task, *Message, *SendMessageResponse, *StreamResponse or
 // *ListTasksResponse. Other values give errNotKnown.
-func appendKnown(dst []byte, v any) ([]byte, error) {
-	if r, ok := v.(jsonrpcResponse); ok {
+func AppendKnown(dst []byte, v any) ([]byte, error) {
+	if r, ok := v.(RPCReply); ok {
 		return appendRPCResponse(dst, &r)
 	}
 	return appendResult(dst, v)
@@ -81,7 +81,7 @@ func appendResult(dst []byte, v any) ([]byte, error) {
 // json.RawMessage is: as is when compact, valid and free of characters
 // the encoder escapes, else through json.Marshal (compacted, escaped, an
 // error when invalid, "null" when nil).
-func appendRPCResponse(dst []byte, r *jsonrpcResponse) ([]byte, error) {
+func appendRPCResponse(dst []byte, r *RPCReply) ([]byte, error) {
 	dst = append(dst, `{"jsonrpc":`...)
 	dst = appendString(dst, r.JSONRPC)
 	dst = append(dst, `,"id":`...)
@@ -122,7 +122,7 @@ func plainJSON(b []byte) bool {
 	return true
 }
 
-func appendRPCError(dst []byte, e *jsonrpcError) ([]byte, error) {
+func appendRPCError(dst []byte, e *RPCReplyError) ([]byte, error) {
 	dst = append(dst, `{"code":`...)
 	dst = strconv.AppendInt(dst, int64(e.Code), 10)
 	dst = append(dst, `,"message":`...)

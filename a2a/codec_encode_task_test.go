@@ -7,11 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 )
@@ -37,7 +34,7 @@ func checkAppendMatches(t *testing.T, name string, v any) {
 	t.Helper()
 	want, wantErr := encodeReference(v)
 	prefix := []byte("prefix:")
-	got, err := appendKnown(prefix[:len(prefix):len(prefix)], v)
+	got, err := AppendKnown(prefix[:len(prefix):len(prefix)], v)
 	if errors.Is(err, errNotKnown) {
 		t.Fatalf("%s: %T has no fast encoder", name, v)
 	}
@@ -69,7 +66,7 @@ func checkShapes(t *testing.T, name string, v any, all bool) {
 	t.Helper()
 	shapes := []any{v}
 	switch x := v.(type) {
-	case jsonrpcResponse:
+	case RPCReply:
 		checkAppendMatches(t, name, x)
 		return
 	case *Task:
@@ -86,7 +83,7 @@ func checkShapes(t *testing.T, name string, v any, all bool) {
 	}
 	for i, s := range shapes {
 		checkAppendMatches(t, fmt.Sprintf("%s/%d/%T", name, i, s), s)
-		env := jsonrpcResponse{JSONRPC: "2.0", ID: json.RawMessage(`"req-1"`), Result: s}
+		env := RPCReply{JSONRPC: "2.0", ID: json.RawMessage(`"req-1"`), Result: s}
 		checkAppendMatches(t, fmt.Sprintf("%s/%d/rpc", name, i), env)
 	}
 }
@@ -201,7 +198,7 @@ func encCases() map[string]any {
 		"list tasks":         &ListTasksResponse{Tasks: []Task{*full, {}}, NextPageToken: encHostile, PageSize: 50, TotalSize: 2},
 		"deep metadata":      &Task{ID: "t", Metadata: Metadata{"d": encDeep(maxFastDepth + 20)}},
 		"deep message":       &Message{Metadata: Metadata{"d": encDeep(maxFastDepth * 3)}},
-		"rpc result nil":     jsonrpcResponse{JSONRPC: "2.0", ID: json.RawMessage(`7`)},
+		"rpc result nil":     RPCReply{JSONRPC: "2.0", ID: json.RawMessage(`7`)},
 	}
 }
 
@@ -260,7 +257,7 @@ func TestAppendKnownErrorsMatchEncodingJSON(t *testing.T) {
 		"invalid id": json.RawMessage(`{`),
 		"empty id":   {},
 	} {
-		checkAppendMatches(t, name, jsonrpcResponse{JSONRPC: "2.0", ID: id, Result: &Task{}})
+		checkAppendMatches(t, name, RPCReply{JSONRPC: "2.0", ID: id, Result: &Task{}})
 	}
 }
 
@@ -268,28 +265,28 @@ func TestAppendKnownEnvelope(t *testing.T) {
 	task := encFullTask()
 	ids := []json.RawMessage{nil, json.RawMessage(`null`), json.RawMessage(`1`), json.RawMessage(`-1.5e3`),
 		json.RawMessage(`"a<b>&c"`), json.RawMessage(`"<"`), json.RawMessage(`">"`), json.RawMessage(`"&"`), json.RawMessage("\t1"), json.RawMessage("\"\u2028\""), json.RawMessage(`"\u00e9"`), json.RawMessage(` "spaced" `)}
-	errs := []*jsonrpcError{nil, {Code: -32001, Message: "task <t> not found"},
+	errs := []*RPCReplyError{nil, {Code: -32001, Message: "task <t> not found"},
 		encRPCError(ErrTaskNotFound),
 		{Code: -32602, Message: "bad", Data: []map[string]any{nil, {}, {"@type": "x", "fieldViolations": []map[string]string{{"field": "a"}}}}}}
 	for i, id := range ids {
 		for j, e := range errs {
-			checkAppendMatches(t, fmt.Sprintf("id %d error %d", i, j), jsonrpcResponse{JSONRPC: "2.0", ID: id, Error: e})
-			checkAppendMatches(t, fmt.Sprintf("id %d error %d result", i, j), jsonrpcResponse{JSONRPC: "2.0", ID: id, Result: task, Error: e})
+			checkAppendMatches(t, fmt.Sprintf("id %d error %d", i, j), RPCReply{JSONRPC: "2.0", ID: id, Error: e})
+			checkAppendMatches(t, fmt.Sprintf("id %d error %d result", i, j), RPCReply{JSONRPC: "2.0", ID: id, Result: task, Error: e})
 		}
 	}
-	if _, err := appendKnown(nil, jsonrpcResponse{JSONRPC: "2.0", ID: nullID, Result: &Empty{}}); !errors.Is(err, errNotKnown) {
+	if _, err := AppendKnown(nil, RPCReply{JSONRPC: "2.0", ID: nullID, Result: &Empty{}}); !errors.Is(err, errNotKnown) {
 		t.Errorf("envelope of an unknown result: err %v, want errNotKnown", err)
 	}
-	if _, err := appendKnown(nil, Task{}); !errors.Is(err, errNotKnown) {
+	if _, err := AppendKnown(nil, Task{}); !errors.Is(err, errNotKnown) {
 		t.Errorf("task by value: err %v, want errNotKnown", err)
 	}
 }
 
 // encRPCError builds the envelope error writeRPCError sends for e, with
 // ErrorInfo metadata and a field violation.
-func encRPCError(e *Error) *jsonrpcError {
-	e = e.WithMeta("taskId", "t<1>").withViolation("id", "unknown")
-	return &jsonrpcError{Code: e.Code, Message: e.Message, Data: e.details()}
+func encRPCError(e *Error) *RPCReplyError {
+	e = e.WithMeta("taskId", "t<1>").WithViolation("id", "unknown")
+	return &RPCReplyError{Code: e.Code, Message: e.Message, Data: e.Details()}
 }
 
 func TestAppendProtoTime(t *testing.T) {
@@ -375,115 +372,6 @@ func encLog() (*slog.Logger, *bytes.Buffer) {
 	return slog.New(h), &buf
 }
 
-// writeJSONEncodingJSON is writeJSON as it was before the hand-written
-// encoders: the reference for the bytes, status and log of writeJSON.
-func writeJSONEncodingJSON(s *Server, w http.ResponseWriter, status int, v any) {
-	e := getEncoder()
-	defer putEncoder(e)
-	var body []byte
-	if err := e.enc.Encode(v); err != nil {
-		s.cfg.Logger.Error("a2a: encode response", "err", err)
-		status = http.StatusInternalServerError
-		body = []byte(`{"error":{"code":500,"status":"INTERNAL","message":"internal error"}}`)
-	} else {
-		body = bytes.TrimSuffix(e.buf.Bytes(), []byte("\n"))
-	}
-	s.setWriteDeadline(w, s.cfg.WriteTimeout)
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
-}
-
-func TestWriteJSONMatchesEncodingJSON(t *testing.T) {
-	values := map[string]any{}
-	for name, v := range encCases() {
-		values[name] = v
-		values[name+" rpc"] = jsonrpcResponse{JSONRPC: "2.0", ID: json.RawMessage(`"x"`), Result: v}
-	}
-	values["unknown part"] = jsonrpcResponse{JSONRPC: "2.0", ID: json.RawMessage(`1`), Result: &SendMessageResponse{Task: &Task{History: []Message{{Parts: []Part{{Kind: PartUnknown}}}}}}}
-	values["NaN"] = &StreamResponse{StatusUpdate: &TaskStatusUpdateEvent{Metadata: Metadata{"x": math.NaN()}}}
-	values["bad id"] = jsonrpcResponse{JSONRPC: "2.0", ID: json.RawMessage(`[`), Result: &Task{}}
-	values["rpc error"] = jsonrpcResponse{JSONRPC: "2.0", ID: nullID, Error: encRPCError(ErrTaskNotFound)}
-	values["other type"] = &Empty{}
-	values["rest error"] = restError{Error: restStatus{Code: 404, Status: "NOT_FOUND", Message: "<x>"}}
-	for name, v := range values {
-		logFast, bufFast := encLog()
-		logRef, bufRef := encLog()
-		fast := &Server{cfg: ServerConfig{Logger: logFast, WriteTimeout: time.Second}}
-		ref := &Server{cfg: ServerConfig{Logger: logRef, WriteTimeout: time.Second}}
-		got, want := httptest.NewRecorder(), httptest.NewRecorder()
-		fast.writeJSON(got, http.StatusAccepted, v)
-		writeJSONEncodingJSON(ref, want, http.StatusAccepted, v)
-		if got.Code != want.Code || !bytes.Equal(got.Body.Bytes(), want.Body.Bytes()) || got.Header().Get("Content-Type") != want.Header().Get("Content-Type") {
-			t.Errorf("%s: got %d %s\nwant %d %s", name, got.Code, got.Body, want.Code, want.Body)
-		}
-		if bufFast.String() != bufRef.String() {
-			t.Errorf("%s: logged\n%s\nwant\n%s", name, bufFast, bufRef)
-		}
-	}
-}
-
-// encFlushRecorder is a ResponseWriter that can flush, for sseWriter.
-type encFlushRecorder struct{ *httptest.ResponseRecorder }
-
-func TestSSESendMatchesEncodingJSON(t *testing.T) {
-	events := []any{}
-	for _, v := range encCases() {
-		if ev, ok := v.(*StreamResponse); ok {
-			events = append(events, ev, jsonrpcResponse{JSONRPC: "2.0", ID: json.RawMessage(`3`), Result: ev})
-		}
-	}
-	events = append(events,
-		jsonrpcResponse{JSONRPC: "2.0", ID: json.RawMessage(`3`), Error: &jsonrpcError{Code: -32603, Message: "internal error"}},
-		restError{Error: restStatus{Code: 500, Status: "INTERNAL", Message: "x"}},
-		&StreamResponse{Message: &Message{Parts: []Part{{Kind: PartUnknown}}}},
-		jsonrpcResponse{JSONRPC: "2.0", ID: json.RawMessage(`3`), Result: &StreamResponse{StatusUpdate: &TaskStatusUpdateEvent{Metadata: Metadata{"x": math.Inf(1)}}}},
-	)
-	for i, v := range events {
-		rec := httptest.NewRecorder()
-		sw := newSSEWriter(encFlushRecorder{rec}, 0, 0)
-		err := sw.send(v)
-		want, wantErr := encodeReference(v)
-		switch {
-		case wantErr != nil:
-			if err == nil || err.Error() != wantErr.Error() {
-				t.Errorf("event %d (%T): err %v, want %v", i, v, err, wantErr)
-			}
-			if rec.Body.Len() != 0 || sw.started() {
-				t.Errorf("event %d: a failed event wrote %q", i, rec.Body)
-			}
-		case err != nil:
-			t.Errorf("event %d (%T): %v", i, v, err)
-		default:
-			if w := "data: " + string(want) + "\n\n"; rec.Body.String() != w {
-				t.Errorf("event %d (%T):\n got %q\nwant %q", i, v, rec.Body, w)
-			}
-		}
-		sw.close()
-	}
-}
-
-// TestAppendKnownGrowsPooledBuffer: a response larger than the pooled
-// buffer is written whole and leaves the grown buffer to the encoder.
-func TestAppendKnownGrowsPooledBuffer(t *testing.T) {
-	e := &jsonEncoder{}
-	e.enc = json.NewEncoder(&e.buf)
-	big := &Task{ID: strings.Repeat("x", 10_000)}
-	b, ok := e.appendKnown("data: ", big, "\n\n")
-	want, _ := encodeReference(big)
-	if !ok || string(b) != "data: "+string(want)+"\n\n" {
-		t.Fatalf("ok %v, got %d bytes", ok, len(b))
-	}
-	if e.buf.Cap() < len(b) || e.buf.Len() != 0 {
-		t.Errorf("buffer cap %d len %d after a %d-byte event", e.buf.Cap(), e.buf.Len(), len(b))
-	}
-	// The encoding/json path still works on the swapped buffer.
-	e.buf.Reset()
-	if err := e.enc.Encode(big); err != nil || !bytes.Equal(bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")), want) {
-		t.Errorf("encoder after swap: %v", err)
-	}
-}
-
 // encGoldenSeeds are the golden files of the response shapes.
 func encGoldenSeeds(f *testing.F) [][]byte {
 	var out [][]byte
@@ -545,7 +433,7 @@ func FuzzAppendTaskMatchesEncodingJSON(f *testing.F) {
 		checkShapes(t, "built task", built, false)
 		checkShapes(t, "built event", &StreamResponse{StatusUpdate: &TaskStatusUpdateEvent{TaskID: s, ContextID: s, Status: built.Status, Metadata: built.Metadata}}, false)
 		checkShapes(t, "built artifact", &StreamResponse{ArtifactUpdate: &TaskArtifactUpdateEvent{TaskID: s, Artifact: built.Artifacts[0], Append: flags&1 != 0, LastChunk: flags&2 != 0, Metadata: meta}}, false)
-		checkAppendMatches(t, "built id", jsonrpcResponse{JSONRPC: s, ID: json.RawMessage(doc), Result: built})
+		checkAppendMatches(t, "built id", RPCReply{JSONRPC: s, ID: json.RawMessage(doc), Result: built})
 	})
 }
 
@@ -578,21 +466,6 @@ func encFuzzTask(doc []byte, s string, x float64, nanos int64, flags uint16, met
 	return task
 }
 
-// encDiscard is a ResponseWriter that keeps nothing, for the benchmarks.
-type encDiscard struct {
-	h http.Header
-	n int
-}
-
-func (d *encDiscard) Header() http.Header         { return d.h }
-func (d *encDiscard) WriteHeader(int)             {}
-func (d *encDiscard) Flush()                      {}
-func (d *encDiscard) Write(b []byte) (int, error) { d.n += len(b); return len(b), nil }
-
-// SetWriteDeadline is there as on a server's connection, so that setting
-// the deadline costs in the benchmarks what it costs on a real response.
-func (d *encDiscard) SetWriteDeadline(time.Time) error { return nil }
-
 // encBenchTask is a task as the bench agent returns it: completed, one
 // history message and one artifact with one text part each.
 func encBenchTask() *Task {
@@ -604,52 +477,5 @@ func encBenchTask() *Task {
 			Parts: []Part{TextPart("echo: hello")}}},
 		History: []Message{{MessageID: "m-1", ContextID: "c7d2a8f4-3f0b-4b7e-8d6a-2f1e9c4b5a10",
 			TaskID: "5b1f0f5e-8f0c-4d61-9c1e-0e6c2f1f9a77", Role: RoleUser, Parts: []Part{TextPart("hello")}}},
-	}
-}
-
-// BenchmarkWriteJSONTask is the JSON-RPC SendMessage answer of the bench
-// agent written by writeJSON, against the encoding/json path it replaced:
-//
-//	taskset -c 1 go test ./a2a -run '^$' -bench 'WriteJSONTask|SSESendEvent' -count 6
-func BenchmarkWriteJSONTask(b *testing.B) {
-	s := &Server{cfg: ServerConfig{Logger: slog.Default()}}
-	var v any = jsonrpcResponse{JSONRPC: "2.0", ID: json.RawMessage(`1`), Result: &SendMessageResponse{Task: encBenchTask()}}
-	w := &encDiscard{h: http.Header{}}
-	b.Run("encoding_json", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			writeJSONEncodingJSON(s, w, http.StatusOK, v)
-		}
-	})
-	b.Run("appended", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			s.writeJSON(w, http.StatusOK, v)
-		}
-	})
-}
-
-// encNoFast encodes as jsonrpcResponse does but has no fast encoder.
-type encNoFast struct{ jsonrpcResponse }
-
-// BenchmarkSSESendEvent is the final status event of a stream through
-// sseWriter.send, against the encoding/json path.
-func BenchmarkSSESendEvent(b *testing.B) {
-	task := encBenchTask()
-	env := jsonrpcResponse{JSONRPC: "2.0", ID: json.RawMessage(`1`), Result: &StreamResponse{StatusUpdate: &TaskStatusUpdateEvent{
-		TaskID: task.ID, ContextID: task.ContextID, Status: task.Status}}}
-	for _, c := range []struct {
-		name string
-		ev   any
-	}{{"encoding_json", encNoFast{env}}, {"appended", env}} {
-		b.Run(c.name, func(b *testing.B) {
-			sw := newSSEWriter(&encDiscard{h: http.Header{}}, 0, 0)
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := sw.send(c.ev); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
 	}
 }

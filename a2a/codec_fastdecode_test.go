@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -473,33 +471,24 @@ func TestFastDecodeTakesWhatTheServerWrites(t *testing.T) {
 	msg := &task.History[0]
 	ts := time.Date(2026, 5, 28, 10, 0, 3, 0, time.UTC)
 	id := json.RawMessage(`42`)
-	srv := &Server{}
-	unary := func(v jsonrpcResponse) []byte {
-		rec := httptest.NewRecorder()
-		srv.writeJSON(rec, http.StatusOK, v)
-		return rec.Body.Bytes()
-	}
-	event := func(ev *StreamResponse) []byte {
-		rec := httptest.NewRecorder()
-		sw := newSSEWriter(rec, time.Minute, 0)
-		if err := sw.send(jsonrpcResponse{JSONRPC: "2.0", ID: id, Result: ev}); err != nil {
+	// The server writes a body, and each event's data, with AppendKnown
+	// (a2a/server checks that its writers do).
+	unary := func(v RPCReply) []byte {
+		b, err := AppendKnown(nil, v)
+		if err != nil {
 			t.Fatal(err)
 		}
-		sw.close()
-		b, ok := bytes.CutPrefix(rec.Body.Bytes(), []byte("data: "))
-		if !ok || !bytes.HasSuffix(b, []byte("\n\n")) {
-			t.Fatalf("not one SSE event: %q", rec.Body.Bytes())
-		}
-		return bytes.TrimSuffix(b, []byte("\n\n"))
+		return b
 	}
+	event := func(ev *StreamResponse) []byte { return unary(RPCReply{JSONRPC: "2.0", ID: id, Result: ev}) }
 	bodies := []struct {
 		kind string
 		body []byte
 	}{
-		{fastKindSend, unary(jsonrpcResponse{JSONRPC: "2.0", ID: id, Result: &SendMessageResponse{Task: task}})},
-		{fastKindSend, unary(jsonrpcResponse{JSONRPC: "2.0", ID: id, Result: &SendMessageResponse{Message: msg}})},
-		{fastKindTask, unary(jsonrpcResponse{JSONRPC: "2.0", ID: id, Result: task})},
-		{fastKindSend, unary(jsonrpcResponse{JSONRPC: "2.0", ID: id, Error: &jsonrpcError{Code: -32001, Message: "Task not found", Data: ErrTaskNotFound.details()}})},
+		{fastKindSend, unary(RPCReply{JSONRPC: "2.0", ID: id, Result: &SendMessageResponse{Task: task}})},
+		{fastKindSend, unary(RPCReply{JSONRPC: "2.0", ID: id, Result: &SendMessageResponse{Message: msg}})},
+		{fastKindTask, unary(RPCReply{JSONRPC: "2.0", ID: id, Result: task})},
+		{fastKindSend, unary(RPCReply{JSONRPC: "2.0", ID: id, Error: &RPCReplyError{Code: -32001, Message: "Task not found", Data: ErrTaskNotFound.Details()}})},
 		{fastKindEvent, event(&StreamResponse{Task: task})},
 		{fastKindEvent, event(&StreamResponse{Message: msg})},
 		{fastKindEvent, event(&StreamResponse{StatusUpdate: &TaskStatusUpdateEvent{TaskID: "task-1", ContextID: "ctx-1", Status: TaskStatus{State: TaskStateWorking, Timestamp: &ts, Message: msg}, Metadata: Metadata{"a": "b"}}})},

@@ -45,8 +45,8 @@ import (
 // compare the server's answers with and without it.
 var fastRequestOff atomic.Bool
 
-// readRPCRequest is parseRPCRequest, by the fast path when it can.
-func readRPCRequest(body []byte) (*jsonrpcRequest, json.RawMessage, error) {
+// ReadRPCRequest is parseRPCRequest, by the fast path when it can.
+func ReadRPCRequest(body []byte) (*RPCEnvelope, json.RawMessage, error) {
 	if !fastRequestOff.Load() {
 		if req, ok := fastParseRPCRequest(body); ok {
 			return req, req.ID, nil
@@ -55,13 +55,13 @@ func readRPCRequest(body []byte) (*jsonrpcRequest, json.RawMessage, error) {
 	return parseRPCRequest(body)
 }
 
-// readParams is decodeParams, by the fast path when it can. p is a fresh
+// ReadParams is decodeParams, by the fast path when it can. p is a fresh
 // value from newParams.
-func readParams(raw []byte, p any) error {
+func ReadParams(raw []byte, p any) error {
 	if !fastRequestOff.Load() && fastDecodeParams(raw, p) {
 		return nil
 	}
-	return decodeParams(raw, p)
+	return DecodeParams(raw, p)
 }
 
 // The members of each request object, as named by the json tags of the
@@ -81,7 +81,7 @@ var (
 // fastRequest holds an envelope with its jsonrpc and method strings in
 // one allocation.
 type fastRequest struct {
-	req     jsonrpcRequest
+	req     RPCEnvelope
 	jsonrpc string
 	method  string
 }
@@ -90,7 +90,7 @@ var fastJSONRPC20 = []byte(`"2.0"`)
 
 // fastParseRPCRequest reads body as parseRPCRequest does when it accepts
 // it; ok is false when it declines. The id to answer with is req.ID.
-func fastParseRPCRequest(body []byte) (req *jsonrpcRequest, ok bool) {
+func fastParseRPCRequest(body []byte) (req *RPCEnvelope, ok bool) {
 	d := fastDec{b: body}
 	if !d.open('{') {
 		return nil, false

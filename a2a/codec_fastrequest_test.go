@@ -2,17 +2,11 @@ package a2a
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -321,7 +315,7 @@ func fastReqCases() []fastReqCase {
 // fastReqOutcome is what the server makes of a body: the envelope, the id
 // it answers with, the params, the error, and the answer it writes.
 type fastReqOutcome struct {
-	req    *jsonrpcRequest
+	req    *RPCEnvelope
 	id     json.RawMessage
 	params any
 	err    error
@@ -329,30 +323,40 @@ type fastReqOutcome struct {
 	answer []byte
 }
 
-// fastReqServer writes the answers of the differential checks.
-var fastReqServer = &Server{cfg: ServerConfig{Logger: slog.New(slog.DiscardHandler), ErrorTable: ErrorTableV101}}
+// fastReqAnswer writes the answer of the differential checks as the
+// server's JSON-RPC binding shapes it (a2a/server checks its writer against
+// encoding/json).
+func fastReqAnswer(id json.RawMessage, params any, err error) []byte {
+	v := RPCReply{JSONRPC: "2.0", ID: id, Result: params}
+	if err != nil {
+		if id == nil {
+			id = json.RawMessage("null")
+		}
+		e := AsError(err)
+		v = RPCReply{JSONRPC: "2.0", ID: id, Error: &RPCReplyError{Code: e.Code, Message: e.Message, Data: e.Details()}}
+	}
+	b, jerr := json.Marshal(v)
+	if jerr != nil {
+		return []byte(jerr.Error())
+	}
+	return b
+}
 
 // fastReqRun reads body as serveJSONRPC does, with parse and decode.
-func fastReqRun(body []byte, parse func([]byte) (*jsonrpcRequest, json.RawMessage, error), decode func([]byte, any) error) fastReqOutcome {
+func fastReqRun(body []byte, parse func([]byte) (*RPCEnvelope, json.RawMessage, error), decode func([]byte, any) error) fastReqOutcome {
 	var o fastReqOutcome
 	o.req, o.id, o.err = parse(body)
 	if o.err == nil {
-		p, _, ok := newParams(*o.req.Method)
+		p, _, ok := NewParams(*o.req.Method)
 		if !ok {
-			o.err = ErrMethodNotFound.Withf("method %q not found", truncate([]byte(*o.req.Method), 64))
+			o.err = ErrMethodNotFound.Withf("method %q not found", Truncate([]byte(*o.req.Method), 64))
 		} else if err := decode(o.req.Params, p); err != nil {
 			o.err = err
 		} else {
 			o.params = p
 		}
 	}
-	rec := httptest.NewRecorder()
-	if o.err != nil {
-		fastReqServer.writeRPCError(rec, o.id, o.err)
-	} else {
-		fastReqServer.writeJSON(rec, http.StatusOK, jsonrpcResponse{JSONRPC: "2.0", ID: o.id, Result: o.params})
-	}
-	o.status, o.answer = rec.Code, rec.Body.Bytes()
+	o.answer = fastReqAnswer(o.id, o.params, o.err)
 	return o
 }
 
@@ -365,21 +369,21 @@ func fastReqRun(body []byte, parse func([]byte) (*jsonrpcRequest, json.RawMessag
 // returns whether the fast path took the envelope and the params.
 func checkFastReqMatchesSlow(t *testing.T, body []byte) (envelope, params bool) {
 	t.Helper()
-	want := fastReqRun(body, parseRPCRequest, decodeParams)
+	want := fastReqRun(body, parseRPCRequest, DecodeParams)
 	in := append([]byte(nil), body...)
 	if req, ok := fastParseRPCRequest(in); ok {
 		envelope = true
 		if want.err != nil && want.req == nil {
 			t.Fatalf("%q: fast path took an envelope the slow path refuses: %v", body, want.err)
 		}
-		if p, _, known := newParams(*req.Method); known {
+		if p, _, known := NewParams(*req.Method); known {
 			params = fastDecodeParams(req.Params, p)
 			if params && want.params == nil {
 				t.Fatalf("%q: fast path took params the slow path refuses: %v", body, want.err)
 			}
 		}
 	}
-	got := fastReqRun(in, readRPCRequest, readParams)
+	got := fastReqRun(in, ReadRPCRequest, ReadParams)
 	compare := func(when string) {
 		t.Helper()
 		if (got.err == nil) != (want.err == nil) || got.err != nil && (got.err.Error() != want.err.Error() || AsError(got.err).Code != AsError(want.err).Code) {
@@ -411,7 +415,7 @@ func checkFastReqMatchesSlow(t *testing.T, body []byte) (envelope, params bool) 
 	return envelope, params
 }
 
-func fastReqDump(r *jsonrpcRequest) string {
+func fastReqDump(r *RPCEnvelope) string {
 	if r == nil {
 		return "<nil>"
 	}
@@ -455,7 +459,7 @@ func TestFastRequestFieldListsMatchTypes(t *testing.T) {
 		typ    reflect.Type
 		fields []string
 	}{
-		{reflect.TypeFor[jsonrpcRequest](), fastRequestFields},
+		{reflect.TypeFor[RPCEnvelope](), fastRequestFields},
 		{reflect.TypeFor[sendMessageRequestIn](), fastSendRequestFields},
 		{reflect.TypeFor[SendMessageRequest](), fastSendRequestFields},
 		{reflect.TypeFor[SendMessageConfiguration](), fastSendConfigFields},
@@ -472,7 +476,7 @@ func TestFastRequestFieldListsMatchTypes(t *testing.T) {
 	// Every method name is shared rather than copied.
 	for _, m := range []string{MethodSendMessage, MethodSendStreamingMessage, MethodGetTask, MethodListTasks, MethodCancelTask, MethodSubscribeToTask,
 		MethodCreatePushConfig, MethodGetPushConfig, MethodListPushConfigs, MethodDeletePushConfig, MethodGetExtendedAgentCard} {
-		if _, _, ok := newParams(m); !ok {
+		if _, _, ok := NewParams(m); !ok {
 			t.Errorf("%s: not a method of newParams", m)
 		}
 		if got, ok := fastMethodName([]byte(m)); !ok || got != m {
@@ -545,12 +549,12 @@ func TestFastRequestTakesCanonicalRequests(t *testing.T) {
 func TestFastRequestAllocations(t *testing.T) {
 	body := []byte(fastReqBenchBody)
 	n := testing.AllocsPerRun(100, func() {
-		req, _, err := readRPCRequest(body)
+		req, _, err := ReadRPCRequest(body)
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, _, _ := newParams(*req.Method)
-		if err := readParams(req.Params, p); err != nil {
+		p, _, _ := NewParams(*req.Method)
+		if err := ReadParams(req.Params, p); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -566,12 +570,12 @@ func TestFastRequestAllocations(t *testing.T) {
 //
 //go:noinline
 func fastReqReadOnly(t *testing.T, body []byte) (json.RawMessage, any) {
-	req, id, err := readRPCRequest(body)
+	req, id, err := ReadRPCRequest(body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, _, _ := newParams(*req.Method)
-	if err := readParams(req.Params, p); err != nil {
+	p, _, _ := NewParams(*req.Method)
+	if err := ReadParams(req.Params, p); err != nil {
 		t.Fatal(err)
 	}
 	return id, p
@@ -603,132 +607,6 @@ func TestFastRequestReleasesBody(t *testing.T) {
 	}
 }
 
-// fastReqStore is a store that knows one task; the server test reads it
-// with GetTask. Any other call panics on the nil Store.
-type fastReqStore struct {
-	Store
-}
-
-func (fastReqStore) GetTask(_ context.Context, _, id string) (*TaskRecord, error) {
-	if id != "task-1" {
-		return nil, ErrTaskNotFound
-	}
-	return &TaskRecord{Task: *fastCanonicalTask(), Version: 1}, nil
-}
-
-// fastReqExecutor is never reached: the guard stops every send.
-type fastReqExecutor struct{}
-
-func (fastReqExecutor) Execute(context.Context, *Request, *Updater) error { return nil }
-func (fastReqExecutor) Cancel(context.Context, *Request, *Updater) error  { return nil }
-
-// fastReqCall is what the guard saw of a call.
-type fastReqCall struct {
-	Method, TaskID, Skill string
-	Params                any
-}
-
-// TestFastRequestServerAnswers sends every body of the table through the
-// server over HTTP with the fast path off and on, and compares the status,
-// the content type and the body byte for byte, and the call the guard
-// saw. The guard lets GetTask through to a store that knows one task and
-// refuses every other call with an error that spells out its params, so
-// the answers are deterministic and carry what was parsed.
-func TestFastRequestServerAnswers(t *testing.T) {
-	fastQuietLog(t)
-	mgr, err := NewManager(ManagerConfig{Store: fastReqStore{}, Executor: fastReqExecutor{}, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var seen *fastReqCall
-	srv, err := NewServer(ServerConfig{
-		Manager: mgr,
-		Card:    &AgentCard{Name: "fast", Version: "1", Capabilities: AgentCapabilities{Streaming: Ptr(true)}},
-		Logger:  slog.New(slog.DiscardHandler),
-		Guard: func(_ context.Context, c *Call) error {
-			mu.Lock()
-			seen = &fastReqCall{c.Method, c.TaskID, c.Skill, c.Params}
-			mu.Unlock()
-			if c.Method == MethodGetTask {
-				return nil
-			}
-			b, err := json.Marshal(c.Params)
-			if err != nil {
-				return err
-			}
-			return ErrUnsupportedOperation.Withf("guard: %s task %q skill %q params %s", c.Method, c.TaskID, c.Skill, b)
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv)
-	defer hs.Close()
-	t.Cleanup(func() { fastRequestOff.Store(false) })
-
-	type answer struct {
-		status int
-		ctype  string
-		body   []byte
-		call   *fastReqCall
-	}
-	post := func(body string, off bool) answer {
-		t.Helper()
-		fastRequestOff.Store(off)
-		mu.Lock()
-		seen = nil
-		mu.Unlock()
-		req, err := http.NewRequest(http.MethodPost, hs.URL+"/", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("A2A-Version", "1.0")
-		resp, err := hs.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		return answer{resp.StatusCode, resp.Header.Get("Content-Type"), b, seen}
-	}
-	bodies := []string{
-		fastReqRPC(MethodGetTask, `{"id":"task-1"}`),
-		fastReqRPC(MethodGetTask, `{"id":"task-1","historyLength":1}`),
-		fastReqRPC(MethodGetTask, `{"id":"task-1","historyLength":0}`),
-		fastReqRPC(MethodGetTask, `{"id":"task-1","history_length":1}`),
-		fastReqRPC(MethodGetTask, `{"id":"task-1","historyLength":-1}`),
-		fastReqRPC(MethodGetTask, `{"id":"task-2"}`),
-		fastReqRPC(MethodGetTask, `{}`),
-	}
-	for _, tc := range fastReqCases() {
-		if len(tc.body) < 4096 { // the deep bodies add nothing here but time
-			bodies = append(bodies, tc.body)
-		}
-	}
-	for _, body := range bodies {
-		slow := post(body, true)
-		fast := post(body, false)
-		if slow.status != fast.status || slow.ctype != fast.ctype || !bytes.Equal(slow.body, fast.body) {
-			t.Errorf("%q:\nfast path on:  %d %s %s\nfast path off: %d %s %s", body, fast.status, fast.ctype, fast.body, slow.status, slow.ctype, slow.body)
-		}
-		if !reflect.DeepEqual(slow.call, fast.call) {
-			t.Errorf("%q: guard saw %#v, with the fast path off %#v", body, fast.call, slow.call)
-		}
-	}
-	// The task is served whole through the fast path, not only refused.
-	if a := post(bodies[0], false); a.status != http.StatusOK || !bytes.Contains(a.body, []byte(`"id":"task-1"`)) {
-		t.Fatalf("GetTask: %d %s", a.status, a.body)
-	}
-	mgr.Wait()
-}
-
 // FuzzFastRequestMatchesSlowPath: on any body the fast path with its
 // fallback gives the slow path's envelope, params, error and answer.
 // Seeds: the differential table, but for its bodies of many kilobytes
@@ -753,16 +631,16 @@ func FuzzFastRequestMatchesSlowPath(f *testing.F) {
 //
 //	taskset -c 0 go test ./a2a -run '^$' -bench 'SendMessageRequest$' -count 6
 func BenchmarkReadSendMessageRequest(b *testing.B) {
-	fastReqBench(b, readRPCRequest, readParams)
+	fastReqBench(b, ReadRPCRequest, ReadParams)
 }
 
 // BenchmarkSlowReadSendMessageRequest is the same through parseRPCRequest
 // and decodeParams alone, what the fast path saves.
 func BenchmarkSlowReadSendMessageRequest(b *testing.B) {
-	fastReqBench(b, parseRPCRequest, decodeParams)
+	fastReqBench(b, parseRPCRequest, DecodeParams)
 }
 
-func fastReqBench(b *testing.B, parse func([]byte) (*jsonrpcRequest, json.RawMessage, error), decode func([]byte, any) error) {
+func fastReqBench(b *testing.B, parse func([]byte) (*RPCEnvelope, json.RawMessage, error), decode func([]byte, any) error) {
 	body := []byte(fastReqBenchBody)
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
@@ -771,7 +649,7 @@ func fastReqBench(b *testing.B, parse func([]byte) (*jsonrpcRequest, json.RawMes
 		if err != nil {
 			b.Fatal(err)
 		}
-		p, _, _ := newParams(*req.Method)
+		p, _, _ := NewParams(*req.Method)
 		if err := decode(req.Params, p); err != nil {
 			b.Fatal(err)
 		}

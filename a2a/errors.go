@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 )
 
 // ErrorDomain is the ErrorInfo domain of A2A errors.
@@ -43,7 +44,7 @@ func (e *Error) Error() string {
 }
 
 // Is matches errors of the same kind (same code), so
-// errors.Is(err, a2a.ErrTaskNotFound) works on any task-not-found error.
+// errors.Is(err, ErrTaskNotFound) works on any task-not-found error.
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
 	return ok && t.Code == e.Code
@@ -240,8 +241,9 @@ func AsError(err error) *Error {
 	return ErrInternal
 }
 
-// errorDetails is the google.protobuf.Any list carried by both bindings.
-func (e *Error) details() []map[string]any {
+// Details is the google.protobuf.Any list of e carried by both bindings
+// (ErrorInfo, BadRequest with the field violations).
+func (e *Error) Details() []map[string]any {
 	var out []map[string]any
 	if e.Reason != "" {
 		info := map[string]any{
@@ -328,4 +330,32 @@ func codeByHTTPStatus(status int) int {
 		return ErrContentTypeNotSupported.Code
 	}
 	return ErrInternal.Code
+}
+
+// WireError rebuilds an error another binding's client received: the
+// ErrorInfo reason picks the kind (an unknown reason is kept, on fallback's
+// code); without a reason, fallback is the kind.
+func WireError(reason, msg string, meta map[string]string, fallback *Error) *Error {
+	kind := kindByReason(reason)
+	if kind == nil {
+		kind = fallback
+	}
+	e := kind.With(msg)
+	if reason != "" {
+		e.Reason = reason
+	}
+	if len(meta) > 0 {
+		e.Metadata = make(map[string]string, len(meta))
+		for k, v := range meta {
+			e.Metadata[k] = v
+		}
+	}
+	return e
+}
+
+// WithViolation returns a copy with a BadRequest field violation added.
+func (e *Error) WithViolation(field, desc string) *Error {
+	c := *e
+	c.Violations = append(slices.Clip(e.Violations), FieldViolation{field, desc})
+	return &c
 }

@@ -1,11 +1,16 @@
-// Package a2a is the Agent2Agent protocol 1.0 as a Go library: the wire types
-// and their ProtoJSON encoding, the protocol errors, an http.Handler serving
-// the JSON-RPC and HTTP+JSON bindings with SSE streaming, and the task manager
-// that enforces the task lifecycle. The client is package a2a/client.
+// Package a2a is the Agent2Agent protocol 1.0 wire format as a Go library:
+// the wire types and their ProtoJSON encoding, the JSON-RPC envelopes of
+// both sides (codec_jsonrpc.go), the protocol errors and the small helpers
+// every side needs. The sides are packages of their own: the server
+// (a2a/server), the task manager (a2a/taskmanager) and the client
+// (a2a/client).
 //
 // The wire types are hand-written structs encoded with encoding/json; the
 // package a2apb holds the protoc-gen-go output of the pinned proto and the
 // tests prove that both produce the same JSON.
+//
+// a2a imports none of its sides (the architecture test forbids it): every
+// side imports a2a, and a2a must stay the one package they all share.
 package a2a
 
 import (

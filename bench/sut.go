@@ -24,7 +24,9 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/front"
+	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
 	"github.com/a2a-mcp-bridge/bridge/policy"
@@ -46,10 +48,10 @@ const ProgressPrefix = "progress"
 // artifact and completes the task, except HoldText, which it holds open.
 type Agent struct{}
 
-var _ a2a.Executor = Agent{}
+var _ taskmanager.Executor = Agent{}
 
-// Execute implements a2a.Executor.
-func (Agent) Execute(ctx context.Context, req *a2a.Request, u *a2a.Updater) error {
+// Execute implements taskmanager.Executor.
+func (Agent) Execute(ctx context.Context, req *taskmanager.Request, u *taskmanager.Updater) error {
 	text := ""
 	if req.Message != nil && len(req.Message.Parts) > 0 {
 		text = req.Message.Parts[0].Text
@@ -72,8 +74,8 @@ func (Agent) Execute(ctx context.Context, req *a2a.Request, u *a2a.Updater) erro
 	return u.Complete(ctx, "")
 }
 
-// Cancel implements a2a.Executor; the manager marks the task CANCELED.
-func (Agent) Cancel(context.Context, *a2a.Request, *a2a.Updater) error { return nil }
+// Cancel implements taskmanager.Executor; the manager marks the task CANCELED.
+func (Agent) Cancel(context.Context, *taskmanager.Request, *taskmanager.Updater) error { return nil }
 
 // Card is the upstream's agent card for an agent served at baseURL.
 func Card(baseURL string) *a2a.AgentCard {
@@ -92,12 +94,12 @@ func Card(baseURL string) *a2a.AgentCard {
 	}
 }
 
-// Upstream is the fast agent behind an a2a.Server with an in-memory store.
+// Upstream is the fast agent behind an server.Server with an in-memory store.
 type Upstream struct {
 	// Handler serves the agent (card, JSON-RPC at "/").
 	Handler http.Handler
 	// Manager runs the agent's tasks; Wait on it after the listener closed.
-	Manager *a2a.Manager
+	Manager *taskmanager.Manager
 }
 
 // NewUpstream builds the upstream agent for baseURL (where its card says it
@@ -106,11 +108,11 @@ func NewUpstream(baseURL string, log *slog.Logger) (*Upstream, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: store.NewMemory(), Executor: Agent{}, Logger: log})
+	mgr, err := taskmanager.New(taskmanager.Config{Store: store.NewMemory(), Executor: Agent{}, Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("bench: upstream manager: %w", err)
 	}
-	srv, err := a2a.NewServer(a2a.ServerConfig{Manager: mgr, Card: Card(baseURL), KeepAlive: time.Minute, Logger: log})
+	srv, err := server.New(server.Config{Manager: mgr, Card: Card(baseURL), KeepAlive: time.Minute, Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("bench: upstream server: %w", err)
 	}
@@ -147,7 +149,7 @@ type Bridge struct {
 	// Handler serves the bridge's face of the agent.
 	Handler http.Handler
 	// Manager runs the bridge's tasks (the proxy executor).
-	Manager *a2a.Manager
+	Manager *taskmanager.Manager
 	// Token is a bearer JWT the bridge accepts, valid for a day.
 	Token string
 	// Limiter is the rate limiter (Close it when done).
@@ -199,13 +201,13 @@ func NewBridge(ctx context.Context, cfg BridgeConfig) (*Bridge, error) {
 		lim.Close()
 		return nil, fmt.Errorf("bench: front executor: %w", err)
 	}
-	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: store.NewMemory(), Executor: px, Logger: log})
+	mgr, err := taskmanager.New(taskmanager.Config{Store: store.NewMemory(), Executor: px, Logger: log})
 	if err != nil {
 		lim.Close()
 		return nil, fmt.Errorf("bench: bridge manager: %w", err)
 	}
 	hops := &gateway.Hops{Authn: chain, Authz: engine, Limits: lim, Realm: "bench", Log: log}
-	srv, err := a2a.NewServer(a2a.ServerConfig{
+	srv, err := server.New(server.Config{
 		Manager: mgr, Card: px.Card(cfg.BaseURL, false), KeepAlive: time.Minute, Logger: log,
 		Guard: hops.A2AGuard(AgentName, request.DirFrontA2A),
 	})

@@ -22,8 +22,10 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a/a2agrpc"
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
 	"github.com/a2a-mcp-bridge/bridge/a2a/push"
+	a2aserver "github.com/a2a-mcp-bridge/bridge/a2a/server"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
-	v03 "github.com/a2a-mcp-bridge/bridge/a2a/v03"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
+	"github.com/a2a-mcp-bridge/bridge/a2a/v03"
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/gateway/health"
@@ -61,7 +63,7 @@ type Options struct {
 	// bound address when the file has none).
 	PublicURL string
 	// Store, if set, is used instead of opening cfg.Store (the caller closes it).
-	Store a2a.Store
+	Store taskmanager.Store
 	// DialUpstream connects a published MCP server (default connector.Dial);
 	// tests inject connector.InProcess.
 	DialUpstream func(ctx context.Context, cfg connector.Config) (*connector.Conn, error)
@@ -79,8 +81,8 @@ type Bridge struct {
 	metrics   *Metrics
 	publicURL string
 
-	store      a2a.Store
-	counter    a2a.TaskCounter // the store's task counts, when it keeps them
+	store      taskmanager.Store
+	counter    taskmanager.TaskCounter // the store's task counts, when it keeps them
 	closeStore func() error
 	guard      *netguard.Guard
 	trusted    *http.Client // for destinations named in the file
@@ -94,7 +96,7 @@ type Bridge struct {
 
 	agents []*publishedAgent
 	front  fronted
-	maint  *a2a.Maintainer
+	maint  *taskmanager.Maintainer
 	tools  *expose.AgentTools
 	face   *endpoint.Face
 
@@ -149,8 +151,8 @@ type publishedAgent struct {
 	base string
 	conn *connector.Conn
 	exec *publish.Agent
-	mgr  *a2a.Manager
-	srv  *a2a.Server
+	mgr  *taskmanager.Manager
+	srv  *a2aserver.Server
 }
 
 // Build wires every package from cfg: store, netguard, auth chain, policy,
@@ -328,7 +330,7 @@ func guarded(mux http.Handler, g, gm *hostguard.Guard, mcpPath string, ops map[s
 				if errors.Is(err, hostguard.ErrHost) {
 					msg = "host not allowed: this bridge does not answer to that name"
 				}
-				a2a.WriteError(w, r, a2a.ErrPermissionDenied.With(msg).WithStatus(http.StatusForbidden))
+				a2aserver.WriteError(w, r, a2a.ErrPermissionDenied.With(msg).WithStatus(http.StatusForbidden))
 				return
 			}
 			hostguard.WriteForbidden(w, r, err)
@@ -508,7 +510,7 @@ func (b *Bridge) publish(ctx context.Context, p *config.PublishedServer) error {
 	if err != nil {
 		return fmt.Errorf("gateway: publish[%s]: %w", p.Name, err)
 	}
-	pa.mgr, err = a2a.NewManager(a2a.ManagerConfig{Store: b.store, Executor: pa.exec, OnEvent: b.taskEvents(p.Name), Logger: b.log.With("agent", p.Name), LeaseTTL: b.cfg.Tasks.LeaseTTL.D()})
+	pa.mgr, err = taskmanager.New(taskmanager.Config{Store: b.store, Executor: pa.exec, OnEvent: b.taskEvents(p.Name), Logger: b.log.With("agent", p.Name), LeaseTTL: b.cfg.Tasks.LeaseTTL.D()})
 	if err != nil {
 		return fmt.Errorf("gateway: publish[%s]: %w", p.Name, err)
 	}
@@ -541,8 +543,8 @@ func (b *Bridge) publish(ctx context.Context, p *config.PublishedServer) error {
 
 // agentServer is the A2A server of one agent the bridge serves (published
 // or fronted), with the server settings and push policy of the config.
-func (b *Bridge) agentServer(name string, mgr *a2a.Manager, card *a2a.AgentCard, guard func(context.Context, *a2a.Call) error) (*a2a.Server, error) {
-	scfg := a2a.ServerConfig{
+func (b *Bridge) agentServer(name string, mgr *taskmanager.Manager, card *a2a.AgentCard, guard func(context.Context, *a2aserver.Call) error) (*a2aserver.Server, error) {
+	scfg := a2aserver.Config{
 		Manager: mgr, Card: card, Guard: guard,
 		PushEnabled: b.cfg.Push.Enabled, ErrorTable: errorTable(b.cfg.Server.A2AErrorTable),
 		AllowMissingVersion: b.cfg.Server.AllowMissingA2AVersion,
@@ -559,7 +561,7 @@ func (b *Bridge) agentServer(name string, mgr *a2a.Manager, card *a2a.AgentCard,
 		scfg.LegacyCard = b.signV03Card
 		scfg.LegacyCardDefault = b.cfg.Server.A2AV03Card == "default"
 	}
-	return a2a.NewServer(scfg)
+	return a2aserver.New(scfg)
 }
 
 // PushURLCheck validates a webhook config's URL when it is created, without
@@ -601,8 +603,8 @@ func (b *Bridge) signV03Card(cardJSON []byte) ([]byte, error) {
 // Authorize), unless the message names its tool already. The tool a
 // message names is read by publish's one function (Agent.ToolOf), the
 // one Execute runs the call by, so the limits count the tool that runs.
-func (b *Bridge) publishGuard(agent string, up *filteredUpstream, exec *publish.Agent) func(ctx context.Context, c *a2a.Call) error {
-	return func(ctx context.Context, c *a2a.Call) error {
+func (b *Bridge) publishGuard(agent string, up *filteredUpstream, exec *publish.Agent) func(ctx context.Context, c *a2aserver.Call) error {
+	return func(ctx context.Context, c *a2aserver.Call) error {
 		setMethod(ctx, c.Method)
 		setTarget(ctx, target{agent: agent, skill: c.Skill})
 		hop := request.Hop{
@@ -622,7 +624,7 @@ func (b *Bridge) publishGuard(agent string, up *filteredUpstream, exec *publish.
 					// An answer to a tool's question that does not fit its
 					// schema gets InvalidParams; the task and the
 					// question stay as they are.
-					owner, _ := a2a.OwnerFromContext(ctx)
+					owner, _ := a2aserver.OwnerFromContext(ctx)
 					if err := exec.CheckAnswer(owner, c.TaskID, req.Message); err != nil {
 						return err
 					}
@@ -905,7 +907,7 @@ func (b *Bridge) Ready(ctx context.Context) Readiness {
 	if b.store != nil {
 		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		// An owner no caller has; not NUL, which PostgreSQL text refuses.
-		_, err := b.store.ListTasks(ctx, "\x01readyz", a2a.TaskQuery{Limit: 1})
+		_, err := b.store.ListTasks(ctx, "\x01readyz", taskmanager.TaskQuery{Limit: 1})
 		cancel()
 		if err != nil {
 			not = append(not, "store: unreachable")
@@ -995,7 +997,7 @@ func (b *Bridge) Settle(ctx context.Context) error {
 }
 
 // Stop ends the tasks still running in this process, for a shutdown whose
-// grace has expired: each is marked FAILED ([a2a.ShutdownMessage]), which
+// grace has expired: each is marked FAILED ([taskmanager.ShutdownMessage]), which
 // ends its streams with that event on every replica, and its executor is
 // cancelled (published MCP calls get notifications/cancelled, fronted
 // agents a CancelTask). It returns when they have returned, or when ctx
@@ -1003,7 +1005,7 @@ func (b *Bridge) Settle(ctx context.Context) error {
 func (b *Bridge) Stop(ctx context.Context) {
 	var wg sync.WaitGroup
 	for _, m := range b.managers() {
-		wg.Go(func() { _ = m.Stop(ctx, a2a.ShutdownMessage) })
+		wg.Go(func() { _ = m.Stop(ctx, taskmanager.ShutdownMessage) })
 	}
 	wg.Wait()
 }
@@ -1070,7 +1072,7 @@ func (b *Bridge) Close() error {
 // OpenStore opens the task store named by a config URL ("memory:",
 // "sqlite:PATH" or "postgres://…"; see store.Open). The returned function
 // closes it. Errors never carry the URL's password.
-func OpenStore(ctx context.Context, u string) (a2a.Store, func() error, error) {
+func OpenStore(ctx context.Context, u string) (taskmanager.Store, func() error, error) {
 	st, closeFn, err := store.Open(ctx, u)
 	if err != nil {
 		return nil, nil, fmt.Errorf("gateway: open store %s: %w", redactURL(u), netguard.RedactURL(err))

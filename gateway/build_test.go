@@ -16,15 +16,16 @@ import (
 	"testing"
 	"time"
 
-	a2aclient "github.com/a2a-mcp-bridge/bridge/a2a/client"
-
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
+	a2aclient "github.com/a2a-mcp-bridge/bridge/a2a/client"
+	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
@@ -54,7 +55,7 @@ func startDemoAgent(t *testing.T) *httptest.Server {
 // startDemoAgentWith runs the demo agent behind wrap (nil: none).
 func startDemoAgentWith(t *testing.T, wrap func(http.Handler) http.Handler) *httptest.Server {
 	t.Helper()
-	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: store.NewMemory(), Executor: &demoagent.Agent{Tick: time.Millisecond}, Logger: quiet})
+	mgr, err := taskmanager.New(taskmanager.Config{Store: store.NewMemory(), Executor: &demoagent.Agent{Tick: time.Millisecond}, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func startDemoAgentWith(t *testing.T, wrap func(http.Handler) http.Handler) *htt
 	srv := httptest.NewUnstartedServer(nil)
 	srv.Listener = ln
 	base := "http://" + ln.Addr().String()
-	as, err := a2a.NewServer(a2a.ServerConfig{Manager: mgr, Card: demoagent.Card(base), Logger: quiet})
+	as, err := server.New(server.Config{Manager: mgr, Card: demoagent.Card(base), Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}

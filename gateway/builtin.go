@@ -14,6 +14,7 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
 	"github.com/a2a-mcp-bridge/bridge/examples/demomcp"
@@ -27,7 +28,7 @@ import (
 // builtinAgent is a built-in A2A agent: its executor and its card for the
 // URL it is served at.
 type builtinAgent struct {
-	exec a2a.Executor
+	exec taskmanager.Executor
 	card func(base string) *a2a.AgentCard
 }
 

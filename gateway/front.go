@@ -17,6 +17,8 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a/a2agrpc"
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
 	a2afront "github.com/a2a-mcp-bridge/bridge/a2a/front"
+	"github.com/a2a-mcp-bridge/bridge/a2a/server"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/gateway/health"
@@ -60,8 +62,8 @@ type frontedAgent struct {
 	out     atomic.Pointer[string]         // why it is taken out, nil while served
 
 	mu  sync.Mutex
-	mgr *a2a.Manager
-	srv *a2a.Server
+	mgr *taskmanager.Manager
+	srv *server.Server
 }
 
 // proxy is the agent's proxy, nil until its card is loaded.
@@ -233,7 +235,7 @@ func (b *Bridge) frontStateKey(agent string) ([]byte, error) {
 // place of the proxy.
 func (b *Bridge) connectFront(ctx context.Context, fa *frontedAgent) error {
 	var px *a2afront.Proxy
-	var exec a2a.Executor
+	var exec taskmanager.Executor
 	dir := request.DirFrontA2A
 	if fa.builtin != nil {
 		skills := map[string]bool{}
@@ -249,7 +251,7 @@ func (b *Bridge) connectFront(ctx context.Context, fa *frontedAgent) error {
 		}
 		exec = &skillCountingExecutor{Executor: px, agent: fa.name, hasSkill: px.HasSkill, m: b.metrics}
 	}
-	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: b.store, Executor: exec, OnEvent: b.taskEvents(fa.name), Logger: b.log.With("agent", fa.name), LeaseTTL: b.cfg.Tasks.LeaseTTL.D()})
+	mgr, err := taskmanager.New(taskmanager.Config{Store: b.store, Executor: exec, OnEvent: b.taskEvents(fa.name), Logger: b.log.With("agent", fa.name), LeaseTTL: b.cfg.Tasks.LeaseTTL.D()})
 	if err != nil {
 		return fmt.Errorf("gateway: front.a2a %s: %w", fa.name, err)
 	}
@@ -311,9 +313,9 @@ func (fa *frontedAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := fa.handler.Load()
 	switch why := fa.out.Load(); {
 	case why != nil:
-		a2a.WriteError(w, r, a2a.AgentUnavailable(fa.name, "its card failed verification"))
+		server.WriteError(w, r, a2a.AgentUnavailable(fa.name, "its card failed verification"))
 	case h == nil:
-		a2a.WriteError(w, r, a2a.AgentUnavailable(fa.name, "its card is not loaded yet"))
+		server.WriteError(w, r, a2a.AgentUnavailable(fa.name, "its card is not loaded yet"))
 	default:
 		(*h).ServeHTTP(w, r)
 	}

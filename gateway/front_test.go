@@ -15,15 +15,16 @@ import (
 	"testing"
 	"time"
 
-	a2aclient "github.com/a2a-mcp-bridge/bridge/a2a/client"
-
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
+	a2aclient "github.com/a2a-mcp-bridge/bridge/a2a/client"
+	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
@@ -38,7 +39,7 @@ type cancelRecorder struct {
 	canceled chan string
 }
 
-func (c *cancelRecorder) Cancel(ctx context.Context, req *a2a.Request, u *a2a.Updater) error {
+func (c *cancelRecorder) Cancel(ctx context.Context, req *taskmanager.Request, u *taskmanager.Updater) error {
 	select {
 	case c.canceled <- req.TaskID:
 	default:
@@ -56,7 +57,7 @@ type frontUpstream struct {
 func startFrontUpstream(t *testing.T) *frontUpstream {
 	t.Helper()
 	up := &frontUpstream{agent: &cancelRecorder{Agent: demoagent.Agent{Tick: 5 * time.Millisecond}, canceled: make(chan string, 4)}}
-	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: store.NewMemory(), Executor: up.agent, Logger: quiet, PollInterval: 20 * time.Millisecond})
+	mgr, err := taskmanager.New(taskmanager.Config{Store: store.NewMemory(), Executor: up.agent, Logger: quiet, PollInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func startFrontUpstream(t *testing.T) *frontUpstream {
 	}
 	up.srv = httptest.NewUnstartedServer(nil)
 	up.srv.Listener = ln
-	as, err := a2a.NewServer(a2a.ServerConfig{Manager: mgr, Card: demoagent.Card("http://" + ln.Addr().String()), Logger: quiet})
+	as, err := server.New(server.Config{Manager: mgr, Card: demoagent.Card("http://" + ln.Addr().String()), Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/server"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/observe"
 )
 
@@ -15,13 +17,13 @@ import (
 // for any other name, "unknown" when the message names none), so a caller
 // cannot grow the label set.
 type skillCountingExecutor struct {
-	a2a.Executor
+	taskmanager.Executor
 	agent    string
 	hasSkill func(id string) bool // the card lists the skill, as it is now
 	m        *Metrics
 }
 
-func (e *skillCountingExecutor) Execute(ctx context.Context, req *a2a.Request, u *a2a.Updater) error {
+func (e *skillCountingExecutor) Execute(ctx context.Context, req *taskmanager.Request, u *taskmanager.Updater) error {
 	start := time.Now()
 	err := e.Executor.Execute(ctx, req, u)
 	e.m.series().SkillCall(e.agent, e.skillOf(req), executeOutcome(ctx, u, err), time.Since(start))
@@ -30,8 +32,8 @@ func (e *skillCountingExecutor) Execute(ctx context.Context, req *a2a.Request, u
 
 // skillOf is the skill label of a message: the skill it names when the card
 // lists it.
-func (e *skillCountingExecutor) skillOf(req *a2a.Request) string {
-	id, err := a2a.SkillID(req.Message, req.Metadata)
+func (e *skillCountingExecutor) skillOf(req *taskmanager.Request) string {
+	id, err := server.SkillID(req.Message, req.Metadata)
 	if err != nil || id == "" {
 		return ""
 	}
@@ -44,7 +46,7 @@ func (e *skillCountingExecutor) skillOf(req *a2a.Request) string {
 // executeOutcome is the outcome label of one execution: canceled when the
 // task was cancelled, error when it failed or the executor returned an
 // error, else ok (completed, or waiting for input).
-func executeOutcome(ctx context.Context, u *a2a.Updater, err error) string {
+func executeOutcome(ctx context.Context, u *taskmanager.Updater, err error) string {
 	switch {
 	case ctx.Err() != nil || u.State() == a2a.TaskStateCanceled:
 		return observe.OutcomeCanceled

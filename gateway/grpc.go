@@ -14,6 +14,7 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/a2agrpc"
+	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
 	"github.com/a2a-mcp-bridge/bridge/request"
@@ -63,11 +64,11 @@ func (h *Hops) A2AContext(r *http.Request) (context.Context, error) {
 	}
 	setPrincipal(r.Context(), p)
 	ctx := request.WithPrincipal(r.Context(), p)
-	return a2a.WithOwner(ctx, p.Key()), nil
+	return server.WithOwner(ctx, p.Key()), nil
 }
 
 // grpcTarget is a served agent's target with its hop chain.
-func (b *Bridge) grpcTarget(srv *a2a.Server, aud []string) *a2agrpc.Target {
+func (b *Bridge) grpcTarget(srv *server.Server, aud []string) *a2agrpc.Target {
 	return &a2agrpc.Target{Server: srv, Authenticate: b.hops.ForAudience(aud).A2AContext}
 }
 

@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/a2a-mcp-bridge/bridge/a2a/client"
-
 	"github.com/mark3labs/mcp-go/mcp"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
@@ -25,7 +23,10 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/a2agrpc"
 	pb "github.com/a2a-mcp-bridge/bridge/a2a/a2apb"
+	"github.com/a2a-mcp-bridge/bridge/a2a/client"
+	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
@@ -228,7 +229,7 @@ func startGRPCOnlyUpstream(t *testing.T) (cardURL string, agent *cancelRecorder)
 func startGRPCOnlyUpstreamAt(t *testing.T, addr string) (cardURL string, agent *cancelRecorder, grpcAddr string) {
 	t.Helper()
 	agent = &cancelRecorder{Agent: demoagent.Agent{Tick: 5 * time.Millisecond}, canceled: make(chan string, 4)}
-	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: store.NewMemory(), Executor: agent, Logger: quiet, PollInterval: 20 * time.Millisecond})
+	mgr, err := taskmanager.New(taskmanager.Config{Store: store.NewMemory(), Executor: agent, Logger: quiet, PollInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +239,7 @@ func startGRPCOnlyUpstreamAt(t *testing.T, addr string) (cardURL string, agent *
 	}
 	card := demoagent.Card("http://unused.invalid")
 	card.SupportedInterfaces = []a2a.AgentInterface{{URL: gln.Addr().String(), ProtocolBinding: a2a.BindingGRPC, ProtocolVersion: a2a.ProtocolVersion}}
-	as, err := a2a.NewServer(a2a.ServerConfig{Manager: mgr, Card: card, Logger: quiet})
+	as, err := server.New(server.Config{Manager: mgr, Card: card, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -431,7 +432,7 @@ func TestGRPCFrontCredentialGoesOnlyToListedHosts(t *testing.T) {
 // HTTP; grpc-go's dial error, which names the upstream's address, stays in
 // the bridge's log.
 func TestGRPCFront_UpstreamDialErrorIsNotLeaked(t *testing.T) {
-	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: store.NewMemory(), Executor: &demoagent.Agent{}, Logger: quiet})
+	mgr, err := taskmanager.New(taskmanager.Config{Store: store.NewMemory(), Executor: &demoagent.Agent{}, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -444,7 +445,7 @@ func TestGRPCFront_UpstreamDialErrorIsNotLeaked(t *testing.T) {
 	_ = dead.Close()
 	card := demoagent.Card("http://unused.invalid")
 	card.SupportedInterfaces = []a2a.AgentInterface{{URL: deadAddr, ProtocolBinding: a2a.BindingGRPC, ProtocolVersion: a2a.ProtocolVersion}}
-	as, err := a2a.NewServer(a2a.ServerConfig{Manager: mgr, Card: card, Logger: quiet})
+	as, err := server.New(server.Config{Manager: mgr, Card: card, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
 	"github.com/a2a-mcp-bridge/bridge/gateway/health"
@@ -56,14 +58,14 @@ func TestReadinessOfASharedGatewayIgnoresUpstreams(t *testing.T) {
 // another host name, as a Kubernetes service name would be).
 func startHostNamedUpstream(t *testing.T) (cardURL, interfaceHost string, auths chan string) {
 	t.Helper()
-	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: store.NewMemory(), Executor: &demoagent.Agent{Tick: 5 * time.Millisecond}, Logger: quiet})
+	mgr, err := taskmanager.New(taskmanager.Config{Store: store.NewMemory(), Executor: &demoagent.Agent{Tick: 5 * time.Millisecond}, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewUnstartedServer(nil)
 	port := srv.Listener.Addr().(*net.TCPAddr).Port
 	interfaceHost = fmt.Sprintf("localhost:%d", port)
-	as, err := a2a.NewServer(a2a.ServerConfig{Manager: mgr, Card: demoagent.Card("http://" + interfaceHost), Logger: quiet})
+	as, err := server.New(server.Config{Manager: mgr, Card: demoagent.Card("http://" + interfaceHost), Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}

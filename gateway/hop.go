@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/policy"
 	"github.com/a2a-mcp-bridge/bridge/ratelimit"
@@ -150,7 +151,7 @@ func (h *Hops) ForAudience(aud []string) *Hops {
 // ProtectA2A puts the hop chain's authentication in front of an agent's
 // handler. The public card stays public; everything else needs a principal,
 // which also becomes the owner of the tasks the caller creates.
-func (h *Hops) ProtectA2A(srv *a2a.Server) http.Handler {
+func (h *Hops) ProtectA2A(srv *server.Server) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasSuffix(r.URL.Path, "/.well-known/agent-card.json") {
 			srv.ServeHTTP(w, r)
@@ -163,15 +164,15 @@ func (h *Hops) ProtectA2A(srv *a2a.Server) http.Handler {
 		}
 		setPrincipal(r.Context(), p)
 		ctx := request.WithPrincipal(r.Context(), p)
-		ctx = a2a.WithOwner(ctx, p.Key())
+		ctx = server.WithOwner(ctx, p.Key())
 		srv.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 
-// A2AGuard is the a2a.ServerConfig.Guard of one agent: rate limits, then
+// A2AGuard is the server.Config.Guard of one agent: rate limits, then
 // policy, for every parsed call.
-func (h *Hops) A2AGuard(agent string, dir request.Direction) func(ctx context.Context, c *a2a.Call) error {
-	return func(ctx context.Context, c *a2a.Call) error {
+func (h *Hops) A2AGuard(agent string, dir request.Direction) func(ctx context.Context, c *server.Call) error {
+	return func(ctx context.Context, c *server.Call) error {
 		hop := request.Hop{
 			Principal: request.PrincipalFrom(ctx), Face: request.FaceA2A, Direction: dir,
 			Agent: agent, Skill: c.Skill, Method: c.Method, TaskID: c.TaskID, RemoteIP: clientIP(c.Request),

@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
 	"github.com/a2a-mcp-bridge/bridge/policy"
@@ -45,11 +47,11 @@ func securedDemo(t *testing.T, rules []ratelimit.Rule) *httptest.Server {
 		t.Fatal(err)
 	}
 	hops := &Hops{Authn: auth.NewChain(auth.ChainOptions{}, keys), Authz: eng, Limits: lim, Realm: "bridge"}
-	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: store.NewMemory(), Executor: &demoagent.Agent{Tick: 20 * time.Millisecond}, PollInterval: 50 * time.Millisecond})
+	mgr, err := taskmanager.New(taskmanager.Config{Store: store.NewMemory(), Executor: &demoagent.Agent{Tick: 20 * time.Millisecond}, PollInterval: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := a2a.NewServer(a2a.ServerConfig{Manager: mgr, Card: demoagent.Card("http://example.invalid/a2a/echo"), Guard: hops.A2AGuard("echo", request.DirLocal)})
+	srv, err := server.New(server.Config{Manager: mgr, Card: demoagent.Card("http://example.invalid/a2a/echo"), Guard: hops.A2AGuard("echo", request.DirLocal)})
 	if err != nil {
 		t.Fatal(err)
 	}

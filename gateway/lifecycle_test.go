@@ -21,6 +21,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
@@ -284,8 +285,8 @@ func TestShutdownGraceExpired_TaskFailedAndStreamGetsFinalEvent(t *testing.T) {
 	}
 	ended := time.Since(t0)
 	if last == nil || last.StatusUpdate == nil || last.StatusUpdate.Status.State != a2a.TaskStateFailed ||
-		last.StatusUpdate.Status.Message == nil || last.StatusUpdate.Status.Message.Parts[0].Text != a2a.ShutdownMessage {
-		t.Fatalf("last event %+v, want FAILED %q", last, a2a.ShutdownMessage)
+		last.StatusUpdate.Status.Message == nil || last.StatusUpdate.Status.Message.Parts[0].Text != taskmanager.ShutdownMessage {
+		t.Fatalf("last event %+v, want FAILED %q", last, taskmanager.ShutdownMessage)
 	}
 	if ended < grace-50*time.Millisecond {
 		t.Errorf("the stream ended %s after the drain began, before the grace (%s)", ended, grace)

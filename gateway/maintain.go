@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 )
 
 // upstreamWatch is how often bridge_upstream_up is refreshed.
@@ -14,7 +14,7 @@ const upstreamWatch = 15 * time.Second
 // newMaintainer builds the store's maintenance, run by every replica on it
 // whatever the config serves (published agents, fronted agents, or none yet
 // connected): Recover (tasks left SUBMITTED or WORKING by a process that
-// stopped end FAILED, at start-up and every a2a.RecoveryInterval of
+// stopped end FAILED, at start-up and every taskmanager.RecoveryInterval of
 // tasks.lease_ttl) and retention (finished tasks older than
 // retention.finished_tasks are deleted every retention.sweep_interval).
 //
@@ -23,7 +23,7 @@ const upstreamWatch = 15 * time.Second
 // alone (localTask), and any other task is touched only once its lease has
 // run out, which is the rule across replicas too.
 func (b *Bridge) newMaintainer() error {
-	mt, err := a2a.NewMaintainer(a2a.MaintainerConfig{
+	mt, err := taskmanager.NewMaintainer(taskmanager.MaintainerConfig{
 		Store: b.store, LeaseTTL: b.cfg.Tasks.LeaseTTL.D(),
 		Retain: b.cfg.Retention.FinishedTasks.D(), PruneEvery: b.cfg.Retention.SweepInterval.D(),
 		Local: b.localTask, OnEvent: b.taskEvent, Logger: b.log,
@@ -47,8 +47,8 @@ func (b *Bridge) localTask(id string) bool {
 
 // managers lists the task managers of the process: the published agents'
 // and the fronted agents' whose card has been loaded.
-func (b *Bridge) managers() []*a2a.Manager {
-	var out []*a2a.Manager
+func (b *Bridge) managers() []*taskmanager.Manager {
+	var out []*taskmanager.Manager
 	for _, a := range b.publishedAgents() {
 		if a.mgr != nil {
 			out = append(out, a.mgr)

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 	"github.com/a2a-mcp-bridge/bridge/observe"
 	"github.com/a2a-mcp-bridge/bridge/request"
 )
@@ -366,7 +367,7 @@ func (o *Metrics) forget(w *streamWriter) {
 // drain write a comment between two of the handler's writes (the a2a and
 // MCP servers write each event in one Write). It keeps Flush and Unwrap so
 // SSE and http.ResponseController still work, and lets an a2a stream be
-// released from net/http ([a2a.StreamReleaseObserver]): the stream is then
+// released from net/http ([server.StreamReleaseObserver]): the stream is then
 // logged and forgotten when it ends, and the drain's comment goes through
 // the stream's own writer.
 type streamWriter struct {
@@ -385,7 +386,7 @@ type streamWriter struct {
 	write func([]byte) error
 }
 
-var _ a2a.StreamReleaseObserver = (*streamWriter)(nil)
+var _ server.StreamReleaseObserver = (*streamWriter)(nil)
 
 func (w *streamWriter) WriteHeader(code int) {
 	w.mu.Lock()
@@ -428,7 +429,7 @@ func (w *streamWriter) Flush() {
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (w *streamWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// StreamReleased implements [a2a.StreamReleaseObserver]: the writer lets go
+// StreamReleased implements [server.StreamReleaseObserver]: the writer lets go
 // of net/http's writer and of the request, keeps write for the drain's
 // comment, and logs and forgets the stream when it ends, with its whole
 // duration.
@@ -502,7 +503,7 @@ func (releasedWriter) WriteHeader(int) {}
 // serve command calls it when SIGTERM starts the drain (Listener.OnDrain).
 // From then on /readyz answers 503 ("shutting down"), so that a load
 // balancer sends no more. The streams, those released from net/http too
-// ([a2a.StreamReleaseObserver]), stay open until their tasks end, their
+// ([server.StreamReleaseObserver]), stay open until their tasks end, their
 // clients leave or the grace expires; then Stop fails the tasks still
 // running, which gives their streams the final event.
 func (b *Bridge) GoingAway() {

@@ -9,10 +9,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/a2a-mcp-bridge/bridge/a2a/server"
+
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
-
-	"github.com/a2a-mcp-bridge/bridge/a2a"
 )
 
 // TestPanicInOneRequestKeepsServing: a handler that panics on /mcp or an
@@ -77,9 +77,9 @@ func TestReleasedStreamIsToldOfTheDrainAndForgottenWhenItEnds(t *testing.T) {
 			mux := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "text/event-stream")
 				w.WriteHeader(http.StatusOK)
-				var observers []a2a.StreamReleaseObserver
+				var observers []server.StreamReleaseObserver
 				for cur := w; ; cur = cur.(interface{ Unwrap() http.ResponseWriter }).Unwrap() {
-					o, ok := cur.(a2a.StreamReleaseObserver)
+					o, ok := cur.(server.StreamReleaseObserver)
 					if !ok {
 						break
 					}

@@ -16,8 +16,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
@@ -30,7 +31,7 @@ import (
 // value the test sends, and completes when the channel closes.
 type steppedAgent struct{ steps chan int }
 
-func (a *steppedAgent) Execute(ctx context.Context, _ *a2a.Request, u *a2a.Updater) error {
+func (a *steppedAgent) Execute(ctx context.Context, _ *taskmanager.Request, u *taskmanager.Updater) error {
 	if err := u.Working(ctx, "started"); err != nil {
 		return err
 	}
@@ -49,7 +50,9 @@ func (a *steppedAgent) Execute(ctx context.Context, _ *a2a.Request, u *a2a.Updat
 	}
 }
 
-func (a *steppedAgent) Cancel(context.Context, *a2a.Request, *a2a.Updater) error { return nil }
+func (a *steppedAgent) Cancel(context.Context, *taskmanager.Request, *taskmanager.Updater) error {
+	return nil
+}
 
 // lockedBuffer is a log sink the server's goroutines share with the test.
 type lockedBuffer struct{ syncbuf.Buffer }
@@ -94,11 +97,11 @@ func newReleaseEnv(t testing.TB) *releaseEnv {
 // given silence (0: never).
 func newReleaseEnvAfter(t testing.TB, after time.Duration) *releaseEnv {
 	t.Helper()
-	old := a2a.SetStreamReleaseDelayForTests(after)
-	t.Cleanup(func() { a2a.SetStreamReleaseDelayForTests(old) })
+	old := server.SetStreamReleaseDelayForTests(after)
+	t.Cleanup(func() { server.SetStreamReleaseDelayForTests(old) })
 	e := &releaseEnv{agent: &steppedAgent{steps: make(chan int)}, logs: &lockedBuffer{}, reg: prometheus.NewRegistry(), returned: make(chan struct{}, 1)}
 
-	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: store.NewMemory(), Executor: e.agent, Logger: quiet, PollInterval: 20 * time.Millisecond})
+	mgr, err := taskmanager.New(taskmanager.Config{Store: store.NewMemory(), Executor: e.agent, Logger: quiet, PollInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +111,7 @@ func newReleaseEnvAfter(t testing.TB, after time.Duration) *releaseEnv {
 	}
 	up := httptest.NewUnstartedServer(nil)
 	up.Listener = ln
-	as, err := a2a.NewServer(a2a.ServerConfig{Manager: mgr, Card: demoagent.Card("http://" + ln.Addr().String()), Logger: quiet})
+	as, err := server.New(server.Config{Manager: mgr, Card: demoagent.Card("http://" + ln.Addr().String()), Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"time"
 
-	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/gateway/health"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
@@ -388,7 +388,7 @@ func (b *Bridge) dropFrontMCP(name string) *connector.Conn {
 
 // retire lets a removed upstream's running tasks finish (at most
 // server.shutdown_grace), then closes its connection. Close waits for it.
-func (b *Bridge) retire(mgr *a2a.Manager, conn *connector.Conn) {
+func (b *Bridge) retire(mgr *taskmanager.Manager, conn *connector.Conn) {
 	grace := b.cfg.Server.ShutdownGrace.D()
 	if grace <= 0 {
 		grace = 30 * time.Second

@@ -10,14 +10,15 @@ import (
 	"testing"
 	"time"
 
-	a2aclient "github.com/a2a-mcp-bridge/bridge/a2a/client"
-
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	a2aclient "github.com/a2a-mcp-bridge/bridge/a2a/client"
+	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
@@ -27,12 +28,12 @@ import (
 // startReloadAgent is the demo A2A agent on loopback; it returns its URL.
 func startReloadAgent(t *testing.T) string {
 	t.Helper()
-	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: store.NewMemory(), Executor: &demoagent.Agent{Tick: 5 * time.Millisecond}, Logger: quiet})
+	mgr, err := taskmanager.New(taskmanager.Config{Store: store.NewMemory(), Executor: &demoagent.Agent{Tick: 5 * time.Millisecond}, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewUnstartedServer(nil)
-	as, err := a2a.NewServer(a2a.ServerConfig{Manager: mgr, Card: demoagent.Card("http://" + srv.Listener.Addr().String()), Logger: quiet})
+	as, err := server.New(server.Config{Manager: mgr, Card: demoagent.Card("http://" + srv.Listener.Addr().String()), Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}

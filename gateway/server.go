@@ -14,8 +14,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/a2agrpc"
+	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 )
 
 // Version is the bridge's version, set at build time with -ldflags.
@@ -143,7 +143,7 @@ func (l *Listener) Listen() error {
 	}
 	// The drain ends released streams itself, once the grace has let their
 	// tasks finish.
-	a2a.KeepReleasedStreamsOnShutdown(l.srv)
+	server.KeepReleasedStreamsOnShutdown(l.srv)
 	l.mu.Unlock()
 	return nil
 }
@@ -270,10 +270,10 @@ func (l *Listener) drain() error {
 	if l.grpcLn != nil {
 		l.GRPC.Stop() // the calls still open end
 	}
-	a2a.EndReleasedStreams(l.srv)
+	server.EndReleasedStreams(l.srv)
 	cctx, ccancel := context.WithTimeout(context.Background(), closeBudget)
 	defer ccancel()
-	if err := a2a.WaitReleasedStreams(cctx, l.srv); err != nil {
+	if err := server.WaitReleasedStreams(cctx, l.srv); err != nil {
 		log.Warn("shutdown: some released event streams did not finish in time")
 	}
 	select {
@@ -293,7 +293,7 @@ func waitAll(ctx context.Context, shutdownDone <-chan struct{}, srv *http.Server
 	case <-ctx.Done():
 		return false
 	}
-	if a2a.WaitReleasedStreams(ctx, srv) != nil {
+	if server.WaitReleasedStreams(ctx, srv) != nil {
 		return false
 	}
 	if settle != nil && settle(ctx) != nil {

@@ -6,19 +6,20 @@ import (
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 )
 
-// countingStore is an a2a.Store that counts its failures in
+// countingStore is an taskmanager.Store that counts its failures in
 // bridge_store_errors_total, by method name. Protocol outcomes are not
 // failures: see storeFailed.
 type countingStore struct {
-	a2a.Store
+	taskmanager.Store
 	m *Metrics
 }
 
 // countStoreErrors wraps st so that its failures are counted on m (read at
 // each failure: the observe series exist only once the handler is built).
-func countStoreErrors(st a2a.Store, m *Metrics) a2a.Store {
+func countStoreErrors(st taskmanager.Store, m *Metrics) taskmanager.Store {
 	if st == nil || m == nil {
 		return st
 	}
@@ -32,8 +33,8 @@ func storeFailed(err error) bool {
 	switch {
 	case err == nil,
 		errors.Is(err, a2a.ErrTaskNotFound),
-		errors.Is(err, a2a.ErrConflict),
-		errors.Is(err, a2a.ErrExists),
+		errors.Is(err, taskmanager.ErrConflict),
+		errors.Is(err, taskmanager.ErrExists),
 		errors.Is(err, context.Canceled),
 		errors.Is(err, context.DeadlineExceeded):
 		return false
@@ -47,27 +48,27 @@ func (s *countingStore) count(op string, err error) {
 	}
 }
 
-// CreateTask implements a2a.TaskStore.
+// CreateTask implements taskmanager.TaskStore.
 func (s *countingStore) CreateTask(ctx context.Context, owner string, t *a2a.Task) error {
 	err := s.Store.CreateTask(ctx, owner, t)
 	s.count("CreateTask", err)
 	return err
 }
 
-// CreateLeasedTask implements a2a.LeasedTaskCreator (in one write when the
+// CreateLeasedTask implements taskmanager.LeasedTaskCreator (in one write when the
 // store underneath can).
 func (s *countingStore) CreateLeasedTask(ctx context.Context, owner string, t *a2a.Task, holder string, ttl time.Duration) error {
-	err := a2a.CreateLeasedTask(ctx, s.Store, owner, t, holder, ttl)
-	if !errors.Is(err, a2a.ErrLeaseHeld) {
+	err := taskmanager.CreateLeasedTask(ctx, s.Store, owner, t, holder, ttl)
+	if !errors.Is(err, taskmanager.ErrLeaseHeld) {
 		s.count("CreateLeasedTask", err)
 	}
 	return err
 }
 
-// UpdateTaskReleasing implements a2a.LeaseReleasingUpdater (in one write
+// UpdateTaskReleasing implements taskmanager.LeaseReleasingUpdater (in one write
 // when the store underneath can; else the update, then the release).
-func (s *countingStore) UpdateTaskReleasing(ctx context.Context, owner string, t *a2a.Task, version int64, events []a2a.StreamResponse, holder string) (*a2a.TaskRecord, error) {
-	lr, ok := s.Store.(a2a.LeaseReleasingUpdater)
+func (s *countingStore) UpdateTaskReleasing(ctx context.Context, owner string, t *a2a.Task, version int64, events []a2a.StreamResponse, holder string) (*taskmanager.TaskRecord, error) {
+	lr, ok := s.Store.(taskmanager.LeaseReleasingUpdater)
 	if !ok {
 		r, err := s.UpdateTask(ctx, owner, t, version, events)
 		if err == nil {
@@ -82,132 +83,132 @@ func (s *countingStore) UpdateTaskReleasing(ctx context.Context, owner string, t
 	return r, err
 }
 
-// GetTask implements a2a.TaskStore.
-func (s *countingStore) GetTask(ctx context.Context, owner, id string) (*a2a.TaskRecord, error) {
+// GetTask implements taskmanager.TaskStore.
+func (s *countingStore) GetTask(ctx context.Context, owner, id string) (*taskmanager.TaskRecord, error) {
 	r, err := s.Store.GetTask(ctx, owner, id)
 	s.count("GetTask", err)
 	return r, err
 }
 
-// UpdateTask implements a2a.TaskStore.
-func (s *countingStore) UpdateTask(ctx context.Context, owner string, t *a2a.Task, version int64, events []a2a.StreamResponse) (*a2a.TaskRecord, error) {
+// UpdateTask implements taskmanager.TaskStore.
+func (s *countingStore) UpdateTask(ctx context.Context, owner string, t *a2a.Task, version int64, events []a2a.StreamResponse) (*taskmanager.TaskRecord, error) {
 	r, err := s.Store.UpdateTask(ctx, owner, t, version, events)
 	s.count("UpdateTask", err)
 	return r, err
 }
 
-// Events implements a2a.TaskStore.
-func (s *countingStore) Events(ctx context.Context, owner, taskID string, after int64, limit int) ([]a2a.StoredEvent, error) {
+// Events implements taskmanager.TaskStore.
+func (s *countingStore) Events(ctx context.Context, owner, taskID string, after int64, limit int) ([]taskmanager.StoredEvent, error) {
 	evs, err := s.Store.Events(ctx, owner, taskID, after, limit)
 	s.count("Events", err)
 	return evs, err
 }
 
-// ListTasks implements a2a.TaskStore.
-func (s *countingStore) ListTasks(ctx context.Context, owner string, q a2a.TaskQuery) (*a2a.TaskPage, error) {
+// ListTasks implements taskmanager.TaskStore.
+func (s *countingStore) ListTasks(ctx context.Context, owner string, q taskmanager.TaskQuery) (*taskmanager.TaskPage, error) {
 	p, err := s.Store.ListTasks(ctx, owner, q)
 	s.count("ListTasks", err)
 	return p, err
 }
 
-// Watch implements a2a.TaskStore (it cannot fail: nothing to count).
+// Watch implements taskmanager.TaskStore (it cannot fail: nothing to count).
 func (s *countingStore) Watch(ctx context.Context, taskID string) (<-chan struct{}, func()) {
 	return s.Store.Watch(ctx, taskID)
 }
 
-// AcquireLease implements a2a.LeaseStore.
+// AcquireLease implements taskmanager.LeaseStore.
 func (s *countingStore) AcquireLease(ctx context.Context, taskID, holder string, ttl time.Duration) (bool, error) {
 	ok, err := s.Store.AcquireLease(ctx, taskID, holder, ttl)
 	s.count("AcquireLease", err)
 	return ok, err
 }
 
-// RenewLease implements a2a.LeaseStore.
+// RenewLease implements taskmanager.LeaseStore.
 func (s *countingStore) RenewLease(ctx context.Context, taskID, holder string, ttl time.Duration) (bool, error) {
 	ok, err := s.Store.RenewLease(ctx, taskID, holder, ttl)
 	s.count("RenewLease", err)
 	return ok, err
 }
 
-// ReleaseLease implements a2a.LeaseStore.
+// ReleaseLease implements taskmanager.LeaseStore.
 func (s *countingStore) ReleaseLease(ctx context.Context, taskID, holder string) error {
 	err := s.Store.ReleaseLease(ctx, taskID, holder)
 	s.count("ReleaseLease", err)
 	return err
 }
 
-// RequestCancel implements a2a.LeaseStore.
+// RequestCancel implements taskmanager.LeaseStore.
 func (s *countingStore) RequestCancel(ctx context.Context, taskID string) error {
 	err := s.Store.RequestCancel(ctx, taskID)
 	s.count("RequestCancel", err)
 	return err
 }
 
-// CancelRequested implements a2a.LeaseStore.
+// CancelRequested implements taskmanager.LeaseStore.
 func (s *countingStore) CancelRequested(ctx context.Context, taskID string) (bool, error) {
 	ok, err := s.Store.CancelRequested(ctx, taskID)
 	s.count("CancelRequested", err)
 	return ok, err
 }
 
-// PutPushConfig implements a2a.PushConfigStore.
+// PutPushConfig implements taskmanager.PushConfigStore.
 func (s *countingStore) PutPushConfig(ctx context.Context, owner string, cfg *a2a.TaskPushNotificationConfig) error {
 	err := s.Store.PutPushConfig(ctx, owner, cfg)
 	s.count("PutPushConfig", err)
 	return err
 }
 
-// GetPushConfig implements a2a.PushConfigStore.
+// GetPushConfig implements taskmanager.PushConfigStore.
 func (s *countingStore) GetPushConfig(ctx context.Context, owner, taskID, id string) (*a2a.TaskPushNotificationConfig, error) {
 	c, err := s.Store.GetPushConfig(ctx, owner, taskID, id)
 	s.count("GetPushConfig", err)
 	return c, err
 }
 
-// ListPushConfigs implements a2a.PushConfigStore.
+// ListPushConfigs implements taskmanager.PushConfigStore.
 func (s *countingStore) ListPushConfigs(ctx context.Context, owner, taskID string) ([]a2a.TaskPushNotificationConfig, error) {
 	cs, err := s.Store.ListPushConfigs(ctx, owner, taskID)
 	s.count("ListPushConfigs", err)
 	return cs, err
 }
 
-// DeletePushConfig implements a2a.PushConfigStore.
+// DeletePushConfig implements taskmanager.PushConfigStore.
 func (s *countingStore) DeletePushConfig(ctx context.Context, owner, taskID, id string) error {
 	err := s.Store.DeletePushConfig(ctx, owner, taskID, id)
 	s.count("DeletePushConfig", err)
 	return err
 }
 
-// DuePushes implements a2a.PushCursorStore.
-func (s *countingStore) DuePushes(ctx context.Context, now time.Time, limit int) ([]a2a.PushDue, error) {
+// DuePushes implements taskmanager.PushCursorStore.
+func (s *countingStore) DuePushes(ctx context.Context, now time.Time, limit int) ([]taskmanager.PushDue, error) {
 	d, err := s.Store.DuePushes(ctx, now, limit)
 	s.count("DuePushes", err)
 	return d, err
 }
 
-// AdvancePush implements a2a.PushCursorStore.
+// AdvancePush implements taskmanager.PushCursorStore.
 func (s *countingStore) AdvancePush(ctx context.Context, owner, taskID, configID string, seq int64) error {
 	err := s.Store.AdvancePush(ctx, owner, taskID, configID, seq)
 	s.count("AdvancePush", err)
 	return err
 }
 
-// FailPush implements a2a.PushCursorStore.
+// FailPush implements taskmanager.PushCursorStore.
 func (s *countingStore) FailPush(ctx context.Context, owner, taskID, configID string, next time.Time, lastErr string) error {
 	err := s.Store.FailPush(ctx, owner, taskID, configID, next, lastErr)
 	s.count("FailPush", err)
 	return err
 }
 
-// Prune implements a2a.MaintenanceStore.
+// Prune implements taskmanager.MaintenanceStore.
 func (s *countingStore) Prune(ctx context.Context, finishedBefore time.Time) (int, error) {
 	n, err := s.Store.Prune(ctx, finishedBefore)
 	s.count("Prune", err)
 	return n, err
 }
 
-// Orphans implements a2a.MaintenanceStore.
-func (s *countingStore) Orphans(ctx context.Context, after string, limit int) ([]a2a.TaskRef, error) {
+// Orphans implements taskmanager.MaintenanceStore.
+func (s *countingStore) Orphans(ctx context.Context, after string, limit int) ([]taskmanager.TaskRef, error) {
 	refs, err := s.Store.Orphans(ctx, after, limit)
 	s.count("Orphans", err)
 	return refs, err
@@ -219,9 +220,9 @@ func (m *Metrics) restarted(label string) func(string) {
 	return func(string) { m.series().UpstreamRestarted(label) }
 }
 
-// CountTasks implements a2a.TaskCounter when the store underneath does.
+// CountTasks implements taskmanager.TaskCounter when the store underneath does.
 func (s *countingStore) CountTasks(ctx context.Context) (map[a2a.TaskState]int64, error) {
-	c, ok := s.Store.(a2a.TaskCounter)
+	c, ok := s.Store.(taskmanager.TaskCounter)
 	if !ok {
 		return nil, errors.New("gateway: the store does not count its tasks")
 	}

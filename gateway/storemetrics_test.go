@@ -14,22 +14,23 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 )
 
 // failingStore answers every call it overrides with err; the embedded nil
 // Store panics on anything else, so a test notices a missed delegation.
 type failingStore struct {
-	a2a.Store
+	taskmanager.Store
 	err   error
 	calls int
 }
 
-func (f *failingStore) GetTask(context.Context, string, string) (*a2a.TaskRecord, error) {
+func (f *failingStore) GetTask(context.Context, string, string) (*taskmanager.TaskRecord, error) {
 	f.calls++
 	return nil, f.err
 }
 
-func (f *failingStore) UpdateTask(context.Context, string, *a2a.Task, int64, []a2a.StreamResponse) (*a2a.TaskRecord, error) {
+func (f *failingStore) UpdateTask(context.Context, string, *a2a.Task, int64, []a2a.StreamResponse) (*taskmanager.TaskRecord, error) {
 	f.calls++
 	return nil, f.err
 }
@@ -83,8 +84,8 @@ func TestStoreErrorsCountsFailuresNotProtocolOutcomes(t *testing.T) {
 		{"store failure", errors.New("store: query: connection refused"), 1},
 		{"wrapped failure", fmt.Errorf("store: get: %w", io.ErrUnexpectedEOF), 1},
 		{"task not found", a2a.ErrTaskNotFound.Withf("task %s not found", "t1"), 0},
-		{"conflict", a2a.ErrConflict, 0},
-		{"exists", fmt.Errorf("store: %w", a2a.ErrExists), 0},
+		{"conflict", taskmanager.ErrConflict, 0},
+		{"exists", fmt.Errorf("store: %w", taskmanager.ErrExists), 0},
 		{"canceled", context.Canceled, 0},
 		{"deadline", fmt.Errorf("store: query: %w", context.DeadlineExceeded), 0},
 		{"success", nil, 0},
@@ -147,16 +148,16 @@ func TestUpstreamRestartHookCounts(t *testing.T) {
 type brokenStore struct{ err error }
 
 func (b brokenStore) CreateTask(context.Context, string, *a2a.Task) error { return b.err }
-func (b brokenStore) GetTask(context.Context, string, string) (*a2a.TaskRecord, error) {
+func (b brokenStore) GetTask(context.Context, string, string) (*taskmanager.TaskRecord, error) {
 	return nil, b.err
 }
-func (b brokenStore) UpdateTask(context.Context, string, *a2a.Task, int64, []a2a.StreamResponse) (*a2a.TaskRecord, error) {
+func (b brokenStore) UpdateTask(context.Context, string, *a2a.Task, int64, []a2a.StreamResponse) (*taskmanager.TaskRecord, error) {
 	return nil, b.err
 }
-func (b brokenStore) Events(context.Context, string, string, int64, int) ([]a2a.StoredEvent, error) {
+func (b brokenStore) Events(context.Context, string, string, int64, int) ([]taskmanager.StoredEvent, error) {
 	return nil, b.err
 }
-func (b brokenStore) ListTasks(context.Context, string, a2a.TaskQuery) (*a2a.TaskPage, error) {
+func (b brokenStore) ListTasks(context.Context, string, taskmanager.TaskQuery) (*taskmanager.TaskPage, error) {
 	return nil, b.err
 }
 func (b brokenStore) Watch(context.Context, string) (<-chan struct{}, func()) {
@@ -181,17 +182,19 @@ func (b brokenStore) ListPushConfigs(context.Context, string, string) ([]a2a.Tas
 	return nil, b.err
 }
 func (b brokenStore) DeletePushConfig(context.Context, string, string, string) error { return b.err }
-func (b brokenStore) DuePushes(context.Context, time.Time, int) ([]a2a.PushDue, error) {
+func (b brokenStore) DuePushes(context.Context, time.Time, int) ([]taskmanager.PushDue, error) {
 	return nil, b.err
 }
 func (b brokenStore) AdvancePush(context.Context, string, string, string, int64) error { return b.err }
 func (b brokenStore) FailPush(context.Context, string, string, string, time.Time, string) error {
 	return b.err
 }
-func (b brokenStore) Prune(context.Context, time.Time) (int, error)               { return 0, b.err }
-func (b brokenStore) Orphans(context.Context, string, int) ([]a2a.TaskRef, error) { return nil, b.err }
+func (b brokenStore) Prune(context.Context, time.Time) (int, error) { return 0, b.err }
+func (b brokenStore) Orphans(context.Context, string, int) ([]taskmanager.TaskRef, error) {
+	return nil, b.err
+}
 
-// TestStoreErrorsCountedOnEveryMethod: every failing method of a2a.Store
+// TestStoreErrorsCountedOnEveryMethod: every failing method of taskmanager.Store
 // is counted under its own name (none is left to the embedded store).
 func TestStoreErrorsCountedOnEveryMethod(t *testing.T) {
 	m, reg := observedMetrics(t)
@@ -202,7 +205,7 @@ func TestStoreErrorsCountedOnEveryMethod(t *testing.T) {
 		"GetTask":          func() error { _, err := st.GetTask(ctx, "o", "t"); return err },
 		"UpdateTask":       func() error { _, err := st.UpdateTask(ctx, "o", &a2a.Task{}, 1, nil); return err },
 		"Events":           func() error { _, err := st.Events(ctx, "o", "t", 0, 1); return err },
-		"ListTasks":        func() error { _, err := st.ListTasks(ctx, "o", a2a.TaskQuery{}); return err },
+		"ListTasks":        func() error { _, err := st.ListTasks(ctx, "o", taskmanager.TaskQuery{}); return err },
 		"AcquireLease":     func() error { _, err := st.AcquireLease(ctx, "t", "h", time.Second); return err },
 		"RenewLease":       func() error { _, err := st.RenewLease(ctx, "t", "h", time.Second); return err },
 		"ReleaseLease":     func() error { return st.ReleaseLease(ctx, "t", "h") },
@@ -219,8 +222,8 @@ func TestStoreErrorsCountedOnEveryMethod(t *testing.T) {
 		"Orphans":          func() error { _, err := st.Orphans(ctx, "", 1); return err },
 	}
 	// Every method but Watch (which cannot fail) is in the table.
-	if n := reflect.TypeFor[a2a.Store]().NumMethod() - 1; len(calls) != n {
-		t.Fatalf("table has %d methods, a2a.Store has %d that can fail", len(calls), n)
+	if n := reflect.TypeFor[taskmanager.Store]().NumMethod() - 1; len(calls) != n {
+		t.Fatalf("table has %d methods, taskmanager.Store has %d that can fail", len(calls), n)
 	}
 	for op, call := range calls {
 		if err := call(); err == nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 )
 
 // Task counts are read from the store at scrape time, at most once per
@@ -27,10 +28,10 @@ const (
 var taskStates = lifecycle
 
 // taskCounts reads the tasks by state from a store that counts them
-// (a2a.TaskCounter: one query, every replica's tasks on a shared store),
+// (taskmanager.TaskCounter: one query, every replica's tasks on a shared store),
 // remembering the answer for taskCountsTTL.
 type taskCounts struct {
-	c   a2a.TaskCounter
+	c   taskmanager.TaskCounter
 	now func() time.Time
 
 	mu     sync.Mutex
@@ -52,7 +53,7 @@ func (t *taskCounts) get(ctx context.Context) (map[a2a.TaskState]int64, error) {
 	return t.counts, t.err
 }
 
-// CountTasks implements a2a.TaskCounter with the remembered counts (a
+// CountTasks implements taskmanager.TaskCounter with the remembered counts (a
 // copy), so that the status page (Bridge.TasksByState) and bridge_tasks
 // read the same.
 func (t *taskCounts) CountTasks(ctx context.Context) (map[a2a.TaskState]int64, error) {
@@ -104,11 +105,11 @@ func stateName(s a2a.TaskState) string {
 
 // countTasks sets up the task counts and bridge_tasks when raw, the store
 // under b.store, can count its tasks.
-func (b *Bridge) countTasks(raw a2a.Store) error {
-	if _, ok := raw.(a2a.TaskCounter); !ok {
+func (b *Bridge) countTasks(raw taskmanager.Store) error {
+	if _, ok := raw.(taskmanager.TaskCounter); !ok {
 		return nil
 	}
-	c, ok := b.store.(a2a.TaskCounter)
+	c, ok := b.store.(taskmanager.TaskCounter)
 	if !ok {
 		return nil
 	}

@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/a2a/v03"
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
@@ -76,7 +78,7 @@ type upstream03 struct {
 func startUpstream03(t *testing.T) *upstream03 {
 	t.Helper()
 	up := &upstream03{versions: map[string]int{}}
-	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: store.NewMemory(), Executor: &demoagent.Agent{Tick: 5 * time.Millisecond}, Logger: quiet, PollInterval: 20 * time.Millisecond})
+	mgr, err := taskmanager.New(taskmanager.Config{Store: store.NewMemory(), Executor: &demoagent.Agent{Tick: 5 * time.Millisecond}, Logger: quiet, PollInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,8 +88,8 @@ func startUpstream03(t *testing.T) *upstream03 {
 	}
 	base := "http://" + ln.Addr().String()
 	card := demoagent.Card(base)
-	as, err := a2a.NewServer(a2a.ServerConfig{Manager: mgr, Card: card, Logger: quiet, Legacy: &v03.Dialect{},
-		Guard: func(_ context.Context, c *a2a.Call) error {
+	as, err := server.New(server.Config{Manager: mgr, Card: card, Logger: quiet, Legacy: &v03.Dialect{},
+		Guard: func(_ context.Context, c *server.Call) error {
 			up.mu.Lock()
 			up.versions[c.Version+" "+c.Method]++
 			up.mu.Unlock()

@@ -11,15 +11,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/front"
+	a2aserver "github.com/a2a-mcp-bridge/bridge/a2a/server"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
 )
 
 // startFront fronts the A2A agent whose card is at cardURL with the bridge's
 // front-A2A executor (package a2a/front) behind a task manager and an
-// a2a.Server on a loopback httptest server, and returns the bridge's base
+// a2aserver.Server on a loopback httptest server, and returns the bridge's base
 // URL.
 func startFront(t *testing.T, cardURL string) string {
 	t.Helper()
@@ -34,14 +35,14 @@ func startFront(t *testing.T, cardURL string) string {
 	if err != nil {
 		t.Fatalf("interop: front %s: %v", cardURL, err)
 	}
-	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: store.NewMemory(), Executor: px, PollInterval: 100 * time.Millisecond})
+	mgr, err := taskmanager.New(taskmanager.Config{Store: store.NewMemory(), Executor: px, PollInterval: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var handler atomic.Pointer[a2a.Server]
+	var handler atomic.Pointer[a2aserver.Server]
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.Load().ServeHTTP(w, r) }))
 	base := srv.URL
-	s, err := a2a.NewServer(a2a.ServerConfig{Manager: mgr, Card: px.Card(base, false)})
+	s, err := a2aserver.New(a2aserver.Config{Manager: mgr, Card: px.Card(base, false)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -170,7 +170,7 @@ func (m *Metrics) Handler() http.Handler {
 // class), bridge_request_duration_seconds, and bridge_active_streams for a
 // response whose Content-Type is text/event-stream, from the moment its
 // header is written until the stream ends: when the handler returns or,
-// for a stream released from net/http ([a2a.StreamReleaseObserver]), when
+// for a stream released from net/http ([server.StreamReleaseObserver]), when
 // the released stream ends. A request is counted once it is over.
 //
 // The method label is, in order: the value a face recorded with
@@ -262,7 +262,7 @@ func (mr *meteredRequest) done(status int) {
 }
 
 // OnTaskEvent counts the task state an event enters. Its signature is that
-// of a2a.ManagerConfig.OnEvent; compose it with the push sender's hook
+// of taskmanager.Config.OnEvent; compose it with the push sender's hook
 // when both are needed.
 func (m *Metrics) OnTaskEvent(_ context.Context, _ string, _ *a2a.Task, ev a2a.StreamResponse) {
 	if m == nil {

@@ -18,7 +18,9 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 )
 
 // releasingHandler stands for the a2a server releasing an event stream:
@@ -40,9 +42,9 @@ func (h *releasingHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = io.WriteString(w, "data: {}\n\n")
 	// The chain is walked before anyone is told: a wrapper told lets go
 	// of the writer it wraps.
-	var observers []a2a.StreamReleaseObserver
+	var observers []server.StreamReleaseObserver
 	for cur := w; ; {
-		o, ok := cur.(a2a.StreamReleaseObserver)
+		o, ok := cur.(server.StreamReleaseObserver)
 		if !ok {
 			break
 		}
@@ -157,7 +159,7 @@ func TestReleasedStreamIsCountedAndTracedWhenItEnds(t *testing.T) {
 // heldTask reports WORKING, then completes when its channel closes.
 type heldTask struct{ done chan struct{} }
 
-func (e *heldTask) Execute(ctx context.Context, _ *a2a.Request, u *a2a.Updater) error {
+func (e *heldTask) Execute(ctx context.Context, _ *taskmanager.Request, u *taskmanager.Updater) error {
 	if err := u.Working(ctx, "held"); err != nil {
 		return err
 	}
@@ -169,7 +171,9 @@ func (e *heldTask) Execute(ctx context.Context, _ *a2a.Request, u *a2a.Updater) 
 	}
 }
 
-func (e *heldTask) Cancel(context.Context, *a2a.Request, *a2a.Updater) error { return nil }
+func (e *heldTask) Cancel(context.Context, *taskmanager.Request, *taskmanager.Updater) error {
+	return nil
+}
 
 // TestReleasedA2AStreamThroughTheMiddlewares: an a2a stream behind Wrap is
 // released from net/http (its connection taken over, its handler
@@ -179,16 +183,16 @@ func (e *heldTask) Cancel(context.Context, *a2a.Request, *a2a.Updater) error { r
 func TestReleasedA2AStreamThroughTheMiddlewares(t *testing.T) {
 	sr := recordSpans(t)
 	m := NewMetrics(prometheus.NewRegistry())
-	defer a2a.SetStreamReleaseDelayForTests(a2a.SetStreamReleaseDelayForTests(20 * time.Millisecond))
+	defer server.SetStreamReleaseDelayForTests(server.SetStreamReleaseDelayForTests(20 * time.Millisecond))
 	exec := &heldTask{done: make(chan struct{})}
-	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: store.NewMemory(), Executor: exec})
+	mgr, err := taskmanager.New(taskmanager.Config{Store: store.NewMemory(), Executor: exec})
 	if err != nil {
 		t.Fatal(err)
 	}
 	yes := true
-	srv, err := a2a.NewServer(a2a.ServerConfig{
+	srv, err := server.New(server.Config{
 		Manager: mgr, Card: &a2a.AgentCard{Name: "r", Version: "1", Capabilities: a2a.AgentCapabilities{Streaming: &yes}},
-		Guard: func(ctx context.Context, c *a2a.Call) error { SetMethod(ctx, c.Method); return nil },
+		Guard: func(ctx context.Context, c *server.Call) error { SetMethod(ctx, c.Method); return nil },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -207,7 +211,7 @@ func TestReleasedA2AStreamThroughTheMiddlewares(t *testing.T) {
 	}
 	hs.Start()
 	defer func() { hs.Close(); mgr.Wait() }()
-	res, err := mgr.SendMessage(context.Background(), a2a.AnonymousOwner, &a2a.SendMessageRequest{
+	res, err := mgr.SendMessage(context.Background(), server.AnonymousOwner, &a2a.SendMessageRequest{
 		Message:       &a2a.Message{MessageID: "m1", Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart("go")}},
 		Configuration: &a2a.SendMessageConfiguration{ReturnImmediately: true},
 	})

@@ -137,7 +137,7 @@ func Tracing(ctx context.Context, cfg TracingConfig) (shutdown func(context.Cont
 // span named "<face> <HTTP method>", renamed "<face> <protocol method>"
 // when the face calls [SetMethod]. A 5xx status marks the span as an error.
 // The span ends when the handler returns or, for an event stream released
-// from net/http ([a2a.StreamReleaseObserver]), when the stream ends.
+// from net/http ([server.StreamReleaseObserver]), when the stream ends.
 func TraceMiddleware(face string, next http.Handler) http.Handler {
 	if !safeLabel(face) {
 		face = labelOther

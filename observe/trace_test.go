@@ -10,8 +10,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/a2a-mcp-bridge/bridge/a2a/client"
-
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"go.opentelemetry.io/otel"
@@ -21,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/client"
 )
 
 // recordSpans installs a tracer provider that records ended spans in

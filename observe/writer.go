@@ -4,13 +4,13 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 )
 
 // recorder records the status a handler writes and notices event streams.
 // It keeps Flush and Unwrap so SSE and http.ResponseController still work
 // through it, and lets an a2a event stream be released from net/http
-// ([a2a.StreamReleaseObserver]): its middleware then finishes with the
+// ([server.StreamReleaseObserver]): its middleware then finishes with the
 // stream's end rather than with the handler's return.
 type recorder struct {
 	http.ResponseWriter
@@ -33,7 +33,7 @@ type recorderHooks interface {
 	release(status int) (end func())
 }
 
-var _ a2a.StreamReleaseObserver = (*recorder)(nil)
+var _ server.StreamReleaseObserver = (*recorder)(nil)
 
 func (w *recorder) WriteHeader(code int) {
 	if w.status == 0 && code >= 200 {
@@ -64,7 +64,7 @@ func (w *recorder) Flush() {
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (w *recorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// StreamReleased implements [a2a.StreamReleaseObserver]: the recorder lets
+// StreamReleased implements [server.StreamReleaseObserver]: the recorder lets
 // go of the writer it wraps (the released stream must not keep net/http's
 // buffers alive) and hands its middleware's finishing to end.
 func (w *recorder) StreamReleased(func([]byte) error) (end func()) {

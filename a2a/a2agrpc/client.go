@@ -14,8 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/a2a-mcp-bridge/bridge/a2a/client"
-
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
@@ -23,6 +21,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/client"
 )
 
 // ConnectorConfig configures a Connector.

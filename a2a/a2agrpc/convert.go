@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 )
 
 // The bridge's wire types and the generated messages meet at ProtoJSON:
@@ -29,7 +30,7 @@ func decodeRequest(method string, req proto.Message) (any, error) {
 		// A string field holding invalid UTF-8, an out-of-range value.
 		return nil, a2a.ErrInvalidParams.With("invalid params: the request message cannot be read as A2A")
 	}
-	params, _, err := a2a.DecodeRequest(method, raw)
+	params, _, err := server.DecodeRequest(method, raw)
 	return params, err
 }
 

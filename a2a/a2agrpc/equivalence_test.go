@@ -8,9 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/a2a-mcp-bridge/bridge/a2a/client"
-
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/client"
 )
 
 // Binding equivalence: one scenario table, run on JSON-RPC, HTTP+JSON and

@@ -9,15 +9,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/a2a-mcp-bridge/bridge/a2a/client"
-
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/a2agrpc"
+	"github.com/a2a-mcp-bridge/bridge/a2a/client"
+	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
 )
 
@@ -29,8 +30,8 @@ import (
 // tasks; both at once are refused.
 type harness struct {
 	t        testing.TB
-	srv      *a2a.Server
-	mgr      *a2a.Manager
+	srv      *server.Server
+	mgr      *taskmanager.Manager
 	gs       *a2agrpc.Server
 	httpURL  string // the shared listener's base URL
 	grpcAddr string // the service's own listener
@@ -53,32 +54,32 @@ func authenticate(r *http.Request) (context.Context, error) {
 	case bearer != "" && key != "":
 		return nil, a2a.ErrUnauthenticated.With("more than one credential")
 	case bearer != "":
-		return a2a.WithOwner(r.Context(), "user:"+bearer), nil
+		return server.WithOwner(r.Context(), "user:"+bearer), nil
 	case key != "":
-		return a2a.WithOwner(r.Context(), "key:"+key), nil
+		return server.WithOwner(r.Context(), "key:"+key), nil
 	}
 	e := a2a.ErrUnauthenticated.With("authentication required")
 	e.Header = http.Header{"Www-Authenticate": {`Bearer realm="test"`}}
 	return nil, e
 }
 
-func newHarness(t testing.TB, mod func(*a2a.ServerConfig)) *harness {
+func newHarness(t testing.TB, mod func(*server.Config)) *harness {
 	return newHarnessWith(t, mod, 30*time.Second)
 }
 
 // newHarnessWith is newHarness with the gRPC service's MaxUnaryDuration.
-func newHarnessWith(t testing.TB, mod func(*a2a.ServerConfig), maxUnary time.Duration) *harness {
+func newHarnessWith(t testing.TB, mod func(*server.Config), maxUnary time.Duration) *harness {
 	t.Helper()
 	h := &harness{t: t}
 	st := store.NewMemory()
-	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: st, Executor: &demoagent.Agent{Tick: 20 * time.Millisecond, StreamingTimeout: 50 * time.Millisecond}, CancelGrace: 2 * time.Second, PollInterval: 50 * time.Millisecond, LeaseWait: 500 * time.Millisecond})
+	mgr, err := taskmanager.New(taskmanager.Config{Store: st, Executor: &demoagent.Agent{Tick: 20 * time.Millisecond, StreamingTimeout: 50 * time.Millisecond}, CancelGrace: 2 * time.Second, PollInterval: 50 * time.Millisecond, LeaseWait: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	h.mgr = mgr
-	scfg := a2a.ServerConfig{
+	scfg := server.Config{
 		Manager: mgr, Card: demoagent.Card("http://example.invalid"), PushEnabled: true,
-		Guard: func(_ context.Context, c *a2a.Call) error {
+		Guard: func(_ context.Context, c *server.Call) error {
 			h.mu.Lock()
 			h.guarded = append(h.guarded, c.Binding+" "+c.Method)
 			h.mu.Unlock()
@@ -88,7 +89,7 @@ func newHarnessWith(t testing.TB, mod func(*a2a.ServerConfig), maxUnary time.Dur
 	if mod != nil {
 		mod(&scfg)
 	}
-	srv, err := a2a.NewServer(scfg)
+	srv, err := server.New(scfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,12 +21,13 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 )
 
 // Target is the agent a call reaches.
 type Target struct {
 	// Server serves the agent's calls.
-	Server *a2a.Server
+	Server *server.Server
 	// Authenticate authenticates the caller r describes (its headers are
 	// the call's metadata) with the agent's hop chain and returns the
 	// context the call runs with, carrying the principal and the owner
@@ -198,7 +199,7 @@ func (s *Server) unaryHandler(m *method) func(any, context.Context, func(any) er
 // (a caller that leaves does not cancel it): it is served on a goroutine
 // of its own, so that a call past its deadline is answered
 // DEADLINE_EXCEEDED while the task goes on.
-func (s *Server) serve(ctx context.Context, t *Target, call *a2a.Call) (any, error) {
+func (s *Server) serve(ctx context.Context, t *Target, call *server.Call) (any, error) {
 	p, ok := call.Params.(*a2a.SendMessageRequest)
 	if !ok || p.Configuration != nil && p.Configuration.ReturnImmediately {
 		return t.Server.Serve(call.Request.Context(), call)
@@ -255,7 +256,7 @@ func (s *Server) streamHandler(m *method) grpc.StreamHandler {
 // open resolves the agent a request names, authenticates its caller,
 // negotiates the version and decodes the request: the steps the HTTP
 // bindings take before a call is served, in their order.
-func (s *Server) open(ctx context.Context, m *method, req proto.Message) (*Target, *a2a.Call, error) {
+func (s *Server) open(ctx context.Context, m *method, req proto.Message) (*Target, *server.Call, error) {
 	tenant := req.(tenanted).GetTenant()
 	t, err := s.cfg.Resolve(ctx, tenant)
 	if err != nil {
@@ -279,7 +280,7 @@ func (s *Server) open(ctx context.Context, m *method, req proto.Message) (*Targe
 	if err != nil {
 		return t, nil, err
 	}
-	return t, a2a.NewCall(view, m.name, a2a.BindingGRPC, params), nil
+	return t, server.NewCall(view, m.name, a2a.BindingGRPC, params), nil
 }
 
 // answer is err as the call's status, logged as the agent's server logs

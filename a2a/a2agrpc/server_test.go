@@ -16,6 +16,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/a2agrpc"
 	pb "github.com/a2a-mcp-bridge/bridge/a2a/a2apb"
+	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 )
 
 func TestGRPCUnaryMethods(t *testing.T) {
@@ -297,7 +298,7 @@ func TestGRPCStreamErrorBeforeFirstEvent(t *testing.T) {
 // conformance kit still expects) answers UNIMPLEMENTED where v1.0.1 says
 // FAILED_PRECONDITION; the ErrorInfo reason is the same.
 func TestGRPCErrorTableV100(t *testing.T) {
-	h := newHarness(t, func(s *a2a.ServerConfig) { s.ErrorTable = a2a.ErrorTableV100 })
+	h := newHarness(t, func(s *server.Config) { s.ErrorTable = a2a.ErrorTableV100 })
 	cc := h.raw(h.grpcAddr)
 	st := rawStatus(t, cc, a2a.MethodGetTask, &pb.GetTaskRequest{Id: "x"}, &pb.Task{}, "authorization", "Bearer alice", "a2a-version", "0.3")
 	if st.Code() != codes.Unimplemented || errorInfo(st).GetReason() != "VERSION_NOT_SUPPORTED" {

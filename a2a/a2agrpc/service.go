@@ -1,12 +1,12 @@
 // Package a2agrpc is the A2A 1.0 gRPC binding: the service
-// lf.a2a.v1.A2AService served for the agents of an a2a.Server, and a
+// lf.a2a.v1.A2AService served for the agents of an server.Server, and a
 // client of it.
 //
 // The service is registered by hand (a grpc.ServiceDesc over the messages
 // of a2a/a2apb) rather than by protoc-gen-go-grpc output: the eleven
 // methods are a table, and every one of them runs through the one path the
 // HTTP bindings use. A request message is decoded from protobuf, turned
-// into its ProtoJSON form and decoded by a2a.DecodeRequest, the strict
+// into its ProtoJSON form and decoded by server.DecodeRequest, the strict
 // decoder of the JSON-RPC params; the call then goes through the same
 // authentication, version negotiation, guard (limits, policy), owner
 // scoping, manager and store as a JSON-RPC call. Errors are gRPC statuses

@@ -4,9 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/a2a-mcp-bridge/bridge/a2a/client"
-
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/client"
 )
 
 // BenchmarkSendMessage compares a blocking echo sent directly to the

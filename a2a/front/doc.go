@@ -1,4 +1,4 @@
-// Package proxy fronts an upstream A2A agent: it is an a2a.Executor whose
+// Package proxy fronts an upstream A2A agent: it is an taskmanager.Executor whose
 // backend is another agent, called with the a2a client.
 //
 // The bridge owns every task id it hands out (the task manager generates

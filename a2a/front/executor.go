@@ -5,15 +5,15 @@ import (
 	"errors"
 	"io"
 
-	"github.com/a2a-mcp-bridge/bridge/a2a/client"
-
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/client"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // callContext carries the bridge's caller (from the request's context) to
 // the outbound credential hook.
-func callContext(ctx context.Context, req *a2a.Request) context.Context {
+func callContext(ctx context.Context, req *taskmanager.Request) context.Context {
 	src := req.Context
 	if src == nil {
 		src = ctx
@@ -40,9 +40,9 @@ func (p *Proxy) lookup(taskID string) (upstreamRef, bool) {
 	return ref, ok
 }
 
-// Execute implements a2a.Executor: it relays one message to the upstream
+// Execute implements taskmanager.Executor: it relays one message to the upstream
 // and its outcome back, event by event.
-func (p *Proxy) Execute(ctx context.Context, req *a2a.Request, u *a2a.Updater) error {
+func (p *Proxy) Execute(ctx context.Context, req *taskmanager.Request, u *taskmanager.Updater) error {
 	ctx = callContext(ctx, req)
 	if p.sendLimit > 0 {
 		var cancel context.CancelFunc
@@ -90,13 +90,13 @@ var noHistory int32
 // relayBlocking reports whether a message is relayed with one blocking
 // upstream call: the caller waits for the outcome and no webhook of its
 // own needs the intermediate events.
-func relayBlocking(req *a2a.Request) bool {
+func relayBlocking(req *taskmanager.Request) bool {
 	return req.Blocking && (req.Config == nil || req.Config.TaskPushNotificationConfig == nil)
 }
 
-// Cancel implements a2a.Executor: it cancels the upstream task (bounded by
+// Cancel implements taskmanager.Executor: it cancels the upstream task (bounded by
 // Config.Timeout) and marks the bridge's task CANCELED.
-func (p *Proxy) Cancel(ctx context.Context, req *a2a.Request, u *a2a.Updater) error {
+func (p *Proxy) Cancel(ctx context.Context, req *taskmanager.Request, u *taskmanager.Updater) error {
 	ref, ok := p.lookup(req.TaskID)
 	if !ok {
 		r, err := p.seal.fromTask(req.Owner, req.Task)
@@ -113,7 +113,7 @@ func (p *Proxy) Cancel(ctx context.Context, req *a2a.Request, u *a2a.Updater) er
 		}
 	}
 	err := u.Status(ctx, a2a.TaskStateCanceled, u.NewAgentMessage(a2a.TextPart(text)))
-	if errors.Is(err, a2a.ErrTaskClosed) {
+	if errors.Is(err, taskmanager.ErrTaskClosed) {
 		return nil
 	}
 	return err
@@ -125,8 +125,8 @@ func (p *Proxy) Cancel(ctx context.Context, req *a2a.Request, u *a2a.Updater) er
 type relay struct {
 	p   *Proxy
 	st  *cardState // the card in use when the execution started
-	req *a2a.Request
-	u   *a2a.Updater
+	req *taskmanager.Request
+	u   *taskmanager.Updater
 
 	ref       upstreamRef
 	known     bool // the upstream ids are known (and the bridge task exists)
@@ -194,7 +194,7 @@ func (r *relay) follow(ctx context.Context) error {
 // emitted maps an Updater error: a task closed meanwhile (cancelled) ends
 // the relay quietly.
 func (r *relay) emitted(err error) error {
-	if errors.Is(err, a2a.ErrTaskClosed) {
+	if errors.Is(err, taskmanager.ErrTaskClosed) {
 		return nil
 	}
 	return err

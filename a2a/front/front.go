@@ -17,11 +17,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/a2a-mcp-bridge/bridge/a2a/client"
-
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
-	v03 "github.com/a2a-mcp-bridge/bridge/a2a/v03"
+	"github.com/a2a-mcp-bridge/bridge/a2a/client"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
+	"github.com/a2a-mcp-bridge/bridge/a2a/v03"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
 	"github.com/a2a-mcp-bridge/bridge/request"
 )
@@ -123,7 +123,7 @@ type cardState struct {
 	expires   time.Time
 }
 
-// Proxy is an a2a.Executor whose backend is one upstream A2A agent. Build
+// Proxy is an taskmanager.Executor whose backend is one upstream A2A agent. Build
 // it with New; it is safe for concurrent use.
 type Proxy struct {
 	cfg       Config
@@ -143,7 +143,7 @@ type Proxy struct {
 	running map[string]upstreamRef
 }
 
-var _ a2a.Executor = (*Proxy)(nil)
+var _ taskmanager.Executor = (*Proxy)(nil)
 
 // defaultHTTP is the client used without Config.HTTPClient, built like the
 // a2a client's default.

@@ -15,12 +15,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/a2a-mcp-bridge/bridge/a2a/client"
-
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
+	"github.com/a2a-mcp-bridge/bridge/a2a/client"
 	"github.com/a2a-mcp-bridge/bridge/a2a/front"
+	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
 	"github.com/a2a-mcp-bridge/bridge/request"
 )
@@ -47,12 +48,12 @@ func (c *staticCred) Apply(_ context.Context, req *http.Request, caller *request
 	return nil
 }
 
-// upstream is the demo agent behind an a2a.Server with a single owner, and
+// upstream is the demo agent behind an server.Server with a single owner, and
 // a record of the Authorization headers it received.
 type upstream struct {
 	srv   *httptest.Server
 	store *store.Memory
-	mgr   *a2a.Manager
+	mgr   *taskmanager.Manager
 
 	mu      sync.Mutex
 	auths   []string
@@ -114,7 +115,7 @@ func (u *upstream) seenAuth() []string {
 // taskIDs lists every task the upstream holds.
 func (u *upstream) taskIDs(t *testing.T) []string {
 	t.Helper()
-	page, err := u.store.ListTasks(context.Background(), upstreamOwner, a2a.TaskQuery{Limit: 100})
+	page, err := u.store.ListTasks(context.Background(), upstreamOwner, taskmanager.TaskQuery{Limit: 100})
 	if err != nil {
 		t.Fatalf("upstream list: %v", err)
 	}
@@ -128,7 +129,7 @@ func (u *upstream) taskIDs(t *testing.T) []string {
 func newUpstream(t testing.TB, streaming bool) *upstream {
 	t.Helper()
 	up := &upstream{store: store.NewMemory()}
-	mgr, err := a2a.NewManager(a2a.ManagerConfig{
+	mgr, err := taskmanager.New(taskmanager.Config{
 		Store: up.store, Executor: &demoagent.Agent{Tick: 20 * time.Millisecond},
 		PollInterval: 20 * time.Millisecond,
 	})
@@ -142,11 +143,11 @@ func newUpstream(t testing.TB, streaming bool) *upstream {
 		up.auths = append(up.auths, r.Header.Get("Authorization"))
 		up.mu.Unlock()
 		up.rewrite(r)
-		h.ServeHTTP(w, r.WithContext(a2a.WithOwner(r.Context(), upstreamOwner)))
+		h.ServeHTTP(w, r.WithContext(server.WithOwner(r.Context(), upstreamOwner)))
 	}))
 	c := demoagent.Card(up.srv.URL)
 	c.Capabilities.Streaming = a2a.Ptr(streaming)
-	s, err := a2a.NewServer(a2a.ServerConfig{Manager: mgr, Card: c, KeepAlive: time.Second})
+	s, err := server.New(server.Config{Manager: mgr, Card: c, KeepAlive: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +156,7 @@ func newUpstream(t testing.TB, streaming bool) *upstream {
 	return up
 }
 
-// bridge is the proxy executor behind a manager and an a2a.Server whose
+// bridge is the proxy executor behind a manager and an server.Server whose
 // owner is the X-Test-User header.
 type bridge struct {
 	up    *upstream
@@ -183,7 +184,7 @@ func newBridge(t testing.TB, streaming bool) *bridge {
 		t.Fatalf("front.New: %v", err)
 	}
 	b.px = px
-	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: b.store, Executor: px, PollInterval: 20 * time.Millisecond})
+	mgr, err := taskmanager.New(taskmanager.Config{Store: b.store, Executor: px, PollInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,12 +192,12 @@ func newBridge(t testing.TB, streaming bool) *bridge {
 	b.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		if u := r.Header.Get("X-Test-User"); u != "" {
-			ctx = a2a.WithOwner(ctx, u)
+			ctx = server.WithOwner(ctx, u)
 			ctx = request.WithPrincipal(ctx, &request.Principal{Subject: u, Issuer: "test", Method: "test"})
 		}
 		h.ServeHTTP(w, r.WithContext(ctx))
 	}))
-	s, err := a2a.NewServer(a2a.ServerConfig{Manager: mgr, Card: px.Card(b.srv.URL, false), KeepAlive: time.Second})
+	s, err := server.New(server.Config{Manager: mgr, Card: px.Card(b.srv.URL, false), KeepAlive: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -556,7 +557,7 @@ func TestCancelReachesUpstream(t *testing.T) {
 	if err != nil || tk.Status.State != a2a.TaskStateCanceled {
 		t.Fatalf("cancel = %+v, %v", tk, err)
 	}
-	page, err := b.up.store.ListTasks(ctx, upstreamOwner, a2a.TaskQuery{Limit: 10})
+	page, err := b.up.store.ListTasks(ctx, upstreamOwner, taskmanager.TaskQuery{Limit: 10})
 	if err != nil || len(page.Tasks) != 1 {
 		t.Fatalf("upstream tasks = %+v, %v", page, err)
 	}
@@ -648,7 +649,7 @@ func TestCredentialNotSentToForeignInterfaceHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := &bridge{store: store.NewMemory(), px: px}
-	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: b.store, Executor: px})
+	mgr, err := taskmanager.New(taskmanager.Config{Store: b.store, Executor: px})
 	if err != nil {
 		t.Fatal(err)
 	}

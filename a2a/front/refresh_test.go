@@ -19,6 +19,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
 	"github.com/a2a-mcp-bridge/bridge/a2a/front"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
 )
 
@@ -134,7 +135,7 @@ func TestChangedCardSwitchesInterfaces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: store.NewMemory(), Executor: px})
+	mgr, err := taskmanager.New(taskmanager.Config{Store: store.NewMemory(), Executor: px})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +167,7 @@ func TestUnreachableUpstreamAnswersAgentUnavailable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: store.NewMemory(), Executor: px})
+	mgr, err := taskmanager.New(taskmanager.Config{Store: store.NewMemory(), Executor: px})
 	if err != nil {
 		t.Fatal(err)
 	}

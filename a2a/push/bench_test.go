@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 )
 
 // BenchmarkDeliver measures one delivery attempt to a loopback webhook:
@@ -17,7 +18,7 @@ func BenchmarkDeliver(b *testing.B) {
 	d := newTestDispatcher(b, Config{}, newFakeStore(), testGuard(b, nil), nil, nil)
 	cfg := &a2a.TaskPushNotificationConfig{ID: "c1", TaskID: "t1", URL: srv.URL + "/hook", Token: "tok",
 		Authentication: &a2a.AuthenticationInfo{Scheme: "Bearer", Credentials: "cred"}}
-	ev := a2a.StoredEvent{Seq: 1, Event: statusEvent("t1", a2a.TaskStateWorking)}
+	ev := taskmanager.StoredEvent{Seq: 1, Event: statusEvent("t1", a2a.TaskStateWorking)}
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {

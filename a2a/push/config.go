@@ -8,9 +8,11 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/a2a-mcp-bridge/bridge/a2a"
-	"github.com/a2a-mcp-bridge/bridge/netguard"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
+	"github.com/a2a-mcp-bridge/bridge/netguard"
 )
 
 // Content types a webhook can be sent.
@@ -37,23 +39,23 @@ const (
 )
 
 // Store is what the dispatcher needs from storage: the push cursors and the
-// task event log that serves as the outbox. a2a.PushCursorStore plus
-// a2a.TaskStore's Events satisfy it.
+// task event log that serves as the outbox. taskmanager.PushCursorStore plus
+// taskmanager.TaskStore's Events satisfy it.
 type Store interface {
 	// DuePushes lists up to limit configs, of any owner, whose cursor is
 	// behind their task's log and whose next attempt time has come.
-	DuePushes(ctx context.Context, now time.Time, limit int) ([]a2a.PushDue, error)
+	DuePushes(ctx context.Context, now time.Time, limit int) ([]taskmanager.PushDue, error)
 	// AdvancePush moves a config's cursor to seq (never backwards) and
 	// clears its failure count.
 	AdvancePush(ctx context.Context, owner, taskID, configID string, seq int64) error
 	// FailPush records a failed attempt and when to try next.
 	FailPush(ctx context.Context, owner, taskID, configID string, next time.Time, lastErr string) error
 	// Events returns up to limit events of the task with seq > after, in order.
-	Events(ctx context.Context, owner, taskID string, after int64, limit int) ([]a2a.StoredEvent, error)
+	Events(ctx context.Context, owner, taskID string, after int64, limit int) ([]taskmanager.StoredEvent, error)
 }
 
 // Leaser is implemented by stores that can hand out leases (every
-// a2a.LeaseStore does). When the [Store] given to [New] implements it,
+// taskmanager.LeaseStore does). When the [Store] given to [New] implements it,
 // configs are claimed before delivery so replicas do not deliver the same
 // config at once. Keys are "push:<taskId>:<configId>".
 type Leaser interface {
@@ -77,7 +79,7 @@ type Guard interface {
 
 var (
 	_ Guard  = (*netguard.Guard)(nil)
-	_ Leaser = (a2a.LeaseStore)(nil)
+	_ Leaser = (taskmanager.LeaseStore)(nil)
 )
 
 // Config tunes a [Dispatcher]. The zero value takes every default.
@@ -140,7 +142,7 @@ type Config struct {
 // TaskReader reads a task, for deliveries of an older protocol version
 // (Config.LegacyBody); the bridge's stores are one.
 type TaskReader interface {
-	GetTask(ctx context.Context, owner, id string) (*a2a.TaskRecord, error)
+	GetTask(ctx context.Context, owner, id string) (*taskmanager.TaskRecord, error)
 }
 
 // Validate reports every problem that would make [New] fail, one per line,

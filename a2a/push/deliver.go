@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
 )
 
@@ -40,7 +41,7 @@ func (r result) summary() string {
 }
 
 // deliver makes one attempt to post event ev to cfg's webhook.
-func (d *Dispatcher) deliver(ctx context.Context, owner string, cfg *a2a.TaskPushNotificationConfig, ev a2a.StoredEvent) result {
+func (d *Dispatcher) deliver(ctx context.Context, owner string, cfg *a2a.TaskPushNotificationConfig, ev taskmanager.StoredEvent) result {
 	if err := ValidateConfig(cfg); err != nil {
 		return result{outcome: outcomeBlocked, err: err}
 	}
@@ -79,7 +80,7 @@ func (d *Dispatcher) deliver(ctx context.Context, owner string, cfg *a2a.TaskPus
 // config of an older version what Config.LegacyBody writes.
 // A body that cannot be encoded drops the event; a task that cannot be
 // read (the store away) is retried.
-func (d *Dispatcher) body(ctx context.Context, owner string, cfg *a2a.TaskPushNotificationConfig, ev *a2a.StoredEvent) ([]byte, outcome, error) {
+func (d *Dispatcher) body(ctx context.Context, owner string, cfg *a2a.TaskPushNotificationConfig, ev *taskmanager.StoredEvent) ([]byte, outcome, error) {
 	tr, ok := d.st.(TaskReader)
 	if cfg.Version == "" || d.cfg.LegacyBody == nil || !ok {
 		b, err := json.Marshal(ev.Event)

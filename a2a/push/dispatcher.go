@@ -11,9 +11,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 )
 
 // Dispatcher delivers push notifications from the store's outbox. Create it
@@ -101,7 +103,7 @@ func (d *Dispatcher) Notify() {
 	}
 }
 
-// OnEvent has the signature of a2a.ManagerConfig.OnEvent and calls
+// OnEvent has the signature of taskmanager.Config.OnEvent and calls
 // [Dispatcher.Notify]; the event itself is read back from the store.
 func (d *Dispatcher) OnEvent(context.Context, string, *a2a.Task, a2a.StreamResponse) { d.Notify() }
 
@@ -193,7 +195,7 @@ func (d *Dispatcher) prune(now time.Time) {
 }
 
 // serve delivers one config's events and frees its slots.
-func (d *Dispatcher) serve(ctx context.Context, key, dest string, p a2a.PushDue) {
+func (d *Dispatcher) serve(ctx context.Context, key, dest string, p taskmanager.PushDue) {
 	defer d.wg.Done()
 	more := d.serveConfig(ctx, key, p)
 	d.mu.Lock()
@@ -214,7 +216,7 @@ func (d *Dispatcher) serve(ctx context.Context, key, dest string, p a2a.PushDue)
 // serveConfig claims the config and delivers its next events in order until
 // one fails, the batch ends or half the claim has passed. It reports whether
 // another round should run at once (a slot was freed or events remain).
-func (d *Dispatcher) serveConfig(ctx context.Context, key string, p a2a.PushDue) bool {
+func (d *Dispatcher) serveConfig(ctx context.Context, key string, p taskmanager.PushDue) bool {
 	cfg := &p.Config
 	start := d.cfg.Now()
 	if d.leaser != nil {

@@ -13,9 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/a2a-mcp-bridge/bridge/a2a"
-	"github.com/a2a-mcp-bridge/bridge/netguard/netguardtest"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
+	"github.com/a2a-mcp-bridge/bridge/netguard/netguardtest"
 )
 
 func TestDeliversEventsInOrderWithHeaders(t *testing.T) {
@@ -520,10 +522,10 @@ func TestStaleDueAnswerDoesNotRedeliver(t *testing.T) {
 // staleStore answers DuePushes with a fixed, outdated list.
 type staleStore struct {
 	*fakeStore
-	due []a2a.PushDue
+	due []taskmanager.PushDue
 }
 
-func (s *staleStore) DuePushes(context.Context, time.Time, int) ([]a2a.PushDue, error) {
+func (s *staleStore) DuePushes(context.Context, time.Time, int) ([]taskmanager.PushDue, error) {
 	return slices.Clone(s.due), nil
 }
 

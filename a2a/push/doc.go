@@ -6,7 +6,7 @@
 //
 // A task's event log is the outbox. Each push config has a cursor in the
 // store, the seq of the last event its webhook acknowledged with a 2xx
-// (a2a.PushCursorStore). The [Dispatcher] asks the store which configs are
+// (taskmanager.PushCursorStore). The [Dispatcher] asks the store which configs are
 // behind their task's log ([Store].DuePushes), reads the events after the
 // cursor and posts them one at a time, advancing the cursor after each 2xx.
 // Nothing is kept only in memory, so a restart resumes at the cursor and
@@ -66,7 +66,7 @@
 // At most [Config.Workers] configs are served at once, and at most
 // [Config.PerDestination] of them to one host:port, so a slow or hanging
 // webhook ties up its own slots only. When the store also implements
-// [Leaser] (every a2a.LeaseStore does), a config is claimed with the lease
+// [Leaser] (every taskmanager.LeaseStore does), a config is claimed with the lease
 // "push:<taskId>:<configId>" before delivery, so replicas sharing a store do
 // not deliver the same config at once. The claim is kept (and renewed on the
 // next claim) after a batch rather than released, so a replica that read a

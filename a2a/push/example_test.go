@@ -4,8 +4,8 @@ import (
 	"context"
 	"log"
 
-	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/push"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
 )
 
@@ -13,7 +13,7 @@ import (
 // wakes the dispatcher after every persisted event, and Run delivers in the
 // background until the context ends.
 func Example() {
-	var store a2a.Store // the gateway's store: memory, SQLite or PostgreSQL
+	var store taskmanager.Store // the gateway's store: memory, SQLite or PostgreSQL
 
 	guard, err := netguard.New(netguard.Config{}) // https, public addresses only
 	if err != nil {
@@ -29,6 +29,6 @@ func Example() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go d.Run(ctx)
-	_, _ = a2a.NewManager(a2a.ManagerConfig{Store: store, OnEvent: d.OnEvent /* , Executor: … */})
+	_, _ = taskmanager.New(taskmanager.Config{Store: store, OnEvent: d.OnEvent /* , Executor: … */})
 	// Output:
 }

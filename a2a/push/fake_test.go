@@ -14,16 +14,17 @@ import (
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
 	"github.com/a2a-mcp-bridge/bridge/netguard/netguardtest"
 )
 
 // fakeStore is a hand-written in-memory Store with the semantics of
-// a2a.PushCursorStore. It records every cursor write.
+// taskmanager.PushCursorStore. It records every cursor write.
 type fakeStore struct {
 	mu       sync.Mutex
-	events   map[string][]a2a.StoredEvent // by task id
-	owners   map[string]string            // task id → owner
+	events   map[string][]taskmanager.StoredEvent // by task id
+	owners   map[string]string                    // task id → owner
 	cfgs     []*fakeCfg
 	advances []advanceRec
 	fails    []failRec
@@ -52,7 +53,7 @@ type failRec struct {
 var _ Store = (*fakeStore)(nil)
 
 func newFakeStore() *fakeStore {
-	return &fakeStore{events: map[string][]a2a.StoredEvent{}, owners: map[string]string{}}
+	return &fakeStore{events: map[string][]taskmanager.StoredEvent{}, owners: map[string]string{}}
 }
 
 // addConfig registers cfg for a task of owner.
@@ -68,7 +69,7 @@ func (s *fakeStore) appendEvents(taskID string, evs ...a2a.StreamResponse) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, ev := range evs {
-		s.events[taskID] = append(s.events[taskID], a2a.StoredEvent{Seq: int64(len(s.events[taskID]) + 1), Event: ev})
+		s.events[taskID] = append(s.events[taskID], taskmanager.StoredEvent{Seq: int64(len(s.events[taskID]) + 1), Event: ev})
 	}
 }
 
@@ -101,16 +102,16 @@ func (s *fakeStore) done() bool {
 	return true
 }
 
-func (s *fakeStore) DuePushes(ctx context.Context, now time.Time, limit int) ([]a2a.PushDue, error) {
+func (s *fakeStore) DuePushes(ctx context.Context, now time.Time, limit int) ([]taskmanager.PushDue, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []a2a.PushDue
+	var out []taskmanager.PushDue
 	for _, c := range s.cfgs {
 		last := int64(len(s.events[c.cfg.TaskID]))
 		if c.cursor >= last || now.Before(c.next) {
 			continue
 		}
-		out = append(out, a2a.PushDue{Owner: c.owner, Config: c.cfg, Delivered: c.cursor, LastSeq: last, Attempts: c.attempts})
+		out = append(out, taskmanager.PushDue{Owner: c.owner, Config: c.cfg, Delivered: c.cursor, LastSeq: last, Attempts: c.attempts})
 		if len(out) == limit {
 			break
 		}
@@ -153,13 +154,13 @@ func (s *fakeStore) FailPush(ctx context.Context, owner, taskID, configID string
 	return nil
 }
 
-func (s *fakeStore) Events(ctx context.Context, owner, taskID string, after int64, limit int) ([]a2a.StoredEvent, error) {
+func (s *fakeStore) Events(ctx context.Context, owner, taskID string, after int64, limit int) ([]taskmanager.StoredEvent, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.owners[taskID] != owner {
 		return nil, a2a.ErrTaskNotFound
 	}
-	var out []a2a.StoredEvent
+	var out []taskmanager.StoredEvent
 	for _, ev := range s.events[taskID] {
 		if ev.Seq > after && len(out) < limit {
 			out = append(out, ev)
@@ -169,7 +170,7 @@ func (s *fakeStore) Events(ctx context.Context, owner, taskID string, after int6
 }
 
 // leasingStore adds leases to fakeStore, like a store that also implements
-// a2a.LeaseStore.
+// taskmanager.LeaseStore.
 type leasingStore struct {
 	*fakeStore
 	lmu    sync.Mutex

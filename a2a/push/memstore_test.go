@@ -15,11 +15,12 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/push"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
 	"github.com/a2a-mcp-bridge/bridge/netguard/netguardtest"
 )
 
-var _ push.Store = (a2a.Store)(nil)
+var _ push.Store = (taskmanager.Store)(nil)
 
 // TestDeliversFromMemoryStore runs the dispatcher over the real memory store
 // (cursors, leases and the event log) instead of the test fake.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 )
 
 // benchStores opens each store kind for a benchmark: a writer and a reader
@@ -18,28 +19,28 @@ import (
 // come only through LISTEN/NOTIFY).
 func benchStores(b *testing.B) []struct {
 	name   string
-	writer a2a.Store
-	reader a2a.Store
+	writer taskmanager.Store
+	reader taskmanager.Store
 } {
 	m := store.NewMemory()
 	sq := openSQLite(b, filepath.Join(b.TempDir(), "bench.db"))
 	out := []struct {
 		name   string
-		writer a2a.Store
-		reader a2a.Store
+		writer taskmanager.Store
+		reader taskmanager.Store
 	}{{"memory", m, m}, {"sqlite", sq, sq}}
 	if u := postgresURLOrEmpty(b); u != "" {
 		pa, pb := openPostgres(b, u), openPostgres(b, u)
 		out = append(out,
 			struct {
 				name   string
-				writer a2a.Store
-				reader a2a.Store
+				writer taskmanager.Store
+				reader taskmanager.Store
 			}{"postgres", pa, pa},
 			struct {
 				name   string
-				writer a2a.Store
-				reader a2a.Store
+				writer taskmanager.Store
+				reader taskmanager.Store
 			}{"postgres-2replicas", pa, pb})
 	}
 	return out
@@ -172,7 +173,7 @@ func BenchmarkConcurrentCalls(b *testing.B) {
 var benchSeq atomic.Int64
 
 // benchCall makes the store writes of one call, as the task manager does.
-func benchCall(ctx context.Context, s a2a.Store, id string, events bool) error {
+func benchCall(ctx context.Context, s taskmanager.Store, id string, events bool) error {
 	holder := "h-" + id
 	now := time.Now()
 	msg := a2a.Message{MessageID: "m-" + id, Role: a2a.RoleUser, TaskID: id, ContextID: "c", Parts: []a2a.Part{a2a.TextPart("hello from the benchmark")}}
@@ -183,7 +184,7 @@ func benchCall(ctx context.Context, s a2a.Store, id string, events bool) error {
 		return s.CreateTask(ctx, "alice", t)
 	}
 	t := &a2a.Task{ID: id, ContextID: "c", Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: &now}, History: []a2a.Message{msg}}
-	if err := a2a.CreateLeasedTask(ctx, s, "alice", t, holder, 15*time.Second); err != nil {
+	if err := taskmanager.CreateLeasedTask(ctx, s, "alice", t, holder, 15*time.Second); err != nil {
 		return err
 	}
 	working := *t
@@ -200,7 +201,7 @@ func benchCall(ctx context.Context, s a2a.Store, id string, events bool) error {
 		{ArtifactUpdate: &a2a.TaskArtifactUpdateEvent{TaskID: id, ContextID: "c", Artifact: art, LastChunk: true}},
 		{StatusUpdate: &a2a.TaskStatusUpdateEvent{TaskID: id, ContextID: "c", Status: done.Status}},
 	}
-	if lr, ok := s.(a2a.LeaseReleasingUpdater); ok {
+	if lr, ok := s.(taskmanager.LeaseReleasingUpdater); ok {
 		_, err = lr.UpdateTaskReleasing(ctx, "alice", &done, rec.Version, evs, holder)
 		return err
 	}

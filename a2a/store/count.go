@@ -5,15 +5,16 @@ import (
 	"fmt"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 )
 
 var (
-	_ a2a.TaskCounter = (*Memory)(nil)
-	_ a2a.TaskCounter = (*SQLite)(nil)
-	_ a2a.TaskCounter = (*Postgres)(nil)
+	_ taskmanager.TaskCounter = (*Memory)(nil)
+	_ taskmanager.TaskCounter = (*SQLite)(nil)
+	_ taskmanager.TaskCounter = (*Postgres)(nil)
 )
 
-// CountTasks implements a2a.TaskCounter.
+// CountTasks implements taskmanager.TaskCounter.
 func (m *Memory) CountTasks(context.Context) (map[a2a.TaskState]int64, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -24,7 +25,7 @@ func (m *Memory) CountTasks(context.Context) (map[a2a.TaskState]int64, error) {
 	return out, nil
 }
 
-// CountTasks implements a2a.TaskCounter (the state index answers it).
+// CountTasks implements taskmanager.TaskCounter (the state index answers it).
 func (s *SQLite) CountTasks(ctx context.Context) (map[a2a.TaskState]int64, error) {
 	rows, err := s.r.QueryContext(ctx, countTasksSQL)
 	if err != nil {
@@ -34,7 +35,7 @@ func (s *SQLite) CountTasks(ctx context.Context) (map[a2a.TaskState]int64, error
 	return scanTaskCounts(rows)
 }
 
-// CountTasks implements a2a.TaskCounter: every replica's tasks, as the
+// CountTasks implements taskmanager.TaskCounter: every replica's tasks, as the
 // table holds them.
 func (p *Postgres) CountTasks(ctx context.Context) (map[a2a.TaskState]int64, error) {
 	rows, err := p.pool.Query(ctx, countTasksSQL)

@@ -1,4 +1,4 @@
-// Package store holds the task stores behind a2a.Store: in memory (tests and
+// Package store holds the task stores behind taskmanager.Store: in memory (tests and
 // throw-away runs), SQLite (the embedded default) and PostgreSQL (replicas).
 //
 // Durability. A write to SQLite or PostgreSQL returns only once it is
@@ -17,8 +17,8 @@
 // of N; a lone write costs one, as without grouping, because no writer ever
 // waits for company. The price is latency under load: a write waits for the
 // commit before its own. Statements are prepared once. The task manager
-// writes as little as a call needs (a2a.LeasedTaskCreator,
-// a2a.LeaseReleasingUpdater, Updater.EmitAll): a blocking call answered in
+// writes as little as a call needs (taskmanager.LeasedTaskCreator,
+// taskmanager.LeaseReleasingUpdater, Updater.EmitAll): a blocking call answered in
 // one upstream reply is one write. docs/stores.md has the figures and the
 // settings considered.
 package store
@@ -30,9 +30,10 @@ import (
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 )
 
-// Memory is an in-process a2a.Store. It loses everything on exit.
+// Memory is an in-process taskmanager.Store. It loses everything on exit.
 //
 // Tasks and events passed to CreateTask and UpdateTask are kept as given,
 // without a copy: the writer hands them over and must not change them
@@ -60,8 +61,8 @@ type memPush struct {
 
 type memTask struct {
 	owner  string
-	rec    a2a.TaskRecord
-	events []a2a.StoredEvent
+	rec    taskmanager.TaskRecord
+	events []taskmanager.StoredEvent
 }
 
 type memLease struct {
@@ -70,9 +71,9 @@ type memLease struct {
 }
 
 var (
-	_ a2a.Store                 = (*Memory)(nil)
-	_ a2a.LeasedTaskCreator     = (*Memory)(nil)
-	_ a2a.LeaseReleasingUpdater = (*Memory)(nil)
+	_ taskmanager.Store                 = (*Memory)(nil)
+	_ taskmanager.LeasedTaskCreator     = (*Memory)(nil)
+	_ taskmanager.LeaseReleasingUpdater = (*Memory)(nil)
 )
 
 // NewMemory returns an empty in-memory store.
@@ -96,38 +97,38 @@ func (m *Memory) lookup(owner, id string) (*memTask, error) {
 	return t, nil
 }
 
-// CreateTask implements a2a.TaskStore.
+// CreateTask implements taskmanager.TaskStore.
 func (m *Memory) CreateTask(_ context.Context, owner string, t *a2a.Task) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.tasks[t.ID]; ok {
-		return a2a.ErrExists
+		return taskmanager.ErrExists
 	}
 	// Kept as given (see Memory): the writer hands the task over.
-	m.tasks[t.ID] = &memTask{owner: owner, rec: a2a.TaskRecord{Task: *t, Version: 1}}
+	m.tasks[t.ID] = &memTask{owner: owner, rec: taskmanager.TaskRecord{Task: *t, Version: 1}}
 	m.notifyLocked(t.ID)
 	return nil
 }
 
-// CreateLeasedTask implements a2a.LeasedTaskCreator.
+// CreateLeasedTask implements taskmanager.LeasedTaskCreator.
 func (m *Memory) CreateLeasedTask(_ context.Context, owner string, t *a2a.Task, holder string, ttl time.Duration) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.tasks[t.ID]; ok {
-		return a2a.ErrExists
+		return taskmanager.ErrExists
 	}
 	now := m.now()
 	if l, ok := m.leases[t.ID]; ok && l.holder != holder && now.Before(l.until) {
-		return a2a.ErrLeaseHeld
+		return taskmanager.ErrLeaseHeld
 	}
 	m.leases[t.ID] = memLease{holder: holder, until: now.Add(ttl)}
-	m.tasks[t.ID] = &memTask{owner: owner, rec: a2a.TaskRecord{Task: *t, Version: 1}}
+	m.tasks[t.ID] = &memTask{owner: owner, rec: taskmanager.TaskRecord{Task: *t, Version: 1}}
 	m.notifyLocked(t.ID)
 	return nil
 }
 
-// GetTask implements a2a.TaskStore.
-func (m *Memory) GetTask(_ context.Context, owner, id string) (*a2a.TaskRecord, error) {
+// GetTask implements taskmanager.TaskStore.
+func (m *Memory) GetTask(_ context.Context, owner, id string) (*taskmanager.TaskRecord, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t, err := m.lookup(owner, id)
@@ -139,15 +140,15 @@ func (m *Memory) GetTask(_ context.Context, owner, id string) (*a2a.TaskRecord, 
 	return &rec, nil
 }
 
-// UpdateTask implements a2a.TaskStore.
-func (m *Memory) UpdateTask(_ context.Context, owner string, nt *a2a.Task, version int64, events []a2a.StreamResponse) (*a2a.TaskRecord, error) {
+// UpdateTask implements taskmanager.TaskStore.
+func (m *Memory) UpdateTask(_ context.Context, owner string, nt *a2a.Task, version int64, events []a2a.StreamResponse) (*taskmanager.TaskRecord, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.updateLocked(owner, nt, version, events)
 }
 
-// UpdateTaskReleasing implements a2a.LeaseReleasingUpdater.
-func (m *Memory) UpdateTaskReleasing(_ context.Context, owner string, nt *a2a.Task, version int64, events []a2a.StreamResponse, holder string) (*a2a.TaskRecord, error) {
+// UpdateTaskReleasing implements taskmanager.LeaseReleasingUpdater.
+func (m *Memory) UpdateTaskReleasing(_ context.Context, owner string, nt *a2a.Task, version int64, events []a2a.StreamResponse, holder string) (*taskmanager.TaskRecord, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	rec, err := m.updateLocked(owner, nt, version, events)
@@ -159,17 +160,17 @@ func (m *Memory) UpdateTaskReleasing(_ context.Context, owner string, nt *a2a.Ta
 	return rec, err
 }
 
-func (m *Memory) updateLocked(owner string, nt *a2a.Task, version int64, events []a2a.StreamResponse) (*a2a.TaskRecord, error) {
+func (m *Memory) updateLocked(owner string, nt *a2a.Task, version int64, events []a2a.StreamResponse) (*taskmanager.TaskRecord, error) {
 	t, err := m.lookup(owner, nt.ID)
 	if err != nil {
 		return nil, err
 	}
 	if t.rec.Version != version {
-		return nil, a2a.ErrConflict
+		return nil, taskmanager.ErrConflict
 	}
 	for i := range events {
 		t.rec.LastSeq++
-		t.events = append(t.events, a2a.StoredEvent{Seq: t.rec.LastSeq, Event: events[i]})
+		t.events = append(t.events, taskmanager.StoredEvent{Seq: t.rec.LastSeq, Event: events[i]})
 	}
 	t.rec.Version++
 	t.rec.Task = *nt
@@ -178,8 +179,8 @@ func (m *Memory) updateLocked(owner string, nt *a2a.Task, version int64, events 
 	return &rec, nil
 }
 
-// Events implements a2a.TaskStore.
-func (m *Memory) Events(_ context.Context, owner, taskID string, after int64, limit int) ([]a2a.StoredEvent, error) {
+// Events implements taskmanager.TaskStore.
+func (m *Memory) Events(_ context.Context, owner, taskID string, after int64, limit int) ([]taskmanager.StoredEvent, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t, err := m.lookup(owner, taskID)
@@ -198,27 +199,27 @@ func (m *Memory) Events(_ context.Context, owner, taskID string, after int64, li
 	if limit > 0 && start+limit < end {
 		end = start + limit
 	}
-	out := make([]a2a.StoredEvent, 0, end-start)
+	out := make([]taskmanager.StoredEvent, 0, end-start)
 	for _, e := range t.events[start:end] {
-		out = append(out, a2a.StoredEvent{Seq: e.Seq, Event: e.Event.Clone()})
+		out = append(out, taskmanager.StoredEvent{Seq: e.Seq, Event: e.Event.Clone()})
 	}
 	return out, nil
 }
 
-// ListTasks implements a2a.TaskStore.
-func (m *Memory) ListTasks(_ context.Context, owner string, q a2a.TaskQuery) (*a2a.TaskPage, error) {
+// ListTasks implements taskmanager.TaskStore.
+func (m *Memory) ListTasks(_ context.Context, owner string, q taskmanager.TaskQuery) (*taskmanager.TaskPage, error) {
 	m.mu.Lock()
 	var match []*a2a.Task
 	for _, t := range m.tasks {
-		if t.owner != owner || !a2a.MatchesQuery(&t.rec.Task, q) {
+		if t.owner != owner || !taskmanager.MatchesQuery(&t.rec.Task, q) {
 			continue
 		}
 		match = append(match, &t.rec.Task)
 	}
-	sort.Slice(match, func(i, j int) bool { return a2a.ListOrderLess(match[i], match[j]) })
-	page := &a2a.TaskPage{Total: len(match)}
+	sort.Slice(match, func(i, j int) bool { return taskmanager.ListOrderLess(match[i], match[j]) })
+	page := &taskmanager.TaskPage{Total: len(match)}
 	for _, t := range match {
-		if q.After != nil && !a2a.AfterCursor(t, *q.After) {
+		if q.After != nil && !taskmanager.AfterCursor(t, *q.After) {
 			continue
 		}
 		if q.Limit > 0 && len(page.Tasks) == q.Limit {
@@ -231,7 +232,7 @@ func (m *Memory) ListTasks(_ context.Context, owner string, q a2a.TaskQuery) (*a
 	return page, nil
 }
 
-// Watch implements a2a.TaskStore.
+// Watch implements taskmanager.TaskStore.
 func (m *Memory) Watch(_ context.Context, taskID string) (<-chan struct{}, func()) {
 	return m.hub.watch(taskID)
 }
@@ -241,7 +242,7 @@ func (m *Memory) notifyLocked(taskID string) { m.hub.notify(taskID) }
 // Close implements io.Closer; it does nothing.
 func (m *Memory) Close() error { return nil }
 
-// AcquireLease implements a2a.LeaseStore.
+// AcquireLease implements taskmanager.LeaseStore.
 func (m *Memory) AcquireLease(_ context.Context, taskID, holder string, ttl time.Duration) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -253,7 +254,7 @@ func (m *Memory) AcquireLease(_ context.Context, taskID, holder string, ttl time
 	return true, nil
 }
 
-// RenewLease implements a2a.LeaseStore.
+// RenewLease implements taskmanager.LeaseStore.
 func (m *Memory) RenewLease(_ context.Context, taskID, holder string, ttl time.Duration) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -266,7 +267,7 @@ func (m *Memory) RenewLease(_ context.Context, taskID, holder string, ttl time.D
 	return true, nil
 }
 
-// ReleaseLease implements a2a.LeaseStore.
+// ReleaseLease implements taskmanager.LeaseStore.
 func (m *Memory) ReleaseLease(_ context.Context, taskID, holder string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -276,7 +277,7 @@ func (m *Memory) ReleaseLease(_ context.Context, taskID, holder string) error {
 	return nil
 }
 
-// RequestCancel implements a2a.LeaseStore.
+// RequestCancel implements taskmanager.LeaseStore.
 func (m *Memory) RequestCancel(_ context.Context, taskID string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -285,14 +286,14 @@ func (m *Memory) RequestCancel(_ context.Context, taskID string) error {
 	return nil
 }
 
-// CancelRequested implements a2a.LeaseStore.
+// CancelRequested implements taskmanager.LeaseStore.
 func (m *Memory) CancelRequested(_ context.Context, taskID string) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.cancels[taskID], nil
 }
 
-// PutPushConfig implements a2a.PushConfigStore. A new config's cursor
+// PutPushConfig implements taskmanager.PushConfigStore. A new config's cursor
 // starts at the task's last event: it gets only later events.
 func (m *Memory) PutPushConfig(_ context.Context, owner string, cfg *a2a.TaskPushNotificationConfig) error {
 	m.mu.Lock()
@@ -312,7 +313,7 @@ func (m *Memory) PutPushConfig(_ context.Context, owner string, cfg *a2a.TaskPus
 	return nil
 }
 
-// GetPushConfig implements a2a.PushConfigStore.
+// GetPushConfig implements taskmanager.PushConfigStore.
 func (m *Memory) GetPushConfig(_ context.Context, owner, taskID, id string) (*a2a.TaskPushNotificationConfig, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -328,7 +329,7 @@ func (m *Memory) GetPushConfig(_ context.Context, owner, taskID, id string) (*a2
 	return nil, pushNotFound(taskID, id)
 }
 
-// ListPushConfigs implements a2a.PushConfigStore.
+// ListPushConfigs implements taskmanager.PushConfigStore.
 func (m *Memory) ListPushConfigs(_ context.Context, owner, taskID string) ([]a2a.TaskPushNotificationConfig, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -342,7 +343,7 @@ func (m *Memory) ListPushConfigs(_ context.Context, owner, taskID string) ([]a2a
 	return out, nil
 }
 
-// DeletePushConfig implements a2a.PushConfigStore.
+// DeletePushConfig implements taskmanager.PushConfigStore.
 func (m *Memory) DeletePushConfig(_ context.Context, owner, taskID, id string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -359,12 +360,12 @@ func (m *Memory) DeletePushConfig(_ context.Context, owner, taskID, id string) e
 	return nil
 }
 
-// DuePushes implements a2a.PushCursorStore.
-func (m *Memory) DuePushes(_ context.Context, now time.Time, limit int) ([]a2a.PushDue, error) {
+// DuePushes implements taskmanager.PushCursorStore.
+func (m *Memory) DuePushes(_ context.Context, now time.Time, limit int) ([]taskmanager.PushDue, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	type due struct {
-		d    a2a.PushDue
+		d    taskmanager.PushDue
 		next time.Time
 	}
 	var all []due
@@ -377,7 +378,7 @@ func (m *Memory) DuePushes(_ context.Context, now time.Time, limit int) ([]a2a.P
 			if p.delivered >= t.rec.LastSeq || p.next.After(now) {
 				continue
 			}
-			all = append(all, due{a2a.PushDue{Owner: t.owner, Config: p.cfg, Delivered: p.delivered, LastSeq: t.rec.LastSeq, Attempts: p.attempts}, p.next})
+			all = append(all, due{taskmanager.PushDue{Owner: t.owner, Config: p.cfg, Delivered: p.delivered, LastSeq: t.rec.LastSeq, Attempts: p.attempts}, p.next})
 		}
 	}
 	sort.Slice(all, func(i, j int) bool {
@@ -392,7 +393,7 @@ func (m *Memory) DuePushes(_ context.Context, now time.Time, limit int) ([]a2a.P
 	if limit > 0 && len(all) > limit {
 		all = all[:limit]
 	}
-	out := make([]a2a.PushDue, len(all))
+	out := make([]taskmanager.PushDue, len(all))
 	for i := range all {
 		out[i] = all[i].d
 	}
@@ -413,7 +414,7 @@ func (m *Memory) pushLocked(owner, taskID, id string) (*memPush, error) {
 	return nil, pushNotFound(taskID, id)
 }
 
-// AdvancePush implements a2a.PushCursorStore.
+// AdvancePush implements taskmanager.PushCursorStore.
 func (m *Memory) AdvancePush(_ context.Context, owner, taskID, configID string, seq int64) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -426,7 +427,7 @@ func (m *Memory) AdvancePush(_ context.Context, owner, taskID, configID string, 
 	return nil
 }
 
-// FailPush implements a2a.PushCursorStore.
+// FailPush implements taskmanager.PushCursorStore.
 func (m *Memory) FailPush(_ context.Context, owner, taskID, configID string, next time.Time, lastErr string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -439,7 +440,7 @@ func (m *Memory) FailPush(_ context.Context, owner, taskID, configID string, nex
 	return nil
 }
 
-// Prune implements a2a.MaintenanceStore.
+// Prune implements taskmanager.MaintenanceStore.
 func (m *Memory) Prune(_ context.Context, finishedBefore time.Time) (int, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -458,12 +459,12 @@ func (m *Memory) Prune(_ context.Context, finishedBefore time.Time) (int, error)
 	return n, nil
 }
 
-// Orphans implements a2a.MaintenanceStore.
-func (m *Memory) Orphans(_ context.Context, after string, limit int) ([]a2a.TaskRef, error) {
+// Orphans implements taskmanager.MaintenanceStore.
+func (m *Memory) Orphans(_ context.Context, after string, limit int) ([]taskmanager.TaskRef, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
-	var out []a2a.TaskRef
+	var out []taskmanager.TaskRef
 	for id, t := range m.tasks {
 		if id <= after || !orphanable(t.rec.Task.Status.State) {
 			continue
@@ -471,7 +472,7 @@ func (m *Memory) Orphans(_ context.Context, after string, limit int) ([]a2a.Task
 		if l, ok := m.leases[id]; ok && now.Before(l.until) {
 			continue
 		}
-		out = append(out, a2a.TaskRef{Owner: t.owner, ID: id})
+		out = append(out, taskmanager.TaskRef{Owner: t.owner, ID: id})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	if limit > 0 && len(out) > limit {

@@ -7,10 +7,11 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store/storetest"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 )
 
 func TestMemoryConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) a2a.Store { return store.NewMemory() })
+	storetest.Run(t, func(t *testing.T) taskmanager.Store { return store.NewMemory() })
 }
 
 // TestMemoryReadsShareNothingWithStore: the writer hands its task and

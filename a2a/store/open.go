@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 )
 
 // Open opens the store a URL names and returns it with the function that
@@ -14,7 +14,7 @@ import (
 //	memory:                          in-process, lost on exit (also "memory")
 //	sqlite:PATH or sqlite://PATH     one SQLite file (sqlite:///abs/path for an absolute path)
 //	postgres://… or postgresql://…   PostgreSQL, shared by replicas
-func Open(ctx context.Context, url string) (a2a.Store, func() error, error) {
+func Open(ctx context.Context, url string) (taskmanager.Store, func() error, error) {
 	switch {
 	case url == "memory:" || url == "memory":
 		m := NewMemory()

@@ -8,13 +8,15 @@ import (
 	"sync"
 	"time"
 
-	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 )
 
-// Postgres is an a2a.Store in PostgreSQL, shared by several replicas. Each
+// Postgres is an taskmanager.Store in PostgreSQL, shared by several replicas. Each
 // write that matters to readers sends a NOTIFY; one listening connection per
 // process fans it out to the Watch channels, so a subscriber on any replica
 // wakes when a task changes on any other. Leases are timed by the database
@@ -38,9 +40,9 @@ type Postgres struct {
 }
 
 var (
-	_ a2a.Store                 = (*Postgres)(nil)
-	_ a2a.LeasedTaskCreator     = (*Postgres)(nil)
-	_ a2a.LeaseReleasingUpdater = (*Postgres)(nil)
+	_ taskmanager.Store                 = (*Postgres)(nil)
+	_ taskmanager.LeasedTaskCreator     = (*Postgres)(nil)
+	_ taskmanager.LeaseReleasingUpdater = (*Postgres)(nil)
 )
 
 // postgresMigrations are applied in order, each once, recorded in
@@ -226,7 +228,7 @@ func (p *Postgres) Close() error {
 	return nil
 }
 
-// CreateTask implements a2a.TaskStore.
+// CreateTask implements taskmanager.TaskStore.
 func (p *Postgres) CreateTask(ctx context.Context, owner string, t *a2a.Task) error {
 	c, err := columnsOf(t)
 	if err != nil {
@@ -241,12 +243,12 @@ func (p *Postgres) CreateTask(ctx context.Context, owner string, t *a2a.Task) er
 		return fmt.Errorf("store: create task: %w", err)
 	}
 	if created == 0 {
-		return a2a.ErrExists
+		return taskmanager.ErrExists
 	}
 	return nil
 }
 
-// CreateLeasedTask implements a2a.LeasedTaskCreator in one statement, so
+// CreateLeasedTask implements taskmanager.LeasedTaskCreator in one statement, so
 // one round trip and atomic: the lease is taken unless the task exists, the
 // task is created if the lease was taken. A task created by someone else
 // between the two (the same id created twice at once) makes the statement
@@ -277,20 +279,20 @@ func (p *Postgres) CreateLeasedTask(ctx context.Context, owner string, t *a2a.Ta
 	switch {
 	case err != nil:
 		if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == "22012" {
-			return a2a.ErrExists
+			return taskmanager.ErrExists
 		}
 		return fmt.Errorf("store: create task: %w", err)
 	case exists:
-		return a2a.ErrExists
+		return taskmanager.ErrExists
 	case leased == 0:
-		return a2a.ErrLeaseHeld
+		return taskmanager.ErrLeaseHeld
 	}
 	return nil
 }
 
-// GetTask implements a2a.TaskStore.
-func (p *Postgres) GetTask(ctx context.Context, owner, id string) (*a2a.TaskRecord, error) {
-	var rec a2a.TaskRecord
+// GetTask implements taskmanager.TaskStore.
+func (p *Postgres) GetTask(ctx context.Context, owner, id string) (*taskmanager.TaskRecord, error) {
+	var rec taskmanager.TaskRecord
 	var snap []byte
 	err := p.pool.QueryRow(ctx, `select version, last_seq, snapshot from a2a_tasks where id = $1 and owner = $2`, id, owner).
 		Scan(&rec.Version, &rec.LastSeq, &snap)
@@ -308,24 +310,24 @@ func (p *Postgres) GetTask(ctx context.Context, owner, id string) (*a2a.TaskReco
 	return &rec, nil
 }
 
-// UpdateTask implements a2a.TaskStore. One statement does it all, so it is
+// UpdateTask implements taskmanager.TaskStore. One statement does it all, so it is
 // one round trip and atomic: the compare-and-swap on the version (the row
 // lock serializes concurrent writers; a loser re-reads the new version and
 // matches nothing), the events numbered from the new last seq, and the
 // NOTIFY, which PostgreSQL delivers only once the statement committed.
-func (p *Postgres) UpdateTask(ctx context.Context, owner string, t *a2a.Task, version int64, events []a2a.StreamResponse) (*a2a.TaskRecord, error) {
+func (p *Postgres) UpdateTask(ctx context.Context, owner string, t *a2a.Task, version int64, events []a2a.StreamResponse) (*taskmanager.TaskRecord, error) {
 	return p.updateTask(ctx, owner, t, version, events, "")
 }
 
-// UpdateTaskReleasing implements a2a.LeaseReleasingUpdater: the release is
+// UpdateTaskReleasing implements taskmanager.LeaseReleasingUpdater: the release is
 // one more part of UpdateTask's statement, done only if the update was.
-func (p *Postgres) UpdateTaskReleasing(ctx context.Context, owner string, t *a2a.Task, version int64, events []a2a.StreamResponse, holder string) (*a2a.TaskRecord, error) {
+func (p *Postgres) UpdateTaskReleasing(ctx context.Context, owner string, t *a2a.Task, version int64, events []a2a.StreamResponse, holder string) (*taskmanager.TaskRecord, error) {
 	return p.updateTask(ctx, owner, t, version, events, holder)
 }
 
 // updateTask is UpdateTask, releasing release's lease with it (holders are
 // never empty, so "" releases nothing).
-func (p *Postgres) updateTask(ctx context.Context, owner string, t *a2a.Task, version int64, events []a2a.StreamResponse, release string) (*a2a.TaskRecord, error) {
+func (p *Postgres) updateTask(ctx context.Context, owner string, t *a2a.Task, version int64, events []a2a.StreamResponse, release string) (*taskmanager.TaskRecord, error) {
 	c, err := columnsOf(t)
 	if err != nil {
 		return nil, err
@@ -334,7 +336,7 @@ func (p *Postgres) updateTask(ctx context.Context, owner string, t *a2a.Task, ve
 	if err != nil {
 		return nil, err
 	}
-	rec := &a2a.TaskRecord{Task: *t.Clone()}
+	rec := &taskmanager.TaskRecord{Task: *t.Clone()}
 	var notified int64
 	updated := true
 	err = p.writer.do(ctx, &pgOp{taskID: t.ID, wake: true, sql: `with up as (
@@ -365,7 +367,7 @@ func (p *Postgres) updateTask(ctx context.Context, owner string, t *a2a.Task, ve
 		if err := p.ownsTask(ctx, owner, t.ID); err != nil {
 			return nil, err
 		}
-		return nil, a2a.ErrConflict
+		return nil, taskmanager.ErrConflict
 	}
 	return rec, nil
 }
@@ -382,8 +384,8 @@ func (p *Postgres) ownsTask(ctx context.Context, owner, id string) error {
 	return nil
 }
 
-// Events implements a2a.TaskStore.
-func (p *Postgres) Events(ctx context.Context, owner, taskID string, after int64, limit int) ([]a2a.StoredEvent, error) {
+// Events implements taskmanager.TaskStore.
+func (p *Postgres) Events(ctx context.Context, owner, taskID string, after int64, limit int) ([]taskmanager.StoredEvent, error) {
 	rows, err := p.pool.Query(ctx, `select e.seq, e.event from a2a_tasks t
 		left join a2a_events e on e.task_id = t.id and e.seq > $1 and e.seq <= $2
 		where t.id = $3 and t.owner = $4 order by e.seq`, after, eventsUpper(after, limit), taskID, owner)
@@ -392,7 +394,7 @@ func (p *Postgres) Events(ctx context.Context, owner, taskID string, after int64
 	}
 	defer rows.Close()
 	found := false
-	var out []a2a.StoredEvent
+	var out []taskmanager.StoredEvent
 	for rows.Next() {
 		found = true
 		var seq *int64
@@ -418,10 +420,10 @@ func (p *Postgres) Events(ctx context.Context, owner, taskID string, after int64
 	return out, nil
 }
 
-// ListTasks implements a2a.TaskStore.
-func (p *Postgres) ListTasks(ctx context.Context, owner string, q a2a.TaskQuery) (*a2a.TaskPage, error) {
+// ListTasks implements taskmanager.TaskStore.
+func (p *Postgres) ListTasks(ctx context.Context, owner string, q taskmanager.TaskQuery) (*taskmanager.TaskPage, error) {
 	pageQ, pageArgs, countQ, countArgs := listQueries(owner, q, true)
-	page := &a2a.TaskPage{}
+	page := &taskmanager.TaskPage{}
 	b := &pgx.Batch{}
 	b.Queue(countQ, countArgs...).QueryRow(func(r pgx.Row) error { return r.Scan(&page.Total) })
 	b.Queue(pageQ, pageArgs...).Query(func(rows pgx.Rows) error {
@@ -449,12 +451,12 @@ func (p *Postgres) ListTasks(ctx context.Context, owner string, q a2a.TaskQuery)
 	return page, nil
 }
 
-// Watch implements a2a.TaskStore.
+// Watch implements taskmanager.TaskStore.
 func (p *Postgres) Watch(_ context.Context, taskID string) (<-chan struct{}, func()) {
 	return p.hub.watch(taskID)
 }
 
-// AcquireLease implements a2a.LeaseStore.
+// AcquireLease implements taskmanager.LeaseStore.
 func (p *Postgres) AcquireLease(ctx context.Context, taskID, holder string, ttl time.Duration) (bool, error) {
 	var n int64
 	err := p.writer.do(ctx, &pgOp{taskID: taskID, sql: `insert into a2a_leases as l (task_id, holder, expires_at)
@@ -468,7 +470,7 @@ func (p *Postgres) AcquireLease(ctx context.Context, taskID, holder string, ttl 
 	return n == 1, nil
 }
 
-// RenewLease implements a2a.LeaseStore.
+// RenewLease implements taskmanager.LeaseStore.
 func (p *Postgres) RenewLease(ctx context.Context, taskID, holder string, ttl time.Duration) (bool, error) {
 	var n int64
 	err := p.writer.do(ctx, &pgOp{taskID: taskID, sql: `update a2a_leases set expires_at = now() + $3 * interval '1 microsecond'
@@ -480,7 +482,7 @@ func (p *Postgres) RenewLease(ctx context.Context, taskID, holder string, ttl ti
 	return n == 1, nil
 }
 
-// ReleaseLease implements a2a.LeaseStore. It wakes watchers everywhere: a
+// ReleaseLease implements taskmanager.LeaseStore. It wakes watchers everywhere: a
 // message waiting for the lease on another replica may take it now.
 func (p *Postgres) ReleaseLease(ctx context.Context, taskID, holder string) error {
 	err := p.writer.do(ctx, &pgOp{taskID: taskID, wake: true, sql: `with d as (delete from a2a_leases where task_id = $1 and holder = $2 returning 1)
@@ -491,7 +493,7 @@ func (p *Postgres) ReleaseLease(ctx context.Context, taskID, holder string) erro
 	return nil
 }
 
-// RequestCancel implements a2a.LeaseStore.
+// RequestCancel implements taskmanager.LeaseStore.
 func (p *Postgres) RequestCancel(ctx context.Context, taskID string) error {
 	err := p.writer.do(ctx, &pgOp{taskID: taskID, wake: true, sql: `with i as (insert into a2a_cancels (task_id) values ($1) on conflict do nothing)
 		select pg_notify($2, $1)`, args: []any{taskID, p.channel}})
@@ -501,7 +503,7 @@ func (p *Postgres) RequestCancel(ctx context.Context, taskID string) error {
 	return nil
 }
 
-// CancelRequested implements a2a.LeaseStore.
+// CancelRequested implements taskmanager.LeaseStore.
 func (p *Postgres) CancelRequested(ctx context.Context, taskID string) (bool, error) {
 	var yes bool
 	if err := p.pool.QueryRow(ctx, `select exists (select 1 from a2a_cancels where task_id = $1)`, taskID).Scan(&yes); err != nil {
@@ -510,7 +512,7 @@ func (p *Postgres) CancelRequested(ctx context.Context, taskID string) (bool, er
 	return yes, nil
 }
 
-// PutPushConfig implements a2a.PushConfigStore. A new config's cursor
+// PutPushConfig implements taskmanager.PushConfigStore. A new config's cursor
 // starts at the task's last event: it gets only later events.
 func (p *Postgres) PutPushConfig(ctx context.Context, owner string, cfg *a2a.TaskPushNotificationConfig) error {
 	b, err := encodePush(cfg)
@@ -531,7 +533,7 @@ func (p *Postgres) PutPushConfig(ctx context.Context, owner string, cfg *a2a.Tas
 	return nil
 }
 
-// GetPushConfig implements a2a.PushConfigStore.
+// GetPushConfig implements taskmanager.PushConfigStore.
 func (p *Postgres) GetPushConfig(ctx context.Context, owner, taskID, id string) (*a2a.TaskPushNotificationConfig, error) {
 	var b []byte
 	err := p.pool.QueryRow(ctx, `select p.config from a2a_push_configs p join a2a_tasks t on t.id = p.task_id
@@ -549,7 +551,7 @@ func (p *Postgres) GetPushConfig(ctx context.Context, owner, taskID, id string) 
 	return &c, err
 }
 
-// ListPushConfigs implements a2a.PushConfigStore.
+// ListPushConfigs implements taskmanager.PushConfigStore.
 func (p *Postgres) ListPushConfigs(ctx context.Context, owner, taskID string) ([]a2a.TaskPushNotificationConfig, error) {
 	if err := p.ownsTask(ctx, owner, taskID); err != nil {
 		return nil, err
@@ -577,7 +579,7 @@ func (p *Postgres) ListPushConfigs(ctx context.Context, owner, taskID string) ([
 	return out, nil
 }
 
-// DeletePushConfig implements a2a.PushConfigStore.
+// DeletePushConfig implements taskmanager.PushConfigStore.
 func (p *Postgres) DeletePushConfig(ctx context.Context, owner, taskID, id string) error {
 	var n int64
 	err := p.writer.do(ctx, &pgOp{taskID: taskID, sql: `delete from a2a_push_configs where task_id = $1 and id = $2
@@ -592,8 +594,8 @@ func (p *Postgres) DeletePushConfig(ctx context.Context, owner, taskID, id strin
 	return nil
 }
 
-// DuePushes implements a2a.PushCursorStore.
-func (p *Postgres) DuePushes(ctx context.Context, now time.Time, limit int) ([]a2a.PushDue, error) {
+// DuePushes implements taskmanager.PushCursorStore.
+func (p *Postgres) DuePushes(ctx context.Context, now time.Time, limit int) ([]taskmanager.PushDue, error) {
 	rows, err := p.pool.Query(ctx, `select t.owner, p.config, p.delivered, t.last_seq, p.attempts
 		from a2a_push_configs p join a2a_tasks t on t.id = p.task_id
 		where p.delivered < t.last_seq and p.next_at <= $1
@@ -602,9 +604,9 @@ func (p *Postgres) DuePushes(ctx context.Context, now time.Time, limit int) ([]a
 		return nil, fmt.Errorf("store: list due pushes: %w", err)
 	}
 	defer rows.Close()
-	var out []a2a.PushDue
+	var out []taskmanager.PushDue
 	for rows.Next() {
-		var d a2a.PushDue
+		var d taskmanager.PushDue
 		var b []byte
 		if err := rows.Scan(&d.Owner, &b, &d.Delivered, &d.LastSeq, &d.Attempts); err != nil {
 			return nil, fmt.Errorf("store: list due pushes: %w", err)
@@ -620,7 +622,7 @@ func (p *Postgres) DuePushes(ctx context.Context, now time.Time, limit int) ([]a
 	return out, nil
 }
 
-// AdvancePush implements a2a.PushCursorStore.
+// AdvancePush implements taskmanager.PushCursorStore.
 func (p *Postgres) AdvancePush(ctx context.Context, owner, taskID, configID string, seq int64) error {
 	var n int64
 	err := p.writer.do(ctx, &pgOp{taskID: taskID, sql: `update a2a_push_configs
@@ -636,7 +638,7 @@ func (p *Postgres) AdvancePush(ctx context.Context, owner, taskID, configID stri
 	return nil
 }
 
-// FailPush implements a2a.PushCursorStore.
+// FailPush implements taskmanager.PushCursorStore.
 func (p *Postgres) FailPush(ctx context.Context, owner, taskID, configID string, next time.Time, lastErr string) error {
 	var n int64
 	err := p.writer.do(ctx, &pgOp{taskID: taskID, sql: `update a2a_push_configs
@@ -652,7 +654,7 @@ func (p *Postgres) FailPush(ctx context.Context, owner, taskID, configID string,
 	return nil
 }
 
-// Prune implements a2a.MaintenanceStore. Replicas may prune at once: a
+// Prune implements taskmanager.MaintenanceStore. Replicas may prune at once: a
 // row another one deleted first is simply not counted twice.
 func (p *Postgres) Prune(ctx context.Context, finishedBefore time.Time) (int, error) {
 	total := 0
@@ -675,8 +677,8 @@ func (p *Postgres) Prune(ctx context.Context, finishedBefore time.Time) (int, er
 	}
 }
 
-// Orphans implements a2a.MaintenanceStore.
-func (p *Postgres) Orphans(ctx context.Context, after string, limit int) ([]a2a.TaskRef, error) {
+// Orphans implements taskmanager.MaintenanceStore.
+func (p *Postgres) Orphans(ctx context.Context, after string, limit int) ([]taskmanager.TaskRef, error) {
 	rows, err := p.pool.Query(ctx, `select owner, id from a2a_tasks t
 		where state in ($1, $2) and id > $3
 		and not exists (select 1 from a2a_leases l where l.task_id = t.id and l.expires_at > now())
@@ -685,9 +687,9 @@ func (p *Postgres) Orphans(ctx context.Context, after string, limit int) ([]a2a.
 		return nil, fmt.Errorf("store: list orphans: %w", err)
 	}
 	defer rows.Close()
-	var out []a2a.TaskRef
+	var out []taskmanager.TaskRef
 	for rows.Next() {
-		var r a2a.TaskRef
+		var r taskmanager.TaskRef
 		if err := rows.Scan(&r.Owner, &r.ID); err != nil {
 			return nil, fmt.Errorf("store: list orphans: %w", err)
 		}

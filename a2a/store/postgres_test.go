@@ -11,10 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store/storetest"
-	"github.com/jackc/pgx/v5"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 )
 
 // postgresSchema creates a fresh schema named after the test and returns a
@@ -74,7 +76,7 @@ func openPostgres(t testing.TB, u string) *store.Postgres {
 }
 
 func TestPostgresConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) a2a.Store {
+	storetest.Run(t, func(t *testing.T) taskmanager.Store {
 		return openPostgres(t, postgresSchema(t))
 	})
 }

@@ -13,10 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/a2a-mcp-bridge/bridge/a2a/client"
-
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/client"
+	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
 )
 
@@ -58,7 +59,7 @@ func (l *execLog) list() []string {
 	return append([]string(nil), l.entries...)
 }
 
-func (g *gatedAgent) Execute(ctx context.Context, req *a2a.Request, u *a2a.Updater) error {
+func (g *gatedAgent) Execute(ctx context.Context, req *taskmanager.Request, u *taskmanager.Updater) error {
 	if g.shared.running.Add(1) > 1 {
 		g.shared.overlap.Store(true)
 	}
@@ -95,7 +96,7 @@ func (g *gatedAgent) Execute(ctx context.Context, req *a2a.Request, u *a2a.Updat
 	return u.Complete(ctx, "done")
 }
 
-func (g *gatedAgent) Cancel(ctx context.Context, req *a2a.Request, u *a2a.Updater) error {
+func (g *gatedAgent) Cancel(ctx context.Context, req *taskmanager.Request, u *taskmanager.Updater) error {
 	g.shared.cancelled <- req.TaskID
 	if g.ignoreCancel {
 		return nil
@@ -106,21 +107,21 @@ func (g *gatedAgent) Cancel(ctx context.Context, req *a2a.Request, u *a2a.Update
 // replica is one bridge: its own pool on the shared database, its own
 // manager, its own HTTP server.
 type replica struct {
-	store  a2a.Store
-	mgr    *a2a.Manager
+	store  taskmanager.Store
+	mgr    *taskmanager.Manager
 	client *client.Client
 }
 
-func newReplica(t *testing.T, st a2a.Store, exec a2a.Executor, cfg a2a.ManagerConfig) *replica {
+func newReplica(t *testing.T, st taskmanager.Store, exec taskmanager.Executor, cfg taskmanager.Config) *replica {
 	t.Helper()
 	cfg.Store, cfg.Executor = st, exec
-	mgr, err := a2a.NewManager(cfg)
+	mgr, err := taskmanager.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewUnstartedServer(nil)
 	card := demoagent.Card("http://" + srv.Listener.Addr().String())
-	s, err := a2a.NewServer(a2a.ServerConfig{
+	s, err := server.New(server.Config{
 		Manager: mgr, Card: card,
 		Owner: func(context.Context) (string, error) { return "alice", nil },
 	})
@@ -201,7 +202,7 @@ func stateOf(evJSON string) a2a.TaskState {
 
 // twoReplicas opens two stores (two pools, two listeners) on one fresh
 // schema: two replicas without sticky sessions.
-func twoReplicas(t *testing.T) (a2a.Store, a2a.Store) {
+func twoReplicas(t *testing.T) (taskmanager.Store, taskmanager.Store) {
 	u := postgresSchema(t)
 	return openPostgres(t, u), openPostgres(t, u)
 }
@@ -214,7 +215,7 @@ func TestReplicaSubscribeOnOtherReplicaSeesSameEvents(t *testing.T) {
 	sa, sb := twoReplicas(t)
 	log := newExecLog()
 	agent := &gatedAgent{steps: 3, gate: make(chan struct{}), shared: log}
-	cfg := a2a.ManagerConfig{PollInterval: time.Minute, LeaseTTL: 5 * time.Second}
+	cfg := taskmanager.Config{PollInterval: time.Minute, LeaseTTL: 5 * time.Second}
 	a := newReplica(t, sa, agent, cfg)
 	b := newReplica(t, sb, agent, cfg)
 
@@ -271,7 +272,7 @@ func TestReplicaCancelOnOtherReplicaReachesExecutor(t *testing.T) {
 	agent := &gatedAgent{steps: 3, gate: make(chan struct{}), shared: log}
 	// A minute of polling and of grace: only the wake-up can deliver the
 	// cancel in time, and only the executor can end the task.
-	cfg := a2a.ManagerConfig{PollInterval: time.Minute, CancelGrace: time.Minute, LeaseTTL: 5 * time.Second}
+	cfg := taskmanager.Config{PollInterval: time.Minute, CancelGrace: time.Minute, LeaseTTL: 5 * time.Second}
 	a := newReplica(t, sa, agent, cfg)
 	b := newReplica(t, sb, agent, cfg)
 	id := startTask(t, a, "m1")
@@ -304,7 +305,7 @@ func TestReplicaCancelIgnoredIsForcedAfterGrace(t *testing.T) {
 	sa, sb := twoReplicas(t)
 	log := newExecLog()
 	agent := &gatedAgent{steps: 1, ignoreCancel: true, gate: make(chan struct{}), shared: log}
-	cfg := a2a.ManagerConfig{PollInterval: 50 * time.Millisecond, CancelGrace: 300 * time.Millisecond, LeaseTTL: 5 * time.Second}
+	cfg := taskmanager.Config{PollInterval: 50 * time.Millisecond, CancelGrace: 300 * time.Millisecond, LeaseTTL: 5 * time.Second}
 	a := newReplica(t, sa, agent, cfg)
 	b := newReplica(t, sb, agent, cfg)
 	id := startTask(t, a, "m1")
@@ -328,7 +329,7 @@ func TestReplicaCancelIgnoredIsForcedAfterGrace(t *testing.T) {
 	agent.gate <- struct{}{} // the stubborn executor emits its next step
 	select {
 	case err := <-log.lateErrs:
-		if !errors.Is(err, a2a.ErrTaskClosed) {
+		if !errors.Is(err, taskmanager.ErrTaskClosed) {
 			t.Errorf("late event: err = %v, want ErrTaskClosed", err)
 		}
 	case <-time.After(20 * time.Second):
@@ -350,9 +351,9 @@ func TestReplicaSecondMessageWaitsForLease(t *testing.T) {
 	sa, sb := twoReplicas(t)
 	log := newExecLog()
 	agent := &gatedAgent{steps: 1, askInput: true, gate: make(chan struct{}), shared: log}
-	a := newReplica(t, sa, agent, a2a.ManagerConfig{PollInterval: 50 * time.Millisecond, LeaseTTL: 5 * time.Second})
-	impatient := newReplica(t, sb, agent, a2a.ManagerConfig{PollInterval: 50 * time.Millisecond, LeaseWait: 200 * time.Millisecond})
-	patient := newReplica(t, sb, agent, a2a.ManagerConfig{PollInterval: time.Minute, LeaseWait: 30 * time.Second})
+	a := newReplica(t, sa, agent, taskmanager.Config{PollInterval: 50 * time.Millisecond, LeaseTTL: 5 * time.Second})
+	impatient := newReplica(t, sb, agent, taskmanager.Config{PollInterval: 50 * time.Millisecond, LeaseWait: 200 * time.Millisecond})
+	patient := newReplica(t, sb, agent, taskmanager.Config{PollInterval: time.Minute, LeaseWait: 30 * time.Second})
 	id := startTask(t, a, "m1")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -405,13 +406,13 @@ func TestReplicaSecondMessageWaitsForLease(t *testing.T) {
 // dyingStore is a replica's store that stops answering writes, as when the
 // replica's process is gone: its lease is neither renewed nor released.
 type dyingStore struct {
-	a2a.Store
+	taskmanager.Store
 	dead atomic.Bool
 }
 
 var errGone = errors.New("replica is gone")
 
-func (d *dyingStore) UpdateTask(ctx context.Context, owner string, t *a2a.Task, v int64, evs []a2a.StreamResponse) (*a2a.TaskRecord, error) {
+func (d *dyingStore) UpdateTask(ctx context.Context, owner string, t *a2a.Task, v int64, evs []a2a.StreamResponse) (*taskmanager.TaskRecord, error) {
 	if d.dead.Load() {
 		return nil, errGone
 	}
@@ -440,13 +441,13 @@ func TestReplicaDeathFailsTaskAfterLeaseExpiry(t *testing.T) {
 	log := newExecLog()
 	agent := &gatedAgent{steps: 2, gate: make(chan struct{}), shared: log}
 	dying := &dyingStore{Store: sa}
-	a := newReplica(t, dying, agent, a2a.ManagerConfig{PollInterval: 50 * time.Millisecond, LeaseTTL: time.Second})
-	b := newReplica(t, sb, agent, a2a.ManagerConfig{PollInterval: 50 * time.Millisecond, LeaseTTL: time.Second})
+	a := newReplica(t, dying, agent, taskmanager.Config{PollInterval: 50 * time.Millisecond, LeaseTTL: time.Second})
+	b := newReplica(t, sb, agent, taskmanager.Config{PollInterval: 50 * time.Millisecond, LeaseTTL: time.Second})
 	id := startTask(t, a, "m1")
 	agent.gate <- struct{}{} // step 1 is stored
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	var before *a2a.TaskRecord
+	var before *taskmanager.TaskRecord
 	for deadline := time.Now().Add(20 * time.Second); ; {
 		var err error
 		if before, err = sb.GetTask(ctx, "alice", id); err != nil {
@@ -487,8 +488,8 @@ func TestReplicaDeathFailsTaskAfterLeaseExpiry(t *testing.T) {
 	if rec.Task.Status.State != a2a.TaskStateFailed {
 		t.Fatalf("state %s, want FAILED", rec.Task.Status.State)
 	}
-	if m := rec.Task.Status.Message; m == nil || len(m.Parts) == 0 || m.Parts[0].Text != a2a.OrphanMessage {
-		t.Errorf("status message %+v, want %q", m, a2a.OrphanMessage)
+	if m := rec.Task.Status.Message; m == nil || len(m.Parts) == 0 || m.Parts[0].Text != taskmanager.OrphanMessage {
+		t.Errorf("status message %+v, want %q", m, taskmanager.OrphanMessage)
 	}
 	evs, err := sb.Events(ctx, "alice", id, 0, 0)
 	if err != nil {
@@ -498,7 +499,7 @@ func TestReplicaDeathFailsTaskAfterLeaseExpiry(t *testing.T) {
 	for _, e := range evs {
 		texts = append(texts, eventTextOf(e.Event))
 	}
-	want := []string{"started", "step 1", a2a.OrphanMessage}
+	want := []string{"started", "step 1", taskmanager.OrphanMessage}
 	if strings.Join(texts, "|") != strings.Join(want, "|") {
 		t.Errorf("log after recovery: %q, want %q", texts, want)
 	}
@@ -521,7 +522,7 @@ func TestRecoverLeavesLiveAndWaitingTasksAlone(t *testing.T) {
 	st := store.NewMemory()
 	log := newExecLog()
 	agent := &gatedAgent{steps: 1, gate: make(chan struct{}), shared: log}
-	r := newReplica(t, st, agent, a2a.ManagerConfig{PollInterval: 50 * time.Millisecond})
+	r := newReplica(t, st, agent, taskmanager.Config{PollInterval: 50 * time.Millisecond})
 	id := startTask(t, r, "m1")
 	ctx := context.Background()
 	waiting := &a2a.Task{ID: "waiting", ContextID: "c", Status: a2a.TaskStatus{State: a2a.TaskStateInputRequired}}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 )
 
 // The SQL stores share one schema shape (types differ):
@@ -37,7 +38,7 @@ func (p *placeholders) add(v any) string {
 
 // listQueries builds the page query and the count query of ListTasks. The
 // page query asks for one row more than the limit to learn whether more follow.
-func listQueries(owner string, q a2a.TaskQuery, dollar bool) (page string, pageArgs []any, count string, countArgs []any) {
+func listQueries(owner string, q taskmanager.TaskQuery, dollar bool) (page string, pageArgs []any, count string, countArgs []any) {
 	build := func(withCursor bool) (string, *placeholders) {
 		p := &placeholders{dollar: dollar}
 		var b strings.Builder
@@ -121,8 +122,8 @@ func encodeEvents(evs []a2a.StreamResponse) ([]string, error) {
 	return out, nil
 }
 
-func decodeEvent(seq int64, b []byte) (a2a.StoredEvent, error) {
-	e := a2a.StoredEvent{Seq: seq}
+func decodeEvent(seq int64, b []byte) (taskmanager.StoredEvent, error) {
+	e := taskmanager.StoredEvent{Seq: seq}
 	if err := json.Unmarshal(b, &e.Event); err != nil {
 		return e, fmt.Errorf("store: decode event %d: %w", seq, err)
 	}

@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver (pure Go, no cgo)
 )
 
-// SQLite is an a2a.Store in one SQLite file: the embedded default, for a
+// SQLite is an taskmanager.Store in one SQLite file: the embedded default, for a
 // single process. Watch wake-ups are in-process, so a second process on the
 // same file would only see changes through the manager's polling fallback:
 // use PostgreSQL for replicas.
@@ -45,9 +46,9 @@ type SQLite struct {
 }
 
 var (
-	_ a2a.Store                 = (*SQLite)(nil)
-	_ a2a.LeasedTaskCreator     = (*SQLite)(nil)
-	_ a2a.LeaseReleasingUpdater = (*SQLite)(nil)
+	_ taskmanager.Store                 = (*SQLite)(nil)
+	_ taskmanager.LeasedTaskCreator     = (*SQLite)(nil)
+	_ taskmanager.LeaseReleasingUpdater = (*SQLite)(nil)
 )
 
 // sqliteMigrations are applied in order; PRAGMA user_version counts the
@@ -197,7 +198,7 @@ func (s *SQLite) Close() error {
 const sqliteInsertTask = `insert into a2a_tasks (id, owner, context_id, state, status_ts, version, last_seq, snapshot)
 	values (?, ?, ?, ?, ?, 1, 0, ?) on conflict (id) do nothing`
 
-// CreateTask implements a2a.TaskStore.
+// CreateTask implements taskmanager.TaskStore.
 func (s *SQLite) CreateTask(ctx context.Context, owner string, t *a2a.Task) error {
 	c, err := columnsOf(t)
 	if err != nil {
@@ -212,13 +213,13 @@ func (s *SQLite) createTask(tx *wtx, owner, id string, c taskColumns) error {
 		return fmt.Errorf("store: create task: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return a2a.ErrExists
+		return taskmanager.ErrExists
 	}
 	tx.wake(id)
 	return nil
 }
 
-// CreateLeasedTask implements a2a.LeasedTaskCreator: the run lease and the
+// CreateLeasedTask implements taskmanager.LeasedTaskCreator: the run lease and the
 // task in one transaction.
 func (s *SQLite) CreateLeasedTask(ctx context.Context, owner string, t *a2a.Task, holder string, ttl time.Duration) error {
 	c, err := columnsOf(t)
@@ -230,7 +231,7 @@ func (s *SQLite) CreateLeasedTask(ctx context.Context, owner string, t *a2a.Task
 		var one int
 		err := tx.scan(`select 1 from a2a_tasks where id = ?`, []any{t.ID}, &one)
 		if err == nil {
-			return a2a.ErrExists
+			return taskmanager.ErrExists
 		}
 		if !errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("store: create task: %w", err)
@@ -240,15 +241,15 @@ func (s *SQLite) CreateLeasedTask(ctx context.Context, owner string, t *a2a.Task
 			return err
 		}
 		if !ok {
-			return a2a.ErrLeaseHeld
+			return taskmanager.ErrLeaseHeld
 		}
 		return s.createTask(tx, owner, t.ID, c)
 	})
 }
 
-// GetTask implements a2a.TaskStore.
-func (s *SQLite) GetTask(ctx context.Context, owner, id string) (*a2a.TaskRecord, error) {
-	var rec a2a.TaskRecord
+// GetTask implements taskmanager.TaskStore.
+func (s *SQLite) GetTask(ctx context.Context, owner, id string) (*taskmanager.TaskRecord, error) {
+	var rec taskmanager.TaskRecord
 	var snap []byte
 	err := s.queryRow(ctx, `select version, last_seq, snapshot from a2a_tasks where id = ? and owner = ?`, []any{id, owner},
 		&rec.Version, &rec.LastSeq, &snap)
@@ -266,18 +267,18 @@ func (s *SQLite) GetTask(ctx context.Context, owner, id string) (*a2a.TaskRecord
 	return &rec, nil
 }
 
-// UpdateTask implements a2a.TaskStore.
-func (s *SQLite) UpdateTask(ctx context.Context, owner string, t *a2a.Task, version int64, events []a2a.StreamResponse) (*a2a.TaskRecord, error) {
+// UpdateTask implements taskmanager.TaskStore.
+func (s *SQLite) UpdateTask(ctx context.Context, owner string, t *a2a.Task, version int64, events []a2a.StreamResponse) (*taskmanager.TaskRecord, error) {
 	return s.updateTask(ctx, owner, t, version, events, "")
 }
 
-// UpdateTaskReleasing implements a2a.LeaseReleasingUpdater: the update and
+// UpdateTaskReleasing implements taskmanager.LeaseReleasingUpdater: the update and
 // the release in one transaction.
-func (s *SQLite) UpdateTaskReleasing(ctx context.Context, owner string, t *a2a.Task, version int64, events []a2a.StreamResponse, holder string) (*a2a.TaskRecord, error) {
+func (s *SQLite) UpdateTaskReleasing(ctx context.Context, owner string, t *a2a.Task, version int64, events []a2a.StreamResponse, holder string) (*taskmanager.TaskRecord, error) {
 	return s.updateTask(ctx, owner, t, version, events, holder)
 }
 
-func (s *SQLite) updateTask(ctx context.Context, owner string, t *a2a.Task, version int64, events []a2a.StreamResponse, release string) (*a2a.TaskRecord, error) {
+func (s *SQLite) updateTask(ctx context.Context, owner string, t *a2a.Task, version int64, events []a2a.StreamResponse, release string) (*taskmanager.TaskRecord, error) {
 	c, err := columnsOf(t)
 	if err != nil {
 		return nil, err
@@ -286,7 +287,7 @@ func (s *SQLite) updateTask(ctx context.Context, owner string, t *a2a.Task, vers
 	if err != nil {
 		return nil, err
 	}
-	rec := &a2a.TaskRecord{Task: *t.Clone()}
+	rec := &taskmanager.TaskRecord{Task: *t.Clone()}
 	err = s.writer.do(ctx, func(tx *wtx) error {
 		err := tx.scan(`update a2a_tasks
 			set context_id = ?, state = ?, status_ts = ?, snapshot = ?, version = version + 1, last_seq = last_seq + ?
@@ -302,7 +303,7 @@ func (s *SQLite) updateTask(ctx context.Context, owner string, t *a2a.Task, vers
 			if err != nil {
 				return fmt.Errorf("store: update task: %w", err)
 			}
-			return a2a.ErrConflict
+			return taskmanager.ErrConflict
 		}
 		if err != nil {
 			return fmt.Errorf("store: update task: %w", err)
@@ -327,8 +328,8 @@ func (s *SQLite) updateTask(ctx context.Context, owner string, t *a2a.Task, vers
 	return rec, nil
 }
 
-// Events implements a2a.TaskStore.
-func (s *SQLite) Events(ctx context.Context, owner, taskID string, after int64, limit int) ([]a2a.StoredEvent, error) {
+// Events implements taskmanager.TaskStore.
+func (s *SQLite) Events(ctx context.Context, owner, taskID string, after int64, limit int) ([]taskmanager.StoredEvent, error) {
 	st, err := s.read(ctx, `select e.seq, e.event from a2a_tasks t
 		left join a2a_events e on e.task_id = t.id and e.seq > ? and e.seq <= ?
 		where t.id = ? and t.owner = ? order by e.seq`)
@@ -345,9 +346,9 @@ func (s *SQLite) Events(ctx context.Context, owner, taskID string, after int64, 
 
 // scanEvents reads the rows of the Events query: none means the task is
 // not the owner's; one with a NULL seq means no events.
-func scanEvents(taskID string, next func() bool, scan func(*sql.NullInt64, *[]byte) error, rowsErr func() error) ([]a2a.StoredEvent, error) {
+func scanEvents(taskID string, next func() bool, scan func(*sql.NullInt64, *[]byte) error, rowsErr func() error) ([]taskmanager.StoredEvent, error) {
 	found := false
-	var out []a2a.StoredEvent
+	var out []taskmanager.StoredEvent
 	for next() {
 		found = true
 		var seq sql.NullInt64
@@ -373,15 +374,15 @@ func scanEvents(taskID string, next func() bool, scan func(*sql.NullInt64, *[]by
 	return out, nil
 }
 
-// ListTasks implements a2a.TaskStore.
-func (s *SQLite) ListTasks(ctx context.Context, owner string, q a2a.TaskQuery) (*a2a.TaskPage, error) {
+// ListTasks implements taskmanager.TaskStore.
+func (s *SQLite) ListTasks(ctx context.Context, owner string, q taskmanager.TaskQuery) (*taskmanager.TaskPage, error) {
 	pageQ, pageArgs, countQ, countArgs := listQueries(owner, q, false)
 	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, fmt.Errorf("store: list tasks: %w", err)
 	}
 	defer tx.Rollback()
-	page := &a2a.TaskPage{}
+	page := &taskmanager.TaskPage{}
 	if err := tx.QueryRowContext(ctx, countQ, countArgs...).Scan(&page.Total); err != nil {
 		return nil, fmt.Errorf("store: count tasks: %w", err)
 	}
@@ -411,12 +412,12 @@ func (s *SQLite) ListTasks(ctx context.Context, owner string, q a2a.TaskQuery) (
 	return page, nil
 }
 
-// Watch implements a2a.TaskStore.
+// Watch implements taskmanager.TaskStore.
 func (s *SQLite) Watch(_ context.Context, taskID string) (<-chan struct{}, func()) {
 	return s.hub.watch(taskID)
 }
 
-// AcquireLease implements a2a.LeaseStore.
+// AcquireLease implements taskmanager.LeaseStore.
 func (s *SQLite) AcquireLease(ctx context.Context, taskID, holder string, ttl time.Duration) (bool, error) {
 	var ok bool
 	err := s.writer.do(ctx, func(tx *wtx) (err error) {
@@ -439,7 +440,7 @@ func (s *SQLite) acquireLease(tx *wtx, taskID, holder string, ttl time.Duration)
 	return n == 1, nil
 }
 
-// RenewLease implements a2a.LeaseStore.
+// RenewLease implements taskmanager.LeaseStore.
 func (s *SQLite) RenewLease(ctx context.Context, taskID, holder string, ttl time.Duration) (bool, error) {
 	var ok bool
 	err := s.writer.do(ctx, func(tx *wtx) error {
@@ -456,7 +457,7 @@ func (s *SQLite) RenewLease(ctx context.Context, taskID, holder string, ttl time
 	return ok, err
 }
 
-// ReleaseLease implements a2a.LeaseStore.
+// ReleaseLease implements taskmanager.LeaseStore.
 func (s *SQLite) ReleaseLease(ctx context.Context, taskID, holder string) error {
 	return s.writer.do(ctx, func(tx *wtx) error {
 		if _, err := tx.exec(`delete from a2a_leases where task_id = ? and holder = ?`, taskID, holder); err != nil {
@@ -467,7 +468,7 @@ func (s *SQLite) ReleaseLease(ctx context.Context, taskID, holder string) error 
 	})
 }
 
-// RequestCancel implements a2a.LeaseStore.
+// RequestCancel implements taskmanager.LeaseStore.
 func (s *SQLite) RequestCancel(ctx context.Context, taskID string) error {
 	return s.writer.do(ctx, func(tx *wtx) error {
 		if _, err := tx.exec(`insert into a2a_cancels (task_id) values (?) on conflict do nothing`, taskID); err != nil {
@@ -478,7 +479,7 @@ func (s *SQLite) RequestCancel(ctx context.Context, taskID string) error {
 	})
 }
 
-// CancelRequested implements a2a.LeaseStore.
+// CancelRequested implements taskmanager.LeaseStore.
 func (s *SQLite) CancelRequested(ctx context.Context, taskID string) (bool, error) {
 	var n int
 	if err := s.queryRow(ctx, `select count(*) from a2a_cancels where task_id = ?`, []any{taskID}, &n); err != nil {
@@ -500,7 +501,7 @@ func (s *SQLite) ownsTask(ctx context.Context, owner, id string) error {
 	return nil
 }
 
-// PutPushConfig implements a2a.PushConfigStore. A new config's cursor
+// PutPushConfig implements taskmanager.PushConfigStore. A new config's cursor
 // starts at the task's last event: it gets only later events.
 func (s *SQLite) PutPushConfig(ctx context.Context, owner string, cfg *a2a.TaskPushNotificationConfig) error {
 	b, err := encodePush(cfg)
@@ -521,7 +522,7 @@ func (s *SQLite) PutPushConfig(ctx context.Context, owner string, cfg *a2a.TaskP
 	})
 }
 
-// GetPushConfig implements a2a.PushConfigStore.
+// GetPushConfig implements taskmanager.PushConfigStore.
 func (s *SQLite) GetPushConfig(ctx context.Context, owner, taskID, id string) (*a2a.TaskPushNotificationConfig, error) {
 	var b []byte
 	err := s.r.QueryRowContext(ctx, `select p.config from a2a_push_configs p join a2a_tasks t on t.id = p.task_id
@@ -539,7 +540,7 @@ func (s *SQLite) GetPushConfig(ctx context.Context, owner, taskID, id string) (*
 	return &c, err
 }
 
-// ListPushConfigs implements a2a.PushConfigStore.
+// ListPushConfigs implements taskmanager.PushConfigStore.
 func (s *SQLite) ListPushConfigs(ctx context.Context, owner, taskID string) ([]a2a.TaskPushNotificationConfig, error) {
 	if err := s.ownsTask(ctx, owner, taskID); err != nil {
 		return nil, err
@@ -567,7 +568,7 @@ func (s *SQLite) ListPushConfigs(ctx context.Context, owner, taskID string) ([]a
 	return out, nil
 }
 
-// DeletePushConfig implements a2a.PushConfigStore.
+// DeletePushConfig implements taskmanager.PushConfigStore.
 func (s *SQLite) DeletePushConfig(ctx context.Context, owner, taskID, id string) error {
 	var deleted bool
 	err := s.writer.do(ctx, func(tx *wtx) error {
@@ -586,8 +587,8 @@ func (s *SQLite) DeletePushConfig(ctx context.Context, owner, taskID, id string)
 	return s.ownsTask(ctx, owner, taskID)
 }
 
-// DuePushes implements a2a.PushCursorStore.
-func (s *SQLite) DuePushes(ctx context.Context, now time.Time, limit int) ([]a2a.PushDue, error) {
+// DuePushes implements taskmanager.PushCursorStore.
+func (s *SQLite) DuePushes(ctx context.Context, now time.Time, limit int) ([]taskmanager.PushDue, error) {
 	rows, err := s.r.QueryContext(ctx, `select t.owner, p.config, p.delivered, t.last_seq, p.attempts
 		from a2a_push_configs p join a2a_tasks t on t.id = p.task_id
 		where p.delivered < t.last_seq and p.next_at <= ?
@@ -596,9 +597,9 @@ func (s *SQLite) DuePushes(ctx context.Context, now time.Time, limit int) ([]a2a
 		return nil, fmt.Errorf("store: list due pushes: %w", err)
 	}
 	defer rows.Close()
-	var out []a2a.PushDue
+	var out []taskmanager.PushDue
 	for rows.Next() {
-		var d a2a.PushDue
+		var d taskmanager.PushDue
 		var b []byte
 		if err := rows.Scan(&d.Owner, &b, &d.Delivered, &d.LastSeq, &d.Attempts); err != nil {
 			return nil, fmt.Errorf("store: list due pushes: %w", err)
@@ -614,7 +615,7 @@ func (s *SQLite) DuePushes(ctx context.Context, now time.Time, limit int) ([]a2a
 	return out, nil
 }
 
-// AdvancePush implements a2a.PushCursorStore.
+// AdvancePush implements taskmanager.PushCursorStore.
 func (s *SQLite) AdvancePush(ctx context.Context, owner, taskID, configID string, seq int64) error {
 	return s.writer.do(ctx, func(tx *wtx) error {
 		res, err := tx.exec(`update a2a_push_configs
@@ -631,7 +632,7 @@ func (s *SQLite) AdvancePush(ctx context.Context, owner, taskID, configID string
 	})
 }
 
-// FailPush implements a2a.PushCursorStore.
+// FailPush implements taskmanager.PushCursorStore.
 func (s *SQLite) FailPush(ctx context.Context, owner, taskID, configID string, next time.Time, lastErr string) error {
 	return s.writer.do(ctx, func(tx *wtx) error {
 		res, err := tx.exec(`update a2a_push_configs
@@ -648,7 +649,7 @@ func (s *SQLite) FailPush(ctx context.Context, owner, taskID, configID string, n
 	})
 }
 
-// Prune implements a2a.MaintenanceStore.
+// Prune implements taskmanager.MaintenanceStore.
 func (s *SQLite) Prune(ctx context.Context, finishedBefore time.Time) (int, error) {
 	states := terminalStates()
 	marks := strings.TrimSuffix(strings.Repeat("?, ", len(states)), ", ")
@@ -702,8 +703,8 @@ func (s *SQLite) pruneBatch(ctx context.Context, sel string, args []any) (int, e
 	return int(n), nil
 }
 
-// Orphans implements a2a.MaintenanceStore.
-func (s *SQLite) Orphans(ctx context.Context, after string, limit int) ([]a2a.TaskRef, error) {
+// Orphans implements taskmanager.MaintenanceStore.
+func (s *SQLite) Orphans(ctx context.Context, after string, limit int) ([]taskmanager.TaskRef, error) {
 	rows, err := s.r.QueryContext(ctx, `select owner, id from a2a_tasks t
 		where state in (?, ?) and id > ?
 		and not exists (select 1 from a2a_leases l where l.task_id = t.id and l.expires_at > ?)
@@ -713,9 +714,9 @@ func (s *SQLite) Orphans(ctx context.Context, after string, limit int) ([]a2a.Ta
 		return nil, fmt.Errorf("store: list orphans: %w", err)
 	}
 	defer rows.Close()
-	var out []a2a.TaskRef
+	var out []taskmanager.TaskRef
 	for rows.Next() {
-		var r a2a.TaskRef
+		var r taskmanager.TaskRef
 		if err := rows.Scan(&r.Owner, &r.ID); err != nil {
 			return nil, fmt.Errorf("store: list orphans: %w", err)
 		}

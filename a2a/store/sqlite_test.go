@@ -8,6 +8,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store/storetest"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 )
 
 func openSQLite(t testing.TB, path string) *store.SQLite {
@@ -21,7 +22,7 @@ func openSQLite(t testing.TB, path string) *store.SQLite {
 }
 
 func TestSQLiteConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) a2a.Store {
+	storetest.Run(t, func(t *testing.T) taskmanager.Store {
 		return openSQLite(t, filepath.Join(t.TempDir(), "tasks.db"))
 	})
 }

@@ -6,9 +6,8 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/a2a-mcp-bridge/bridge/a2a/client"
-
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/client"
 )
 
 // Client speaks A2A 0.3 JSON-RPC to an agent behind the 1.0 API of

@@ -8,9 +8,8 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/a2a-mcp-bridge/bridge/a2a/client"
-
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/client"
 	v03 "github.com/a2a-mcp-bridge/bridge/a2a/v03"
 )
 

@@ -10,11 +10,12 @@ import (
 	"sync"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 	"github.com/a2a-mcp-bridge/bridge/internal/strictjson"
 )
 
 // Dialect answers A2A 0.3 callers at a 1.0 server's edge: it is the
-// server's a2a.Legacy. Each 0.3 request is decoded strictly, once, into
+// server's server.Legacy. Each 0.3 request is decoded strictly, once, into
 // the 1.0 request the server runs; results and events are written back in
 // 0.3 shapes.
 type Dialect struct {
@@ -22,7 +23,7 @@ type Dialect struct {
 	Logger *slog.Logger
 }
 
-var _ a2a.Legacy = (*Dialect)(nil)
+var _ server.Legacy = (*Dialect)(nil)
 
 func (d *Dialect) tr() translator { return translator{log: d.Logger} }
 

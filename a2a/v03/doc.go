@@ -2,7 +2,7 @@
 // their translation to and from the 1.0 types of package a2a, in both
 // directions. It is the one place where the two versions meet.
 //
-// As a server's a2a.Legacy (Dialect), it answers 0.3 callers: a request is
+// As a server's server.Legacy (Dialect), it answers 0.3 callers: a request is
 // decoded strictly, once, into the 1.0 call the server runs exactly as a
 // 1.0 request (guards, owner scoping, limits, push, the event log), and
 // the result and the events are written back in 0.3 shapes: "kind"

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 )
 
 // The 0.3 HTTP+JSON binding is the ProtoJSON of the 0.3 proto (package
@@ -145,7 +146,7 @@ type restError struct {
 }
 
 var (
-	_ a2a.LegacyREST = (*Dialect)(nil)
+	_ server.LegacyREST = (*Dialect)(nil)
 )
 
 // restStateTo03 is the 0.3 proto name of a 1.0 state.

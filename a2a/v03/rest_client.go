@@ -8,9 +8,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/a2a-mcp-bridge/bridge/a2a/client"
-
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/client"
 )
 
 var _ client.LegacyREST = (*Client)(nil)

@@ -15,7 +15,9 @@ import (
 	"testing"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/a2a/v03"
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
 )
@@ -24,21 +26,21 @@ import (
 // (legacy) or refuses them; the X-Test-Owner header names the caller.
 type agent struct {
 	srv   *httptest.Server
-	calls []*a2a.Call // what the guard saw
+	calls []*server.Call // what the guard saw
 }
 
-func newAgent(t testing.TB, legacy bool, opts ...func(*a2a.ServerConfig)) *agent {
+func newAgent(t testing.TB, legacy bool, opts ...func(*server.Config)) *agent {
 	t.Helper()
 	st := store.NewMemory()
-	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: st, Executor: &demoagent.Agent{}})
+	mgr, err := taskmanager.New(taskmanager.Config{Store: st, Executor: &demoagent.Agent{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ag := &agent{}
 	card := demoagent.Card("http://agent.test/a2a/echo")
 	card.Capabilities.PushNotifications = a2a.Ptr(true)
-	cfg := a2a.ServerConfig{Manager: mgr, Card: card, PushEnabled: true,
-		Guard: func(ctx context.Context, c *a2a.Call) error {
+	cfg := server.Config{Manager: mgr, Card: card, PushEnabled: true,
+		Guard: func(ctx context.Context, c *server.Call) error {
 			ag.calls = append(ag.calls, c)
 			return nil
 		}}
@@ -48,12 +50,12 @@ func newAgent(t testing.TB, legacy bool, opts ...func(*a2a.ServerConfig)) *agent
 	for _, o := range opts {
 		o(&cfg)
 	}
-	srv, err := a2a.NewServer(cfg)
+	srv, err := server.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ag.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		srv.ServeHTTP(w, r.WithContext(a2a.WithOwner(r.Context(), r.Header.Get("X-Test-Owner"))))
+		srv.ServeHTTP(w, r.WithContext(server.WithOwner(r.Context(), r.Header.Get("X-Test-Owner"))))
 	}))
 	t.Cleanup(ag.srv.Close)
 	return ag
@@ -302,7 +304,7 @@ func TestDetection(t *testing.T) {
 // A2A-Version.
 func TestCardViews(t *testing.T) {
 	onRequest := newAgent(t, true)
-	byDefault := newAgent(t, true, func(c *a2a.ServerConfig) { c.LegacyCardDefault = true })
+	byDefault := newAgent(t, true, func(c *server.Config) { c.LegacyCardDefault = true })
 	get := func(a *agent, h, q string) (map[string]any, http.Header) {
 		req, _ := http.NewRequest(http.MethodGet, a.srv.URL+"/.well-known/agent-card.json"+q, nil)
 		if h != "" {
@@ -355,11 +357,11 @@ func TestCardViews(t *testing.T) {
 // eventsFailing is a store whose event log stops answering, with a
 // definite error, once fail is set.
 type eventsFailing struct {
-	a2a.Store
+	taskmanager.Store
 	fail atomic.Bool
 }
 
-func (s *eventsFailing) Events(ctx context.Context, owner, taskID string, after int64, limit int) ([]a2a.StoredEvent, error) {
+func (s *eventsFailing) Events(ctx context.Context, owner, taskID string, after int64, limit int) ([]taskmanager.StoredEvent, error) {
 	if s.fail.Load() {
 		return nil, a2a.ErrTaskNotFound.With("the event log is gone")
 	}
@@ -372,12 +374,12 @@ func (s *eventsFailing) Events(ctx context.Context, owner, taskID string, after 
 // (a plain data event would be read as a stream response).
 func TestRESTStreamErrorIsAnErrorEvent(t *testing.T) {
 	st := &eventsFailing{Store: store.NewMemory()}
-	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: st, Executor: &demoagent.Agent{}})
+	mgr, err := taskmanager.New(taskmanager.Config{Store: st, Executor: &demoagent.Agent{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(mgr.Wait)
-	ag := newAgent(t, true, func(c *a2a.ServerConfig) { c.Manager = mgr })
+	ag := newAgent(t, true, func(c *server.Config) { c.Manager = mgr })
 	r := ag.rpc(t, "alice", "", "message/send", `{"message":{"kind":"message","messageId":"m1","role":"user","parts":[{"kind":"text","text":"/slow 2"}]},"configuration":{"blocking":false}}`)
 	var task struct {
 		ID string `json:"id"`

@@ -13,6 +13,7 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/examples"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
@@ -180,7 +181,7 @@ func displayAddr(a string) string {
 	return net.JoinHostPort(host, port)
 }
 
-func openStore(ctx context.Context, url string) (a2a.Store, func(), error) {
+func openStore(ctx context.Context, url string) (taskmanager.Store, func(), error) {
 	s, closeFn, err := store.Open(ctx, url)
 	if err != nil {
 		return nil, nil, err

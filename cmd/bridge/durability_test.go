@@ -16,12 +16,12 @@ import (
 	"testing"
 	"time"
 
-	a2aclient "github.com/a2a-mcp-bridge/bridge/a2a/client"
-
 	"github.com/jackc/pgx/v5"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	a2aclient "github.com/a2a-mcp-bridge/bridge/a2a/client"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/bench"
 	"github.com/a2a-mcp-bridge/bridge/internal/syncbuf"
@@ -132,13 +132,13 @@ func TestAcknowledgedEventsSurviveSIGKILL(t *testing.T) {
 	bin := bridgeBinary(t)
 	t.Run("sqlite", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "tasks.db")
-		killAfterAnswers(t, bin, "sqlite:"+path, func(ctx context.Context) (a2a.Store, error) {
+		killAfterAnswers(t, bin, "sqlite:"+path, func(ctx context.Context) (taskmanager.Store, error) {
 			return store.OpenSQLite(ctx, path)
 		})
 	})
 	t.Run("postgres", func(t *testing.T) {
 		u := postgresTestSchema(t)
-		killAfterAnswers(t, bin, u, func(ctx context.Context) (a2a.Store, error) {
+		killAfterAnswers(t, bin, u, func(ctx context.Context) (taskmanager.Store, error) {
 			return store.OpenPostgres(ctx, u)
 		})
 	})
@@ -179,7 +179,7 @@ type streamed struct {
 	events []a2a.StreamResponse
 }
 
-func killAfterAnswers(t *testing.T, bin, storeURL string, open func(context.Context) (a2a.Store, error)) {
+func killAfterAnswers(t *testing.T, bin, storeURL string, open func(context.Context) (taskmanager.Store, error)) {
 	const answersBeforeKill = 40
 	// The agent: the bench's fast agent, in this process; "progress …"
 	// makes it report WORKING before its artifact.

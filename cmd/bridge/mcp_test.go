@@ -18,8 +18,9 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
 )
 
@@ -27,7 +28,7 @@ import (
 func demoAgent(t *testing.T) string {
 	t.Helper()
 	quiet := slog.New(slog.DiscardHandler)
-	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: store.NewMemory(), Executor: &demoagent.Agent{Tick: time.Millisecond}, Logger: quiet})
+	mgr, err := taskmanager.New(taskmanager.Config{Store: store.NewMemory(), Executor: &demoagent.Agent{Tick: time.Millisecond}, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +38,7 @@ func demoAgent(t *testing.T) string {
 	}
 	srv := httptest.NewUnstartedServer(nil)
 	srv.Listener = ln
-	as, err := a2a.NewServer(a2a.ServerConfig{Manager: mgr, Card: demoagent.Card("http://" + ln.Addr().String()), Logger: quiet})
+	as, err := server.New(server.Config{Manager: mgr, Card: demoagent.Card("http://" + ln.Addr().String()), Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 )
 
 // Agent is the demo executor.
@@ -24,7 +25,7 @@ type Agent struct {
 	StreamingTimeout time.Duration
 }
 
-var _ a2a.Executor = (*Agent)(nil)
+var _ taskmanager.Executor = (*Agent)(nil)
 
 // MaxSlowSeconds caps /slow N.
 const MaxSlowSeconds = 3600
@@ -69,8 +70,8 @@ func textArtifact(name, text string) a2a.Artifact {
 	return a2a.Artifact{Name: name, Parts: []a2a.Part{a2a.TextPart(text)}}
 }
 
-// Execute implements a2a.Executor.
-func (a *Agent) Execute(ctx context.Context, req *a2a.Request, u *a2a.Updater) error {
+// Execute implements taskmanager.Executor.
+func (a *Agent) Execute(ctx context.Context, req *taskmanager.Request, u *taskmanager.Updater) error {
 	if handled, err := a.conformance(ctx, req, u); handled {
 		return err
 	}
@@ -116,7 +117,7 @@ func (a *Agent) tick() time.Duration {
 	return time.Second
 }
 
-func (a *Agent) slow(ctx context.Context, u *a2a.Updater, n int) error {
+func (a *Agent) slow(ctx context.Context, u *taskmanager.Updater, n int) error {
 	t := time.NewTicker(a.tick())
 	defer t.Stop()
 	if err := u.Working(ctx, fmt.Sprintf("working: 0/%d", n)); err != nil {
@@ -138,18 +139,18 @@ func (a *Agent) slow(ctx context.Context, u *a2a.Updater, n int) error {
 	return u.Complete(ctx, "")
 }
 
-// Cancel implements a2a.Executor: the running work stops with its context;
+// Cancel implements taskmanager.Executor: the running work stops with its context;
 // the task is marked CANCELED here.
-func (a *Agent) Cancel(ctx context.Context, req *a2a.Request, u *a2a.Updater) error {
+func (a *Agent) Cancel(ctx context.Context, req *taskmanager.Request, u *taskmanager.Updater) error {
 	err := u.Status(ctx, a2a.TaskStateCanceled, u.NewAgentMessage(a2a.TextPart("canceled by the client")))
-	if errors.Is(err, a2a.ErrTaskClosed) {
+	if errors.Is(err, taskmanager.ErrTaskClosed) {
 		return nil
 	}
 	return err
 }
 
 // conformance implements the conformance kit's messageId prefix table.
-func (a *Agent) conformance(ctx context.Context, req *a2a.Request, u *a2a.Updater) (bool, error) {
+func (a *Agent) conformance(ctx context.Context, req *taskmanager.Request, u *taskmanager.Updater) (bool, error) {
 	id := req.Message.MessageID
 	has := func(p string) bool { return strings.HasPrefix(id, p) }
 	streamed := func(art a2a.Artifact) error {

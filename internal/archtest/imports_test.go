@@ -130,10 +130,14 @@ var arrows = []arrow{
 		why: "the MCP faces are wired by gateway; they read typed options, not the config file"},
 	{from: []string{"observe"}, to: []string{"mcp", "gateway", "admin", "config"},
 		why: "observe is read by the faces, it does not reach back into them"},
-	{fromOnly: []string{"a2a"}, to: []string{"a2a/client"},
+	{fromOnly: []string{"a2a"}, to: []string{"a2a/client", "a2a/server", "a2a/taskmanager"},
 		why: "a2a is the wire types and codec every side shares: it builds on no side"},
 	{from: []string{"a2a/client"}, to: []string{"a2a/server", "a2a/taskmanager"},
 		why: "the client calls agents; a bridge that only calls them links none of the serving side"},
+	{from: []string{"a2a/server"}, to: []string{"a2a/client"},
+		why: "the server serves agents; a bridge that only serves them links none of the calling side"},
+	{from: []string{"a2a/taskmanager"}, to: []string{"a2a/server", "a2a/client"},
+		why: "the server calls the task manager, never the other way; an executor brings its own client"},
 	{from: []string{""}, to: []string{"bench", "interop"}, except: []string{"bench/cmd/benchsut"},
 		why: "the benchmark and interop harnesses are leaves: the product never depends on them"},
 	{from: []string{""}, to: []string{"internal/archtest"},
@@ -208,6 +212,11 @@ func TestImports_RulesCatchAnArrow(t *testing.T) {
 		{"a2a", "a2a/client"},
 		{"a2a/client", "a2a/server"},
 		{"a2a/client", "a2a/taskmanager"},
+		{"a2a", "a2a/server"},
+		{"a2a", "a2a/taskmanager"},
+		{"a2a/server", "a2a/client"},
+		{"a2a/taskmanager", "a2a/server"},
+		{"a2a/taskmanager", "a2a/client"},
 	} {
 		pkgs := map[string]pkg{tc.from: {Imports: []string{module + "/" + tc.to}}}
 		if v := violations(pkgs); len(v) == 0 {

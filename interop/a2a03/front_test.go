@@ -21,7 +21,9 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/front"
 	"github.com/a2a-mcp-bridge/bridge/a2a/push"
+	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/a2a/v03"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
@@ -36,12 +38,12 @@ func ownerOf(r *http.Request) string {
 	if o, ok := principals[strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")]; ok {
 		return o
 	}
-	return a2a.AnonymousOwner
+	return server.AnonymousOwner
 }
 
 // startFront fronts the agent whose card is at cardURL as the gateway does
 // (package a2a/front behind a task manager, the push dispatcher and an
-// a2a.Server that answers 1.0 and 0.3 callers, serving the 0.3 card to
+// server.Server that answers 1.0 and 0.3 callers, serving the 0.3 card to
 // readers that name no version when cardByDefault), push allowed to
 // loopback, the upstream called on binding ("": the card's first), and
 // returns the bridge's base URL.
@@ -67,16 +69,16 @@ func startFront(t *testing.T, cardURL string, cardByDefault bool, binding string
 		t.Fatal(err)
 	}
 	go func() { _ = disp.Run(ctx) }()
-	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: st, Executor: px, OnEvent: disp.OnEvent, PollInterval: 100 * time.Millisecond})
+	mgr, err := taskmanager.New(taskmanager.Config{Store: st, Executor: px, OnEvent: disp.OnEvent, PollInterval: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var handler atomic.Pointer[a2a.Server]
+	var handler atomic.Pointer[server.Server]
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		handler.Load().ServeHTTP(w, r.WithContext(a2a.WithOwner(r.Context(), ownerOf(r))))
+		handler.Load().ServeHTTP(w, r.WithContext(server.WithOwner(r.Context(), ownerOf(r))))
 	}))
 	base := srv.URL
-	s, err := a2a.NewServer(a2a.ServerConfig{Manager: mgr, Card: px.Card(base, true), PushEnabled: true, CheckPushURL: gateway.PushURLCheck(guard),
+	s, err := server.New(server.Config{Manager: mgr, Card: px.Card(base, true), PushEnabled: true, CheckPushURL: gateway.PushURLCheck(guard),
 		Legacy: &v03.Dialect{}, LegacyCard: v03.CardJSON, LegacyCardDefault: cardByDefault})
 	if err != nil {
 		t.Fatal(err)

@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/a2a/v03"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
@@ -39,7 +40,7 @@ func TestA2A03ClientAgainstServerEverything(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: st, Executor: agent})
+	mgr, err := taskmanager.New(taskmanager.Config{Store: st, Executor: agent})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func TestA2A03ClientAgainstServerEverything(t *testing.T) {
 	ts := httptest.NewServer(mux)
 	defer ts.Close()
 	base := ts.URL + "/a2a/everything"
-	srv, err := a2a.NewServer(a2a.ServerConfig{Manager: mgr, Card: agent.Card(base), Legacy: &v03.Dialect{}, LegacyCard: v03.CardJSON})
+	srv, err := server.New(server.Config{Manager: mgr, Card: agent.Card(base), Legacy: &v03.Dialect{}, LegacyCard: v03.CardJSON})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/mcp/publish"
 )
@@ -49,7 +50,7 @@ func TestTSServerQuestionsPublished(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: st, Executor: agent, Logger: quiet})
+	mgr, err := taskmanager.New(taskmanager.Config{Store: st, Executor: agent, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}

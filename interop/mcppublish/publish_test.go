@@ -20,7 +20,9 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/a2agrpc"
+	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/mcp/publish"
@@ -73,7 +75,7 @@ func TestServerEverythingThroughA2AJS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: st, Executor: agent})
+	mgr, err := taskmanager.New(taskmanager.Config{Store: st, Executor: agent})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +95,7 @@ func TestServerEverythingThroughA2AJS(t *testing.T) {
 		c.SupportedInterfaces = append(c.SupportedInterfaces, a2a.AgentInterface{URL: ts.Listener.Addr().String(), ProtocolBinding: a2a.BindingGRPC, Tenant: "everything", ProtocolVersion: a2a.ProtocolVersion})
 		return c
 	}
-	srv, err := a2a.NewServer(a2a.ServerConfig{Manager: mgr, Card: cardOf()})
+	srv, err := server.New(server.Config{Manager: mgr, Card: cardOf()})
 	if err != nil {
 		t.Fatal(err)
 	}

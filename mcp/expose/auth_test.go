@@ -13,7 +13,9 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
 	"github.com/a2a-mcp-bridge/bridge/mcp/expose"
@@ -24,7 +26,7 @@ import (
 // client says the user authorized.
 type authAgent struct{}
 
-func (authAgent) Execute(ctx context.Context, req *a2a.Request, u *a2a.Updater) error {
+func (authAgent) Execute(ctx context.Context, req *taskmanager.Request, u *taskmanager.Updater) error {
 	if req.Task != nil && req.Task.Status.State == a2a.TaskStateAuthRequired {
 		for _, p := range req.Message.Parts {
 			if p.Kind == a2a.PartText && p.Text == expose.AuthorizedMessage {
@@ -38,10 +40,12 @@ func (authAgent) Execute(ctx context.Context, req *a2a.Request, u *a2a.Updater) 
 	return u.Status(ctx, a2a.TaskStateAuthRequired, u.NewAgentMessage(a2a.TextPart("Please sign in to the billing system."), a2a.URLPart("https://auth.example/consent?task=1", "text/html", "")))
 }
 
-func (authAgent) Cancel(ctx context.Context, req *a2a.Request, u *a2a.Updater) error { return nil }
+func (authAgent) Cancel(ctx context.Context, req *taskmanager.Request, u *taskmanager.Updater) error {
+	return nil
+}
 
 func startAuthAgent(t *testing.T) string {
-	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: store.NewMemory(), Executor: authAgent{}})
+	mgr, err := taskmanager.New(taskmanager.Config{Store: store.NewMemory(), Executor: authAgent{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +54,7 @@ func startAuthAgent(t *testing.T) string {
 	t.Cleanup(ts.Close)
 	c := demoagent.Card(ts.URL)
 	c.Capabilities.Streaming = a2a.Ptr(false)
-	srv, err := a2a.NewServer(a2a.ServerConfig{Manager: mgr, Card: c})
+	srv, err := server.New(server.Config{Manager: mgr, Card: c})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,9 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/auth/authtest"
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
@@ -29,12 +31,12 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/netguard"
 )
 
-// demo is an in-process A2A agent (the demo executor behind a2a.NewServer)
+// demo is an in-process A2A agent (the demo executor behind server.New)
 // on a loopback httptest server, serving its card from bytes the test
 // controls (signed, tampered, ...).
 type demo struct {
 	srv       *httptest.Server
-	a2a       *a2a.Server
+	a2a       *server.Server
 	cardURL   string
 	cardBytes atomic.Pointer[[]byte]
 	cardGets  atomic.Int64
@@ -45,7 +47,7 @@ type demo struct {
 func startDemo(t testing.TB, mutate func(*a2a.AgentCard)) *demo {
 	t.Helper()
 	d := &demo{}
-	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: store.NewMemory(), Executor: &demoagent.Agent{Tick: 5 * time.Millisecond}})
+	mgr, err := taskmanager.New(taskmanager.Config{Store: store.NewMemory(), Executor: &demoagent.Agent{Tick: 5 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +58,7 @@ func startDemo(t testing.TB, mutate func(*a2a.AgentCard)) *demo {
 	if mutate != nil {
 		mutate(c)
 	}
-	d.a2a, err = a2a.NewServer(a2a.ServerConfig{Manager: mgr, Card: c})
+	d.a2a, err = server.New(server.Config{Manager: mgr, Card: c})
 	if err != nil {
 		t.Fatal(err)
 	}

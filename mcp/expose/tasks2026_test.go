@@ -10,9 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/a2a-mcp-bridge/bridge/a2a/client"
-
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/client"
 )
 
 // modernMeta is the _meta of a 2026-07-28 request; tasks lists the tasks

@@ -8,11 +8,12 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/a2a-mcp-bridge/bridge/a2a"
-	"github.com/a2a-mcp-bridge/bridge/mcp/connector/connectortest"
-	"github.com/a2a-mcp-bridge/bridge/mcp/publish"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a/server"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector/connectortest"
+	"github.com/a2a-mcp-bridge/bridge/mcp/publish"
 )
 
 // BenchmarkDirectMCPCall is the baseline: the echo tool called through an
@@ -42,11 +43,11 @@ func BenchmarkDirectMCPCall(b *testing.B) {
 }
 
 // BenchmarkSendMessageThroughAgent is the published path: a JSON-RPC
-// SendMessage over loopback HTTP to an a2a.Server whose executor is the tool
+// SendMessage over loopback HTTP to an server.Server whose executor is the tool
 // agent, calling the same echo tool in process.
 func BenchmarkSendMessageThroughAgent(b *testing.B) {
 	f := newFixture(b, publish.Config{})
-	srv, err := a2a.NewServer(a2a.ServerConfig{Manager: f.mgr, Card: f.agent.Card("http://127.0.0.1"), Logger: quiet})
+	srv, err := server.New(server.Config{Manager: f.mgr, Card: f.agent.Card("http://127.0.0.1"), Logger: quiet})
 	if err != nil {
 		b.Fatal(err)
 	}

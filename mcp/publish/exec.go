@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/mcp/elicitation"
 )
@@ -48,7 +49,7 @@ type run struct {
 
 	mu      sync.Mutex
 	state   int
-	u       *a2a.Updater
+	u       *taskmanager.Updater
 	pending *elicitReq
 	resumed chan struct{}
 }
@@ -115,8 +116,8 @@ func (r *run) elicit(ctx context.Context, e connector.Elicitation) (connector.El
 	}
 }
 
-// Execute implements a2a.Executor.
-func (a *Agent) Execute(ctx context.Context, req *a2a.Request, u *a2a.Updater) error {
+// Execute implements taskmanager.Executor.
+func (a *Agent) Execute(ctx context.Context, req *taskmanager.Request, u *taskmanager.Updater) error {
 	if req.Task != nil {
 		if r, q := a.parked(req.TaskID); r != nil {
 			ans, err := answer(req.Message, q.e)
@@ -177,7 +178,7 @@ func safeErr(err error) string {
 // start launches the upstream call of a run. Its context does not end with
 // the Execute that started it (the call may wait for input across messages)
 // but with Cancel, the per-tool timeout or the input timeout.
-func (a *Agent) start(req *a2a.Request, t *tool, args json.RawMessage) *run {
+func (a *Agent) start(req *taskmanager.Request, t *tool, args json.RawMessage) *run {
 	base := req.Context
 	if base == nil {
 		base = context.Background()
@@ -246,7 +247,7 @@ func (a *Agent) CheckAnswer(owner, taskID string, msg *a2a.Message) error {
 
 // reask answers a message that does not fit the question: INPUT_REQUIRED
 // again, with the problem and the question; the run stays parked.
-func (a *Agent) reask(ctx context.Context, r *run, u *a2a.Updater, q *elicitReq, problem error) error {
+func (a *Agent) reask(ctx context.Context, r *run, u *taskmanager.Updater, q *elicitReq, problem error) error {
 	r.mu.Lock()
 	r.u = u
 	r.mu.Unlock()
@@ -284,7 +285,7 @@ func (a *Agent) resume(taskID string) *run {
 
 // drive follows a run for one Execute: progress becomes WORKING updates, a
 // question parks the run (INPUT_REQUIRED), the result ends the task.
-func (a *Agent) drive(ctx context.Context, r *run, u *a2a.Updater) error {
+func (a *Agent) drive(ctx context.Context, r *run, u *taskmanager.Updater) error {
 	r.mu.Lock()
 	r.u = u
 	r.mu.Unlock()
@@ -396,7 +397,7 @@ func progressText(p, total float64, msg string) string {
 
 // park reports an upstream question as INPUT_REQUIRED and leaves the call
 // waiting for the next message on the task.
-func (a *Agent) park(ctx context.Context, r *run, u *a2a.Updater, q *elicitReq) error {
+func (a *Agent) park(ctx context.Context, r *run, u *taskmanager.Updater, q *elicitReq) error {
 	r.timer.Stop()
 	resumed := make(chan struct{})
 	r.mu.Lock()
@@ -439,7 +440,7 @@ func (a *Agent) watchParked(r *run, resumed chan struct{}) {
 		defer stop()
 		changes = ch
 	}
-	giveUp := func() (*a2a.Updater, bool) {
+	giveUp := func() (*taskmanager.Updater, bool) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		if r.state != stateParked {
@@ -456,7 +457,7 @@ func (a *Agent) watchParked(r *run, resumed chan struct{}) {
 		case <-r.finished:
 			if u, ok := giveUp(); ok {
 				a.forget(r)
-				if err := a.finish(bg, r, u); err != nil && !errors.Is(err, a2a.ErrTaskClosed) {
+				if err := a.finish(bg, r, u); err != nil && !errors.Is(err, taskmanager.ErrTaskClosed) {
 					a.log.Warn("publish: could not finish a parked task", "task", r.taskID, "err", err)
 				}
 			}
@@ -569,7 +570,7 @@ func typedText(text, typ string) any {
 }
 
 // finish ends the task from the call's outcome.
-func (a *Agent) finish(ctx context.Context, r *run, u *a2a.Updater) error {
+func (a *Agent) finish(ctx context.Context, r *run, u *taskmanager.Updater) error {
 	name := r.tool.Name
 	switch {
 	case r.cancelled.Load():
@@ -612,15 +613,15 @@ func (a *Agent) finish(ctx context.Context, r *run, u *a2a.Updater) error {
 }
 
 func ignoreClosed(err error) error {
-	if errors.Is(err, a2a.ErrTaskClosed) {
+	if errors.Is(err, taskmanager.ErrTaskClosed) {
 		return nil
 	}
 	return err
 }
 
-// Cancel implements a2a.Executor: the upstream call is cancelled (the
+// Cancel implements taskmanager.Executor: the upstream call is cancelled (the
 // transport and era decide how) and the task marked CANCELED.
-func (a *Agent) Cancel(ctx context.Context, req *a2a.Request, u *a2a.Updater) error {
+func (a *Agent) Cancel(ctx context.Context, req *taskmanager.Request, u *taskmanager.Updater) error {
 	a.runsMu.Lock()
 	r := a.runs[req.TaskID]
 	a.runsMu.Unlock()

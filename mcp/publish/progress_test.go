@@ -10,6 +10,7 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/mcp/publish"
 )
@@ -41,7 +42,7 @@ func streamBurst(t *testing.T, interval time.Duration, steps int) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: st, Executor: agent, PollInterval: 20 * time.Millisecond, CancelGrace: 5 * time.Second})
+	mgr, err := taskmanager.New(taskmanager.Config{Store: st, Executor: agent, PollInterval: 20 * time.Millisecond, CancelGrace: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,5 @@
 // Package publish publishes one MCP server as an A2A agent: an
-// a2a.Executor whose skills are the server's tools. A message selects a tool
+// taskmanager.Executor whose skills are the server's tools. A message selects a tool
 // with a data part {"tool": NAME, "arguments": {...}} (or a skill id in the
 // metadata plus a data part of arguments, or plain text for a server with a
 // single one-string-argument tool); the arguments are validated against the
@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 )
 
@@ -82,12 +83,12 @@ type Config struct {
 	// Store, if set, is the task store of the agent's manager: a task
 	// cancelled while its call waits for input then cancels the upstream
 	// call at once (without it, at InputTimeout).
-	Store a2a.TaskStore
+	Store taskmanager.TaskStore
 	// Logger receives the agent's logs (default slog.Default()).
 	Logger *slog.Logger
 }
 
-// Agent is an a2a.Executor backed by one MCP server.
+// Agent is an taskmanager.Executor backed by one MCP server.
 type Agent struct {
 	cfg Config
 	up  Upstream
@@ -102,7 +103,7 @@ type Agent struct {
 	runs   map[string]*run // by task id
 }
 
-var _ a2a.Executor = (*Agent)(nil)
+var _ taskmanager.Executor = (*Agent)(nil)
 
 // New returns the agent of one MCP server; it reads the tool list once.
 func New(cfg Config, up Upstream) (*Agent, error) {

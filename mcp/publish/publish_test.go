@@ -10,20 +10,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector/connectortest"
 	"github.com/a2a-mcp-bridge/bridge/mcp/publish"
-	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 )
 
 type fixture struct {
 	srv   *connectortest.Server
 	conn  *connector.Conn
 	agent *publish.Agent
-	mgr   *a2a.Manager
+	mgr   *taskmanager.Manager
 	store *store.Memory
 }
 
@@ -46,7 +48,7 @@ func newFixture(t testing.TB, cfg publish.Config) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: st, Executor: agent, PollInterval: 20 * time.Millisecond, CancelGrace: 5 * time.Second})
+	mgr, err := taskmanager.New(taskmanager.Config{Store: st, Executor: agent, PollInterval: 20 * time.Millisecond, CancelGrace: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -507,7 +509,7 @@ func TestPlainTextForSingleStringTool(t *testing.T) {
 	if card := agent.Card("http://x"); !contains(card.DefaultInputModes, "text/plain") {
 		t.Errorf("input modes %v lack text/plain", card.DefaultInputModes)
 	}
-	mgr, _ := a2a.NewManager(a2a.ManagerConfig{Store: store.NewMemory(), Executor: agent})
+	mgr, _ := taskmanager.New(taskmanager.Config{Store: store.NewMemory(), Executor: agent})
 	defer mgr.Wait()
 	resp, err := mgr.SendMessage(context.Background(), "bob", &a2a.SendMessageRequest{Message: &a2a.Message{MessageID: "1", Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart("hey")}}})
 	if err != nil {

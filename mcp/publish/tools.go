@@ -10,9 +10,11 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/a2a-mcp-bridge/bridge/a2a"
-	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/server"
+	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 )
 
 // tool is an upstream tool with its compiled input schema.
@@ -134,7 +136,7 @@ func Select(msg *a2a.Message, reqMeta a2a.Metadata) (Selection, error) {
 	if msg == nil {
 		return sel, nil
 	}
-	skill, err := a2a.SkillID(msg, reqMeta)
+	skill, err := server.SkillID(msg, reqMeta)
 	if err != nil {
 		return sel, err
 	}

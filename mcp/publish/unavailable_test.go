@@ -13,6 +13,7 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/mcp/publish"
 )
@@ -92,7 +93,7 @@ func TestServerDownAtStartAnswersAgentUnavailable(t *testing.T) {
 	}
 	changed := make(chan struct{}, 1)
 	agent.OnCardChanged(func() { changed <- struct{}{} })
-	mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: st, Executor: agent, PollInterval: 20 * time.Millisecond})
+	mgr, err := taskmanager.New(taskmanager.Config{Store: st, Executor: agent, PollInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +146,7 @@ func TestFailedCallShowsNoAddress(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			mgr, err := a2a.NewManager(a2a.ManagerConfig{Store: st, Executor: agent, PollInterval: 20 * time.Millisecond})
+			mgr, err := taskmanager.New(taskmanager.Config{Store: st, Executor: agent, PollInterval: 20 * time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
 			}

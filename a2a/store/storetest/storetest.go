@@ -1,8 +1,8 @@
-// Package storetest is the conformance suite of a2a.Store implementations.
+// Package storetest is the conformance suite of taskmanager.Store implementations.
 // Every store (memory, SQLite, PostgreSQL) runs it:
 //
 //	func TestConformance(t *testing.T) {
-//		storetest.Run(t, func(t *testing.T) a2a.Store { return openFresh(t) })
+//		storetest.Run(t, func(t *testing.T) taskmanager.Store { return openFresh(t) })
 //	}
 package storetest
 
@@ -19,14 +19,15 @@ import (
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 )
 
 // Run runs the whole suite. open must return an empty store for each call
 // and arrange its closing with t.Cleanup.
-func Run(t *testing.T, open func(t *testing.T) a2a.Store) {
+func Run(t *testing.T, open func(t *testing.T) taskmanager.Store) {
 	tests := []struct {
 		name string
-		fn   func(t *testing.T, s a2a.Store)
+		fn   func(t *testing.T, s taskmanager.Store)
 	}{
 		{"CreateAndGet", testCreateAndGet},
 		{"CreateTwiceIsErrExists", testCreateTwice},
@@ -100,7 +101,7 @@ func eventText(e a2a.StreamResponse) string {
 	return e.StatusUpdate.Status.Message.Parts[0].Text
 }
 
-func mustCreate(t *testing.T, s a2a.Store, owner string, task *a2a.Task) {
+func mustCreate(t *testing.T, s taskmanager.Store, owner string, task *a2a.Task) {
 	t.Helper()
 	if err := s.CreateTask(ctxT(t), owner, task); err != nil {
 		t.Fatalf("CreateTask(%s): %v", task.ID, err)
@@ -108,7 +109,7 @@ func mustCreate(t *testing.T, s a2a.Store, owner string, task *a2a.Task) {
 }
 
 // appendEvents writes texts as WORKING events, one UpdateTask each.
-func appendEvents(t *testing.T, s a2a.Store, owner, id string, texts ...string) *a2a.TaskRecord {
+func appendEvents(t *testing.T, s taskmanager.Store, owner, id string, texts ...string) *taskmanager.TaskRecord {
 	t.Helper()
 	ctx := ctxT(t)
 	rec, err := s.GetTask(ctx, owner, id)
@@ -125,7 +126,7 @@ func appendEvents(t *testing.T, s a2a.Store, owner, id string, texts ...string) 
 	return rec
 }
 
-func setState(t *testing.T, s a2a.Store, owner, id string, st a2a.TaskState, ts *time.Time) {
+func setState(t *testing.T, s taskmanager.Store, owner, id string, st a2a.TaskState, ts *time.Time) {
 	t.Helper()
 	ctx := ctxT(t)
 	rec, err := s.GetTask(ctx, owner, id)
@@ -156,7 +157,7 @@ func wantNotFound(t *testing.T, what string, err error) {
 	}
 }
 
-func testCreateAndGet(t *testing.T, s a2a.Store) {
+func testCreateAndGet(t *testing.T, s taskmanager.Store) {
 	ctx := ctxT(t)
 	ts := base.Add(123456789 * time.Nanosecond)
 	task := newTask("t1", "c1", a2a.TaskStateSubmitted, &ts)
@@ -179,12 +180,12 @@ func testCreateAndGet(t *testing.T, s a2a.Store) {
 	wantNotFound(t, "GetTask(missing)", err)
 }
 
-func testCreateTwice(t *testing.T, s a2a.Store) {
+func testCreateTwice(t *testing.T, s taskmanager.Store) {
 	ctx := ctxT(t)
 	mustCreate(t, s, alice, newTask("t1", "c1", a2a.TaskStateSubmitted, at(0)))
 	for _, owner := range []string{alice, bob} {
 		err := s.CreateTask(ctx, owner, newTask("t1", "c2", a2a.TaskStateSubmitted, at(1)))
-		if !errors.Is(err, a2a.ErrExists) {
+		if !errors.Is(err, taskmanager.ErrExists) {
 			t.Errorf("second CreateTask by %s: err = %v, want ErrExists", owner, err)
 		}
 	}
@@ -194,7 +195,7 @@ func testCreateTwice(t *testing.T, s a2a.Store) {
 	}
 }
 
-func testOwnerScoping(t *testing.T, s a2a.Store) {
+func testOwnerScoping(t *testing.T, s taskmanager.Store) {
 	ctx := ctxT(t)
 	mustCreate(t, s, alice, newTask("t1", "c1", a2a.TaskStateSubmitted, at(0)))
 	appendEvents(t, s, alice, "t1", "one")
@@ -220,7 +221,7 @@ func testOwnerScoping(t *testing.T, s a2a.Store) {
 	wantNotFound(t, "AdvancePush", s.AdvancePush(ctx, bob, "t1", "p1", 99))
 	wantNotFound(t, "FailPush", s.FailPush(ctx, bob, "t1", "p1", base, "x"))
 
-	page, err := s.ListTasks(ctx, bob, a2a.TaskQuery{})
+	page, err := s.ListTasks(ctx, bob, taskmanager.TaskQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +247,7 @@ func testOwnerScoping(t *testing.T, s a2a.Store) {
 	}
 }
 
-func testUpdateCAS(t *testing.T, s a2a.Store) {
+func testUpdateCAS(t *testing.T, s taskmanager.Store) {
 	ctx := ctxT(t)
 	mustCreate(t, s, alice, newTask("t1", "c1", a2a.TaskStateSubmitted, at(0)))
 	next := newTask("t1", "c1", a2a.TaskStateWorking, at(1))
@@ -258,7 +259,7 @@ func testUpdateCAS(t *testing.T, s a2a.Store) {
 		t.Errorf("after update: version %d seq %d state %s, want 2, 2, WORKING", rec.Version, rec.LastSeq, rec.Task.Status.State)
 	}
 	stale := newTask("t1", "c1", a2a.TaskStateCompleted, at(2))
-	if _, err := s.UpdateTask(ctx, alice, stale, 1, []a2a.StreamResponse{working("stale")}); !errors.Is(err, a2a.ErrConflict) {
+	if _, err := s.UpdateTask(ctx, alice, stale, 1, []a2a.StreamResponse{working("stale")}); !errors.Is(err, taskmanager.ErrConflict) {
 		t.Errorf("stale update: err = %v, want ErrConflict", err)
 	}
 	// An update without events moves the version, not the log.
@@ -287,7 +288,7 @@ func testUpdateCAS(t *testing.T, s a2a.Store) {
 	wantNotFound(t, "UpdateTask(missing)", err)
 }
 
-func testConcurrentWriters(t *testing.T, s a2a.Store) {
+func testConcurrentWriters(t *testing.T, s taskmanager.Store) {
 	ctx := ctxT(t)
 	const writers, each = 8, 20
 	mustCreate(t, s, alice, newTask("t1", "c1", a2a.TaskStateSubmitted, at(0)))
@@ -314,7 +315,7 @@ func testConcurrentWriters(t *testing.T, s a2a.Store) {
 					if err == nil {
 						break
 					}
-					if !errors.Is(err, a2a.ErrConflict) {
+					if !errors.Is(err, taskmanager.ErrConflict) {
 						errs <- err
 						return
 					}
@@ -370,7 +371,7 @@ func testConcurrentWriters(t *testing.T, s a2a.Store) {
 	}
 }
 
-func testEventsPaging(t *testing.T, s a2a.Store) {
+func testEventsPaging(t *testing.T, s taskmanager.Store) {
 	ctx := ctxT(t)
 	mustCreate(t, s, alice, newTask("t1", "c1", a2a.TaskStateSubmitted, at(0)))
 	texts := make([]string, 10)
@@ -414,7 +415,7 @@ func testEventsPaging(t *testing.T, s a2a.Store) {
 	wantNotFound(t, "Events(missing)", err)
 }
 
-func testListTasks(t *testing.T, s a2a.Store) {
+func testListTasks(t *testing.T, s taskmanager.Store) {
 	ctx := ctxT(t)
 	rng := rand.New(rand.NewPCG(1, 2))
 	states := []a2a.TaskState{a2a.TaskStateSubmitted, a2a.TaskStateWorking, a2a.TaskStateCompleted, a2a.TaskStateInputRequired}
@@ -437,14 +438,14 @@ func testListTasks(t *testing.T, s a2a.Store) {
 	from := base.Add(7*time.Second + 500)
 	queries := []struct {
 		name string
-		q    a2a.TaskQuery
+		q    taskmanager.TaskQuery
 	}{
-		{"all", a2a.TaskQuery{}},
-		{"context", a2a.TaskQuery{ContextID: "c1"}},
-		{"status", a2a.TaskQuery{Status: a2a.TaskStateWorking}},
-		{"updated from", a2a.TaskQuery{UpdatedFrom: &from}},
-		{"all filters", a2a.TaskQuery{ContextID: "c0", Status: a2a.TaskStateSubmitted, UpdatedFrom: &from}},
-		{"no match", a2a.TaskQuery{ContextID: "nope"}},
+		{"all", taskmanager.TaskQuery{}},
+		{"context", taskmanager.TaskQuery{ContextID: "c1"}},
+		{"status", taskmanager.TaskQuery{Status: a2a.TaskStateWorking}},
+		{"updated from", taskmanager.TaskQuery{UpdatedFrom: &from}},
+		{"all filters", taskmanager.TaskQuery{ContextID: "c0", Status: a2a.TaskStateSubmitted, UpdatedFrom: &from}},
+		{"no match", taskmanager.TaskQuery{ContextID: "nope"}},
 	}
 	for _, qc := range queries {
 		for _, limit := range []int{0, 1, 3, 7, 100} {
@@ -452,11 +453,11 @@ func testListTasks(t *testing.T, s a2a.Store) {
 				var want []string
 				var ref []*a2a.Task
 				for _, task := range all {
-					if a2a.MatchesQuery(task, qc.q) {
+					if taskmanager.MatchesQuery(task, qc.q) {
 						ref = append(ref, task)
 					}
 				}
-				sort.Slice(ref, func(i, j int) bool { return a2a.ListOrderLess(ref[i], ref[j]) })
+				sort.Slice(ref, func(i, j int) bool { return taskmanager.ListOrderLess(ref[i], ref[j]) })
 				for _, task := range ref {
 					want = append(want, task.ID)
 				}
@@ -488,7 +489,7 @@ func testListTasks(t *testing.T, s a2a.Store) {
 						break
 					}
 					last := page.Tasks[len(page.Tasks)-1]
-					c := a2a.Cursor{ID: last.ID}
+					c := taskmanager.Cursor{ID: last.ID}
 					if last.Status.Timestamp != nil {
 						c.Updated = *last.Status.Timestamp
 					}
@@ -501,7 +502,7 @@ func testListTasks(t *testing.T, s a2a.Store) {
 		}
 	}
 	// Listed tasks are whole snapshots.
-	page, err := s.ListTasks(ctx, alice, a2a.TaskQuery{Limit: 1})
+	page, err := s.ListTasks(ctx, alice, taskmanager.TaskQuery{Limit: 1})
 	if err != nil || len(page.Tasks) != 1 {
 		t.Fatalf("ListTasks: %+v, %v", page, err)
 	}
@@ -525,7 +526,7 @@ func waitSignal(t *testing.T, ch <-chan struct{}, what string) {
 	}
 }
 
-func testWatch(t *testing.T, s a2a.Store) {
+func testWatch(t *testing.T, s taskmanager.Store) {
 	ctx := ctxT(t)
 	mustCreate(t, s, alice, newTask("t1", "c1", a2a.TaskStateSubmitted, at(0)))
 	mustCreate(t, s, alice, newTask("t2", "c1", a2a.TaskStateSubmitted, at(0)))
@@ -572,15 +573,15 @@ func testWatch(t *testing.T, s a2a.Store) {
 	waitSignal(t, other, "UpdateTask of t2")
 }
 
-// testCreateLeased pins a2a.LeasedTaskCreator, on the stores that are one:
+// testCreateLeased pins taskmanager.LeasedTaskCreator, on the stores that are one:
 // the task and its run lease, both or neither.
-func testCreateLeased(t *testing.T, s a2a.Store) {
-	if _, ok := s.(a2a.LeasedTaskCreator); !ok {
-		t.Skip("the store is not an a2a.LeasedTaskCreator")
+func testCreateLeased(t *testing.T, s taskmanager.Store) {
+	if _, ok := s.(taskmanager.LeasedTaskCreator); !ok {
+		t.Skip("the store is not an taskmanager.LeasedTaskCreator")
 	}
 	ctx := ctxT(t)
 	long := time.Minute
-	if err := a2a.CreateLeasedTask(ctx, s, alice, newTask("l1", "c1", a2a.TaskStateSubmitted, at(0)), "h1", long); err != nil {
+	if err := taskmanager.CreateLeasedTask(ctx, s, alice, newTask("l1", "c1", a2a.TaskStateSubmitted, at(0)), "h1", long); err != nil {
 		t.Fatalf("create leased: %v", err)
 	}
 	rec, err := s.GetTask(ctx, alice, "l1")
@@ -594,7 +595,7 @@ func testCreateLeased(t *testing.T, s a2a.Store) {
 		t.Fatalf("a task created with its lease is an orphan: %v, %v", refs, err)
 	}
 	// The task exists: ErrExists, and the lease stays h1's.
-	if err := a2a.CreateLeasedTask(ctx, s, alice, newTask("l1", "c1", a2a.TaskStateSubmitted, at(0)), "h3", long); !errors.Is(err, a2a.ErrExists) {
+	if err := taskmanager.CreateLeasedTask(ctx, s, alice, newTask("l1", "c1", a2a.TaskStateSubmitted, at(0)), "h3", long); !errors.Is(err, taskmanager.ErrExists) {
 		t.Fatalf("create leased of an existing task = %v, want ErrExists", err)
 	}
 	if ok, err := s.RenewLease(ctx, "l1", "h1", long); err != nil || !ok {
@@ -604,14 +605,14 @@ func testCreateLeased(t *testing.T, s a2a.Store) {
 	if ok, err := s.AcquireLease(ctx, "l2", "h2", long); err != nil || !ok {
 		t.Fatalf("acquire: %v, %v", ok, err)
 	}
-	if err := a2a.CreateLeasedTask(ctx, s, alice, newTask("l2", "c1", a2a.TaskStateSubmitted, at(0)), "h1", long); !errors.Is(err, a2a.ErrLeaseHeld) {
+	if err := taskmanager.CreateLeasedTask(ctx, s, alice, newTask("l2", "c1", a2a.TaskStateSubmitted, at(0)), "h1", long); !errors.Is(err, taskmanager.ErrLeaseHeld) {
 		t.Fatalf("create leased under another holder's lease = %v, want ErrLeaseHeld", err)
 	}
 	if _, err := s.GetTask(ctx, alice, "l2"); !errors.Is(err, a2a.ErrTaskNotFound) {
 		t.Fatalf("task created without its lease: %v", err)
 	}
 	// The holder's own lease, taken before: the task is created under it.
-	if err := a2a.CreateLeasedTask(ctx, s, alice, newTask("l2", "c1", a2a.TaskStateSubmitted, at(0)), "h2", long); err != nil {
+	if err := taskmanager.CreateLeasedTask(ctx, s, alice, newTask("l2", "c1", a2a.TaskStateSubmitted, at(0)), "h2", long); err != nil {
 		t.Fatalf("create leased under the holder's own lease: %v", err)
 	}
 	// An expired lease of another holder is taken over.
@@ -619,7 +620,7 @@ func testCreateLeased(t *testing.T, s a2a.Store) {
 		t.Fatalf("acquire: %v, %v", ok, err)
 	}
 	time.Sleep(60 * time.Millisecond)
-	if err := a2a.CreateLeasedTask(ctx, s, bob, newTask("l3", "c1", a2a.TaskStateWorking, at(0)), "h1", long); err != nil {
+	if err := taskmanager.CreateLeasedTask(ctx, s, bob, newTask("l3", "c1", a2a.TaskStateWorking, at(0)), "h1", long); err != nil {
 		t.Fatalf("create leased after another holder's lease expired: %v", err)
 	}
 	if _, err := s.GetTask(ctx, bob, "l3"); err != nil {
@@ -627,25 +628,25 @@ func testCreateLeased(t *testing.T, s a2a.Store) {
 	}
 }
 
-// testUpdateReleasing pins a2a.LeaseReleasingUpdater, on the stores that
+// testUpdateReleasing pins taskmanager.LeaseReleasingUpdater, on the stores that
 // are one: the holder's lease goes with a stored update, stays with a
 // refused one, and another holder's lease is never touched.
-func testUpdateReleasing(t *testing.T, s a2a.Store) {
-	lr, ok := s.(a2a.LeaseReleasingUpdater)
+func testUpdateReleasing(t *testing.T, s taskmanager.Store) {
+	lr, ok := s.(taskmanager.LeaseReleasingUpdater)
 	if !ok {
-		t.Skip("the store is not an a2a.LeaseReleasingUpdater")
+		t.Skip("the store is not an taskmanager.LeaseReleasingUpdater")
 	}
 	ctx := ctxT(t)
 	long := time.Minute
 	task := newTask("r1", "c1", a2a.TaskStateWorking, at(0))
-	if err := a2a.CreateLeasedTask(ctx, s, alice, task, "h1", long); err != nil {
+	if err := taskmanager.CreateLeasedTask(ctx, s, alice, task, "h1", long); err != nil {
 		t.Fatal(err)
 	}
 	done := *task
 	done.Status = a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: at(time.Second)}
 	ev := a2a.StreamResponse{StatusUpdate: &a2a.TaskStatusUpdateEvent{TaskID: "r1", ContextID: "c1", Status: done.Status}}
 	// A stale version: refused, the lease kept.
-	if _, err := lr.UpdateTaskReleasing(ctx, alice, &done, 7, []a2a.StreamResponse{ev}, "h1"); !errors.Is(err, a2a.ErrConflict) {
+	if _, err := lr.UpdateTaskReleasing(ctx, alice, &done, 7, []a2a.StreamResponse{ev}, "h1"); !errors.Is(err, taskmanager.ErrConflict) {
 		t.Fatalf("stale update = %v, want ErrConflict", err)
 	}
 	if ok, err := s.AcquireLease(ctx, "r1", "h2", long); err != nil || ok {
@@ -675,7 +676,7 @@ func testUpdateReleasing(t *testing.T, s a2a.Store) {
 	}
 }
 
-func testLeases(t *testing.T, s a2a.Store) {
+func testLeases(t *testing.T, s taskmanager.Store) {
 	ctx := ctxT(t)
 	long := time.Minute
 	ok, err := s.AcquireLease(ctx, "t1", "h1", long)
@@ -757,7 +758,7 @@ func testLeases(t *testing.T, s a2a.Store) {
 	}
 }
 
-func testCancelFlags(t *testing.T, s a2a.Store) {
+func testCancelFlags(t *testing.T, s taskmanager.Store) {
 	ctx := ctxT(t)
 	mustCreate(t, s, alice, newTask("t1", "c1", a2a.TaskStateWorking, at(0)))
 	if yes, err := s.CancelRequested(ctx, "t1"); err != nil || yes {
@@ -776,7 +777,7 @@ func testCancelFlags(t *testing.T, s a2a.Store) {
 	}
 }
 
-func testPushConfigs(t *testing.T, s a2a.Store) {
+func testPushConfigs(t *testing.T, s taskmanager.Store) {
 	ctx := ctxT(t)
 	mustCreate(t, s, alice, newTask("t1", "c1", a2a.TaskStateWorking, at(0)))
 	mustCreate(t, s, alice, newTask("t2", "c1", a2a.TaskStateWorking, at(0)))
@@ -860,20 +861,20 @@ func testPushConfigs(t *testing.T, s a2a.Store) {
 	}
 }
 
-func dueKeys(t *testing.T, s a2a.Store, now time.Time) map[string]a2a.PushDue {
+func dueKeys(t *testing.T, s taskmanager.Store, now time.Time) map[string]taskmanager.PushDue {
 	t.Helper()
 	due, err := s.DuePushes(ctxT(t), now, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]a2a.PushDue{}
+	out := map[string]taskmanager.PushDue{}
 	for _, d := range due {
 		out[d.Config.TaskID+"/"+d.Config.ID] = d
 	}
 	return out
 }
 
-func testPushCursors(t *testing.T, s a2a.Store) {
+func testPushCursors(t *testing.T, s taskmanager.Store) {
 	ctx := ctxT(t)
 	now := base.Add(time.Hour)
 	mustCreate(t, s, alice, newTask("t1", "c1", a2a.TaskStateWorking, at(0)))
@@ -964,7 +965,7 @@ func testPushCursors(t *testing.T, s a2a.Store) {
 	wantNotFound(t, "FailPush(deleted)", s.FailPush(ctx, alice, "t1", "p1", now, "x"))
 }
 
-func testPrune(t *testing.T, s a2a.Store) {
+func testPrune(t *testing.T, s taskmanager.Store) {
 	ctx := ctxT(t)
 	cutoff := base.Add(time.Hour)
 	type row struct {
@@ -1054,7 +1055,7 @@ func testPrune(t *testing.T, s a2a.Store) {
 	}
 }
 
-func testOrphans(t *testing.T, s a2a.Store) {
+func testOrphans(t *testing.T, s taskmanager.Store) {
 	ctx := ctxT(t)
 	rows := []struct {
 		id     string
@@ -1083,12 +1084,12 @@ func testOrphans(t *testing.T, s a2a.Store) {
 	if ok, err := s.AcquireLease(ctx, "working-expired", "h1", time.Millisecond); err != nil || !ok {
 		t.Fatalf("lease: %v %v", ok, err)
 	}
-	want := []a2a.TaskRef{{Owner: alice, ID: "working-expired"}, {Owner: alice, ID: "working-unleased"}, {Owner: bob, ID: "submitted-unleased"}}
-	sortRefs := func(r []a2a.TaskRef) {
+	want := []taskmanager.TaskRef{{Owner: alice, ID: "working-expired"}, {Owner: alice, ID: "working-unleased"}, {Owner: bob, ID: "submitted-unleased"}}
+	sortRefs := func(r []taskmanager.TaskRef) {
 		sort.Slice(r, func(i, j int) bool { return r[i].ID < r[j].ID })
 	}
 	sortRefs(want)
-	var got []a2a.TaskRef
+	var got []taskmanager.TaskRef
 	for deadline := time.Now().Add(20 * time.Second); ; {
 		var err error
 		got, err = s.Orphans(ctx, "", 100)
@@ -1109,7 +1110,7 @@ func testOrphans(t *testing.T, s a2a.Store) {
 	}
 }
 
-func testOrphansPaging(t *testing.T, s a2a.Store) {
+func testOrphansPaging(t *testing.T, s taskmanager.Store) {
 	ctx := ctxT(t)
 	var want []string
 	for i := range 7 {
@@ -1152,7 +1153,7 @@ func testOrphansPaging(t *testing.T, s a2a.Store) {
 // passed since the lease was last taken or renewed. A check that finds the
 // lease run out only fails if it ran before the TTL had passed (a loaded
 // machine may sleep long).
-func testOrphanedAtLeaseExpiry(t *testing.T, s a2a.Store) {
+func testOrphanedAtLeaseExpiry(t *testing.T, s taskmanager.Store) {
 	ctx := ctxT(t)
 	const ttl = time.Second
 	mustCreate(t, s, alice, newTask("leased", "c1", a2a.TaskStateWorking, at(0)))
@@ -1205,10 +1206,10 @@ func testOrphanedAtLeaseExpiry(t *testing.T, s a2a.Store) {
 	}
 }
 
-func testCountTasks(t *testing.T, s a2a.Store) {
-	c, ok := s.(a2a.TaskCounter)
+func testCountTasks(t *testing.T, s taskmanager.Store) {
+	c, ok := s.(taskmanager.TaskCounter)
 	if !ok {
-		t.Fatal("the store does not count its tasks (a2a.TaskCounter)")
+		t.Fatal("the store does not count its tasks (taskmanager.TaskCounter)")
 	}
 	ctx := ctxT(t)
 	got, err := c.CountTasks(ctx)

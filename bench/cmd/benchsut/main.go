@@ -38,10 +38,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/bench"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
-	"github.com/jackc/pgx/v5"
 )
 
 func main() {
@@ -89,7 +90,7 @@ func run() error {
 
 	var h http.Handler
 	var wait func()
-	var mgr *a2a.Manager
+	var mgr *taskmanager.Manager
 	switch *role {
 	case "upstream":
 		up, err := bench.NewUpstream(base, nil)

@@ -1,0 +1,470 @@
+package taskmanager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
+)
+
+// Executor is an agent's backend. The task manager calls Execute once per
+// incoming message, never twice at once for one task, and Cancel when a
+// client cancels the task. An executor reports everything through the
+// Updater; the manager persists each event before anyone sees it.
+type Executor interface {
+	// Execute handles one message. It returns when it has nothing more to do
+	// for it: the task is terminal or waits for input. Its ctx is cancelled
+	// when the task is cancelled.
+	Execute(ctx context.Context, req *Request, u *Updater) error
+	// Cancel asks the executor to stop work on the task. It may emit the
+	// CANCELED state itself; if it does not, the manager does.
+	Cancel(ctx context.Context, req *Request, u *Updater) error
+}
+
+// Request is what an executor gets for one incoming message.
+type Request struct {
+	// Message is the caller's message (its TaskID and ContextID are set).
+	Message *a2a.Message
+	// Task is the task before this message, nil when the message starts a new one.
+	Task *a2a.Task
+	// TaskID and ContextID of the task the message belongs to.
+	TaskID    string
+	ContextID string
+	// Owner is the owner key of the task.
+	Owner string
+	// Config is the caller's send configuration, if any.
+	Config *a2a.SendMessageConfiguration
+	// Metadata is the request's metadata.
+	Metadata a2a.Metadata
+	// Context carries values of the incoming request (principal, trace) for
+	// executors that call onwards; it is never cancelled by the caller leaving.
+	Context context.Context
+	// Blocking reports that the message came in a blocking SendMessage: the
+	// caller waits for the task's final or interrupted state and sees no
+	// intermediate event, and the task id is not known to anyone before the
+	// first event. An executor may then do its work in fewer steps (the
+	// front proxy makes one blocking call upstream instead of relaying a
+	// stream). Other subscribers and push deliveries still see every event
+	// the executor emits. Such a call runs Execute on the caller's own
+	// goroutine and answers when Execute returns.
+	Blocking bool
+}
+
+// ErrTaskClosed is returned to an executor that emits after the task ended.
+var ErrTaskClosed = errors.New("a2a: task is already in a terminal state; event refused")
+
+// Updater is the executor's handle on its task: every call validates the
+// event against the task lifecycle, persists it and publishes it.
+type Updater struct {
+	m   *Manager
+	req *Request
+	ex  *execution
+
+	mu       sync.Mutex
+	rec      *TaskRecord // nil until the task exists
+	created  *TaskRecord // the task as this execution created it
+	replied  bool
+	final    bool // this execution reached a terminal or interrupted state
+	first    chan struct{}
+	firstErr error
+	firstMsg *a2a.Message
+	once     sync.Once
+}
+
+func (u *Updater) signalFirst() { u.once.Do(func() { close(u.first) }) }
+
+// settledTask returns a shallow copy of the task as this execution left
+// it, if that is a terminal or interrupted state; else nil.
+func (u *Updater) settledTask() *a2a.Task {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.rec == nil {
+		return nil
+	}
+	if st := u.rec.Task.Status.State; !st.Terminal() && !st.Interrupted() {
+		return nil
+	}
+	t := u.rec.Task
+	return &t
+}
+
+// State is the task's state as this execution has left it so far (empty
+// before the task exists).
+func (u *Updater) State() a2a.TaskState {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.rec == nil {
+		return ""
+	}
+	return u.rec.Task.Status.State
+}
+
+// TaskID is the id of the task being updated.
+func (u *Updater) TaskID() string { return u.req.TaskID }
+
+// ContextID is the context of the task being updated.
+func (u *Updater) ContextID() string { return u.req.ContextID }
+
+// NewAgentMessage builds an agent message in the task's context.
+func (u *Updater) NewAgentMessage(parts ...a2a.Part) *a2a.Message {
+	return &a2a.Message{
+		MessageID: uuid.NewString(),
+		ContextID: u.req.ContextID,
+		TaskID:    u.req.TaskID,
+		Role:      a2a.RoleAgent,
+		Parts:     parts,
+	}
+}
+
+// Reply answers with a direct message and no task. It is allowed only as the
+// first and only outcome of a message that did not name a task.
+func (u *Updater) Reply(ctx context.Context, msg *a2a.Message) error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.rec != nil || u.replied || u.req.Task != nil {
+		return errors.New("a2a: a direct reply is only allowed before any task event of a new task")
+	}
+	m := msg.Clone()
+	m.Role = a2a.RoleAgent
+	m.ContextID = u.req.ContextID
+	m.TaskID = ""
+	if m.MessageID == "" {
+		m.MessageID = uuid.NewString()
+	}
+	u.replied = true
+	u.final = true
+	u.firstMsg = m
+	u.signalFirst()
+	return nil
+}
+
+// Status moves the task to state with an optional agent message.
+func (u *Updater) Status(ctx context.Context, state a2a.TaskState, msg *a2a.Message) error {
+	if msg != nil {
+		msg = msg.Clone()
+		msg.Role = a2a.RoleAgent
+		msg.TaskID, msg.ContextID = u.req.TaskID, u.req.ContextID
+		if msg.MessageID == "" {
+			msg.MessageID = uuid.NewString()
+		}
+	}
+	return u.Emit(ctx, a2a.StreamResponse{StatusUpdate: &a2a.TaskStatusUpdateEvent{
+		TaskID: u.req.TaskID, ContextID: u.req.ContextID,
+		Status: a2a.TaskStatus{State: state, Message: msg},
+	}})
+}
+
+// Artifact adds an artifact, or a chunk of one when appendTo is true. Its
+// parts and metadata are taken over, as by Emit.
+func (u *Updater) Artifact(ctx context.Context, a a2a.Artifact, appendTo, lastChunk bool) error {
+	if a.ArtifactID == "" {
+		a.ArtifactID = uuid.NewString()
+	}
+	return u.Emit(ctx, a2a.StreamResponse{ArtifactUpdate: &a2a.TaskArtifactUpdateEvent{
+		TaskID: u.req.TaskID, ContextID: u.req.ContextID,
+		Artifact: a, Append: appendTo, LastChunk: lastChunk,
+	}})
+}
+
+// textMessage builds an agent message from text ("" gives nil).
+func (u *Updater) textMessage(text string) *a2a.Message {
+	if text == "" {
+		return nil
+	}
+	return u.NewAgentMessage(a2a.TextPart(text))
+}
+
+// Working reports progress with an optional status text.
+func (u *Updater) Working(ctx context.Context, text string) error {
+	return u.Status(ctx, a2a.TaskStateWorking, u.textMessage(text))
+}
+
+// Complete ends the task successfully.
+func (u *Updater) Complete(ctx context.Context, text string) error {
+	return u.Status(ctx, a2a.TaskStateCompleted, u.textMessage(text))
+}
+
+// Fail ends the task as failed with a message saying why.
+func (u *Updater) Fail(ctx context.Context, text string) error {
+	return u.Status(ctx, a2a.TaskStateFailed, u.textMessage(text))
+}
+
+// InputRequired pauses the task until the client sends another message.
+func (u *Updater) InputRequired(ctx context.Context, text string) error {
+	return u.Status(ctx, a2a.TaskStateInputRequired, u.textMessage(text))
+}
+
+// Emit validates, persists and publishes one event. The first task event of
+// a new task creates it.
+//
+// Emit takes the event over, without a copy: the executor must not change
+// it, nor anything it points to (messages, parts, artifacts, metadata),
+// afterwards; the stored task and event log may share it. Build a new
+// event for each call. (Status, Artifact and the other helpers build
+// their own.)
+func (u *Updater) Emit(ctx context.Context, ev a2a.StreamResponse) error {
+	return u.EmitAll(ctx, ev)
+}
+
+// EmitAll validates, persists and publishes several events in one store
+// write: subscribers see each of them, in order, as if emitted one by one,
+// but the store commits them together (an executor that learns an artifact
+// and the final state from one answer pays one commit). No event may
+// follow one that ends the task. A task event (ev.Task) must come alone.
+// Events are taken over as by Emit; an artifact without an id gets one.
+func (u *Updater) EmitAll(ctx context.Context, evs ...a2a.StreamResponse) error {
+	// Persisting must finish even if the executor's ctx was cancelled: a
+	// CANCELED state is usually written right after cancellation.
+	ctx = context.WithoutCancel(ctx)
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.replied {
+		return errors.New("a2a: the executor already replied with a direct message")
+	}
+	if len(evs) == 0 {
+		return errors.New("a2a: empty event")
+	}
+	for i := range evs {
+		ev := &evs[i]
+		switch {
+		case ev.Message != nil:
+			return errors.New("a2a: a message event is only allowed as a direct reply; use Reply or a status message")
+		case ev.Task == nil && ev.StatusUpdate == nil && ev.ArtifactUpdate == nil:
+			return errors.New("a2a: empty event")
+		case ev.Task != nil && len(evs) > 1:
+			return errors.New("a2a: a task event must be emitted alone")
+		case ev.ArtifactUpdate != nil && ev.ArtifactUpdate.Artifact.ArtifactID == "":
+			ev.ArtifactUpdate.Artifact.ArtifactID = uuid.NewString()
+		}
+	}
+	if u.rec == nil {
+		if err := u.createLocked(ctx, evs[0].Task); err != nil {
+			return err
+		}
+		if evs[0].Task != nil {
+			if st := u.rec.Task.Status.State; st.Terminal() || st.Interrupted() {
+				u.final = true
+			}
+			u.signalFirst()
+			return nil
+		}
+	}
+	// The write that ends the task gives this execution's run lease back
+	// with it (see execution.leased).
+	holder := ""
+	if u.ex != nil && u.ex.leased.Load() {
+		holder = u.ex.holder
+	}
+	rec, released, err := u.m.apply(ctx, u.req.Owner, u.rec, holder, evs...)
+	if rec != nil {
+		u.rec = rec
+	}
+	if released {
+		u.ex.leased.Store(false)
+	}
+	if err != nil {
+		return err
+	}
+	if st := rec.Task.Status.State; st.Terminal() || st.Interrupted() {
+		u.final = true
+	}
+	u.signalFirst()
+	return nil
+}
+
+// createLocked creates the task of a new message (SUBMITTED, history holding
+// the caller's message), or from the executor's own snapshot.
+func (u *Updater) createLocked(ctx context.Context, snapshot *a2a.Task) error {
+	if u.req.Task != nil {
+		rec, err := u.m.store.GetTask(ctx, u.req.Owner, u.req.TaskID)
+		if err != nil {
+			return err
+		}
+		u.rec = rec
+		return nil
+	}
+	now := u.m.now()
+	t := &a2a.Task{
+		ID:        u.req.TaskID,
+		ContextID: u.req.ContextID,
+		Status:    a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: &now},
+		History:   []a2a.Message{*u.req.Message},
+	}
+	if snapshot != nil {
+		t = snapshot // taken over, as every event (see Emit)
+		t.ID, t.ContextID = u.req.TaskID, u.req.ContextID
+		if t.Status.Timestamp == nil {
+			t.Status.Timestamp = &now
+		}
+		if len(t.History) == 0 {
+			t.History = []a2a.Message{*u.req.Message}
+		}
+	}
+	// A task created finished needs no run lease; any other is created
+	// with this execution's (see execution.leased).
+	if t.Status.State.Terminal() {
+		if err := u.m.store.CreateTask(ctx, u.req.Owner, t); err != nil {
+			return fmt.Errorf("a2a: create task: %w", err)
+		}
+	} else {
+		sent := time.Now()
+		if err := CreateLeasedTask(ctx, u.m.store, u.req.Owner, t, u.ex.holder, u.m.leaseTTL); err != nil {
+			return fmt.Errorf("a2a: create task: %w", err)
+		}
+		u.ex.leaseSent.Store(u.m.monotonic(sent))
+		u.ex.leased.Store(true)
+	}
+	// Records are replaced, never changed in place (see apply), so the
+	// creation snapshot can be the first record itself.
+	u.rec = &TaskRecord{Task: *t, Version: 1}
+	u.created = u.rec
+	return u.m.storeInlinePush(ctx, u.req)
+}
+
+// storeInlinePush registers the webhook a SendMessage carried in its
+// configuration for the request's task.
+func (m *Manager) storeInlinePush(ctx context.Context, req *Request) error {
+	if req.Config == nil || req.Config.TaskPushNotificationConfig == nil {
+		return nil
+	}
+	cfg := *req.Config.TaskPushNotificationConfig
+	cfg.TaskID = req.TaskID
+	if cfg.ID == "" {
+		cfg.ID = uuid.NewString()
+	}
+	if err := m.store.PutPushConfig(ctx, req.Owner, &cfg); err != nil {
+		return fmt.Errorf("a2a: register push notification config: %w", err)
+	}
+	return nil
+}
+
+// apply writes evs onto the task, in one store write, with optimistic
+// concurrency, retrying on conflicts, and refuses anything after a terminal
+// state. When holder is set and the events end the task, the write also
+// releases holder's run lease (released reports it did).
+func (m *Manager) apply(ctx context.Context, owner string, rec *TaskRecord, holder string, evs ...a2a.StreamResponse) (_ *TaskRecord, released bool, _ error) {
+	// evs are the executor's, handed over (see Emit): applyEvent fills them
+	// in place and the store may keep them.
+	now := m.now()
+	for attempt := 0; ; attempt++ {
+		if rec.Task.Status.State.Terminal() {
+			return rec, false, ErrTaskClosed
+		}
+		// A shallow copy: applyEvent replaces what it changes and never
+		// writes into a slice it shares with rec, which others may read.
+		next := rec.Task
+		for i := range evs {
+			if i > 0 && next.Status.State.Terminal() {
+				return rec, false, ErrTaskClosed
+			}
+			if err := applyEvent(&next, &evs[i], now); err != nil {
+				return rec, false, err
+			}
+		}
+		var nrec *TaskRecord
+		var err error
+		releasing := holder != "" && next.Status.State.Terminal()
+		if releasing {
+			nrec, released, err = updateReleasing(ctx, m.store, owner, &next, rec.Version, evs, holder)
+		} else {
+			nrec, err = m.store.UpdateTask(ctx, owner, &next, rec.Version, evs)
+		}
+		if err == nil {
+			for i := range evs {
+				m.published(ctx, owner, nrec, evs[i])
+			}
+			return nrec, released, nil
+		}
+		if !errors.Is(err, ErrConflict) || attempt > 16 {
+			return rec, false, fmt.Errorf("a2a: store event: %w", err)
+		}
+		if rec, err = m.store.GetTask(ctx, owner, rec.Task.ID); err != nil {
+			return nil, false, err
+		}
+	}
+}
+
+// updateReleasing is UpdateTask with holder's run lease released in the
+// same write when the store can (LeaseReleasingUpdater); released
+// reports it was.
+func updateReleasing(ctx context.Context, s Store, owner string, t *a2a.Task, version int64, evs []a2a.StreamResponse, holder string) (*TaskRecord, bool, error) {
+	if lr, ok := s.(LeaseReleasingUpdater); ok {
+		rec, err := lr.UpdateTaskReleasing(ctx, owner, t, version, evs, holder)
+		return rec, err == nil, err
+	}
+	rec, err := s.UpdateTask(ctx, owner, t, version, evs)
+	return rec, false, err
+}
+
+// applyEvent folds one event into a task snapshot, filling ids and times.
+// t may share its slices with other snapshots: applyEvent replaces a slice
+// it changes with a new one and never writes into a shared backing array.
+func applyEvent(t *a2a.Task, ev *a2a.StreamResponse, now time.Time) error {
+	switch {
+	case ev.StatusUpdate != nil:
+		su := ev.StatusUpdate
+		su.TaskID, su.ContextID = t.ID, t.ContextID
+		if !su.Status.State.Known() || su.Status.State == a2a.TaskStateUnspecified || su.Status.State == a2a.TaskStateSubmitted {
+			return fmt.Errorf("a2a: executor emitted an invalid state %q", su.Status.State)
+		}
+		if su.Status.Timestamp == nil {
+			ts := now
+			su.Status.Timestamp = &ts
+		}
+		if m := su.Status.Message; m != nil {
+			m.TaskID, m.ContextID = t.ID, t.ContextID
+		}
+		t.Status = su.Status
+		if su.Status.Message != nil {
+			t.History = append(t.History[:len(t.History):len(t.History)], *su.Status.Message)
+		}
+	case ev.ArtifactUpdate != nil:
+		au := ev.ArtifactUpdate
+		au.TaskID, au.ContextID = t.ID, t.ContextID
+		if len(au.Artifact.Parts) == 0 {
+			return errors.New("a2a: executor emitted an artifact without parts")
+		}
+		i := -1
+		for j := range t.Artifacts {
+			if t.Artifacts[j].ArtifactID == au.Artifact.ArtifactID {
+				i = j
+				break
+			}
+		}
+		n := len(t.Artifacts)
+		switch {
+		case i >= 0 && au.Append:
+			arts := append([]a2a.Artifact(nil), t.Artifacts...)
+			ps := arts[i].Parts
+			arts[i].Parts = append(ps[:len(ps):len(ps)], au.Artifact.Parts...)
+			t.Artifacts = arts
+		case i >= 0:
+			arts := append([]a2a.Artifact(nil), t.Artifacts...)
+			arts[i] = au.Artifact
+			t.Artifacts = arts
+		default:
+			t.Artifacts = append(t.Artifacts[:n:n], au.Artifact)
+		}
+	case ev.Task != nil:
+		nt := ev.Task
+		nt.ID, nt.ContextID = t.ID, t.ContextID
+		if !nt.Status.State.Known() || nt.Status.State == a2a.TaskStateUnspecified {
+			return fmt.Errorf("a2a: executor emitted a task in invalid state %q", nt.Status.State)
+		}
+		if nt.Status.Timestamp == nil {
+			ts := now
+			nt.Status.Timestamp = &ts
+		}
+		if len(nt.History) == 0 {
+			nt.History = t.History
+		}
+		*t = *nt
+		ev.Task = nt
+	}
+	return nil
+}
