@@ -246,8 +246,8 @@ func DataPart(v any) (Part, error) {
 	return Part{Kind: PartData, Data: b}, nil
 }
 
-// decodeBase64 accepts standard or URL-safe base64, padded or not.
-func decodeBase64(s string) ([]byte, error) {
+// DecodeBase64 accepts standard or URL-safe base64, padded or not.
+func DecodeBase64(s string) ([]byte, error) {
 	s = strings.TrimRight(s, "=")
 	if strings.ContainsAny(s, "-_") {
 		return base64.RawURLEncoding.DecodeString(s)
@@ -393,7 +393,7 @@ var structFields = map[string]bool{"metadata": true, "data": true, "params": tru
 // that is nearly every request, and decoding it into maps first cost about
 // a tenth of the allocations of a request.
 func normalizeFieldNames(raw []byte) ([]byte, error) {
-	if bytes.IndexByte(raw, '_') < 0 || !protoNamesIn(raw) {
+	if bytes.IndexByte(raw, '_') < 0 || !ProtoNamesIn(raw) {
 		return raw, nil
 	}
 	return renameFieldNames(raw)

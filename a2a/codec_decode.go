@@ -43,7 +43,7 @@ func (w *partIn) part() (Part, error) {
 	}
 	if w.Raw != nil {
 		n++
-		raw, err := decodeBase64(*w.Raw)
+		raw, err := DecodeBase64(*w.Raw)
 		if err != nil {
 			return Part{}, fmt.Errorf("a2a: part raw: %w", err)
 		}
@@ -55,7 +55,7 @@ func (w *partIn) part() (Part, error) {
 	}
 	if w.Data != nil {
 		n++
-		p.Kind, p.Data = PartData, compactJSON(w.Data)
+		p.Kind, p.Data = PartData, CompactJSON(w.Data)
 	}
 	if n > 1 {
 		return Part{}, errors.New("a2a: part sets more than one of text, raw, url, data")
@@ -63,9 +63,9 @@ func (w *partIn) part() (Part, error) {
 	return p, nil
 }
 
-// compactJSON returns b without insignificant whitespace. b is valid JSON
+// CompactJSON returns b without insignificant whitespace. b is valid JSON
 // (encoding/json checked it); most data is sent compact and is kept as is.
-func compactJSON(b json.RawMessage) json.RawMessage {
+func CompactJSON(b json.RawMessage) json.RawMessage {
 	if !bytes.ContainsAny(b, " \t\r\n") {
 		return b
 	}
@@ -324,12 +324,6 @@ func (p *Part) UnmarshalJSON(b []byte) error {
 // UnmarshalJSON reads a message, skipping parts of unknown kind. An absent
 // role reads as ROLE_UNSPECIFIED.
 func (m *Message) UnmarshalJSON(b []byte) error {
-	d := fastDec{b: b}
-	var v Message
-	if d.message(&v) && d.end() {
-		*m = v
-		return nil
-	}
 	var w messageIn
 	if err := UnmarshalStrict(b, &w); err != nil {
 		return err
@@ -357,17 +351,11 @@ func (s *TaskStatus) UnmarshalJSON(b []byte) error {
 }
 
 // UnmarshalJSON reads a task in one pass over its status, artifacts and
-// history: by the fast decoder when the bytes are in the canonical form
-// (codec_fastdecode.go, which declines everything else), else strictly by
-// encoding/json. Messages, stream events and send responses are read the
-// same way.
+// history, strictly (UnmarshalStrict), by encoding/json into the wire
+// mirror. Messages, stream events and send responses are read the same
+// way. (a2a/internal/fastjson reads their canonical form faster, to the
+// same values.)
 func (t *Task) UnmarshalJSON(b []byte) error {
-	d := fastDec{b: b}
-	var v Task
-	if d.task(&v) && d.end() {
-		*t = v
-		return nil
-	}
 	var w taskIn
 	if err := UnmarshalStrict(b, &w); err != nil {
 		return err
@@ -377,12 +365,6 @@ func (t *Task) UnmarshalJSON(b []byte) error {
 
 // UnmarshalJSON reads an event; two members at once is an error.
 func (r *StreamResponse) UnmarshalJSON(b []byte) error {
-	d := fastDec{b: b}
-	var v StreamResponse
-	if d.streamResponse(&v) && d.end() {
-		*r = v
-		return nil
-	}
 	var w streamIn
 	if err := UnmarshalStrict(b, &w); err != nil {
 		return err
@@ -392,12 +374,6 @@ func (r *StreamResponse) UnmarshalJSON(b []byte) error {
 
 // UnmarshalJSON reads a response; two members at once is an error.
 func (r *SendMessageResponse) UnmarshalJSON(b []byte) error {
-	d := fastDec{b: b}
-	var v SendMessageResponse
-	if d.sendMessageResponse(&v) && d.end() {
-		*r = v
-		return nil
-	}
 	var w sendMessageResponseIn
 	if err := UnmarshalStrict(b, &w); err != nil {
 		return err

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"strconv"
 	"strings"
 
 	"github.com/a2a-mcp-bridge/bridge/internal/strictjson"
@@ -41,24 +40,13 @@ type rpcResponseIn[W any] struct {
 	Error  *ErrorBody      `json:"error"`
 }
 
-// DecodeRPCResponse decodes a JSON-RPC response with a result of type T.
-// The results of the hot calls (a send's answer, a task, a stream event)
-// are read by the fast decoder of codec_fastdecode.go when the body is in
-// the canonical form a server writes; it declines anything else, which is
-// then read by slowDecodeRPCResponse. Either way the result and the errors
-// are the same.
+// DecodeRPCResponse decodes a JSON-RPC response with a result of type T,
+// strictly (UnmarshalStrict), with encoding/json. The results of the hot
+// calls (a send's answer, a task, a stream event) are read in one pass with
+// the envelope: decoding into T itself would scan the result a second time
+// in T's UnmarshalJSON. (a2a/internal/fastjson reads the canonical form of
+// these faster, with the same results and errors.)
 func DecodeRPCResponse[T any](data []byte) (*RPCResponse[T], error) {
-	if env, ok := fastDecodeRPCResponse[T](data); ok {
-		return env, nil
-	}
-	return slowDecodeRPCResponse[T](data)
-}
-
-// slowDecodeRPCResponse decodes a JSON-RPC response with encoding/json.
-// The results of the hot calls are read in one pass with the envelope:
-// decoding into T itself would scan the result a second time in T's
-// UnmarshalJSON.
-func slowDecodeRPCResponse[T any](data []byte) (*RPCResponse[T], error) {
 	switch any((*T)(nil)).(type) {
 	case *SendMessageResponse:
 		return decodeRPCResponseIn[T](data, func(w *sendMessageResponseIn, r *SendMessageResponse) error { return w.response(r) })
@@ -125,72 +113,12 @@ func (w *ErrorBody) ToError(httpStatus int) *Error {
 	return ErrorFromWire(0, status, w.Message, details)
 }
 
-// EncodeRPCRequest returns the body json.Marshal writes for
-// RPCRequest{"2.0", id, method, params}. The SendMessage params a
-// proxy sends on every call are appended by hand (no reflection, no
-// intermediate buffers); any other params, and any value the appenders
-// refuse, go through json.Marshal, which then gives its usual bytes or
-// error.
+// EncodeRPCRequest returns the body of a JSON-RPC request,
+// RPCRequest{"2.0", id, method, params}, as json.Marshal writes it.
+// (a2a/internal/fastjson appends the SendMessage params by hand, to the
+// same bytes.)
 func EncodeRPCRequest(id int64, method string, params any) ([]byte, error) {
-	if p, ok := params.(*SendMessageRequest); ok && p != nil {
-		if b, ok := appendClientSendRequest(make([]byte, 0, 512), id, method, p); ok {
-			return b, nil
-		}
-	}
 	return json.Marshal(RPCRequest{JSONRPC: "2.0", ID: id, Method: method, Params: params})
-}
-
-// appendClientSendRequest appends the request with SendMessageRequest
-// params; ok is false when it cannot (a push config, which it leaves to
-// json.Marshal, or a value the appenders refuse).
-func appendClientSendRequest(dst []byte, id int64, method string, p *SendMessageRequest) (_ []byte, ok bool) {
-	cfg := p.Configuration
-	if cfg != nil && cfg.TaskPushNotificationConfig != nil {
-		return dst, false
-	}
-	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
-	dst = strconv.AppendInt(dst, id, 10)
-	dst = append(dst, `,"method":`...)
-	dst = appendString(dst, method)
-	dst = append(dst, `,"params":{`...)
-	if p.Tenant != "" {
-		dst = append(dst, `"tenant":`...)
-		dst = appendString(dst, p.Tenant)
-		dst = append(dst, ',')
-	}
-	dst = append(dst, `"message":`...)
-	if p.Message == nil {
-		dst = append(dst, "null"...)
-	} else {
-		var err error
-		if dst, err = appendMessage(dst, p.Message); err != nil {
-			return dst, false
-		}
-	}
-	if cfg != nil {
-		dst = append(dst, `,"configuration":{`...)
-		n := len(dst)
-		dst = appendStrings(dst, `"acceptedOutputModes":`, cfg.AcceptedOutputModes)
-		if cfg.HistoryLength != nil {
-			if len(dst) > n {
-				dst = append(dst, ',')
-			}
-			dst = append(dst, `"historyLength":`...)
-			dst = strconv.AppendInt(dst, int64(*cfg.HistoryLength), 10)
-		}
-		if cfg.ReturnImmediately {
-			if len(dst) > n {
-				dst = append(dst, ',')
-			}
-			dst = append(dst, `"returnImmediately":true`...)
-		}
-		dst = append(dst, '}')
-	}
-	var err error
-	if dst, err = appendMetadata(dst, `,"metadata":`, p.Metadata); err != nil {
-		return dst, false
-	}
-	return append(dst, "}}"...), true
 }
 
 // RPCEnvelope is a JSON-RPC 2.0 request envelope as received.
@@ -217,9 +145,9 @@ type RPCReplyError struct {
 
 var nullID = json.RawMessage("null")
 
-// parseRPCRequest decodes and validates an envelope. It returns the id to
+// ParseRPCRequest decodes and validates an envelope. It returns the id to
 // answer with even when the request is invalid.
-func parseRPCRequest(body []byte) (*RPCEnvelope, json.RawMessage, error) {
+func ParseRPCRequest(body []byte) (*RPCEnvelope, json.RawMessage, error) {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 {
 		return nil, nullID, ErrInvalidRequest.With("empty request body")

@@ -16,7 +16,7 @@ func FuzzJSONRPCEnvelope(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		req, id, err := parseRPCRequest(body)
+		req, id, err := ParseRPCRequest(body)
 		if !json.Valid(id) {
 			t.Fatalf("answer id %q is not JSON", id)
 		}

@@ -6,7 +6,7 @@ import "bytes"
 // the slow path, which has encoding/json's own limit.
 const maxScanDepth = 256
 
-// protoNamesIn reports whether normalizeFieldNames may have to rename a key
+// ProtoNamesIn reports whether normalizeFieldNames may have to rename a key
 // of raw: whether raw has an object key, outside the values of Struct and
 // Value fields, with an underscore after its first byte. It answers true
 // too whenever it is unsure (an escaped key, nesting deeper than
@@ -14,7 +14,7 @@ const maxScanDepth = 256
 // slow path, and its errors, stay those of encoding/json. It does not
 // allocate. Underscores in string values (enum names such as ROLE_USER,
 // ids, text) do not count: they are why a plain byte search is not enough.
-func protoNamesIn(raw []byte) bool {
+func ProtoNamesIn(raw []byte) bool {
 	var inObject [maxScanDepth / 64]uint64 // bit set: the container at that depth is an object
 	depth := 0
 	expectKey := false

@@ -100,7 +100,7 @@ var protoNamesSeeds = []string{
 
 func checkProtoNamesIn(t *testing.T, b []byte) {
 	t.Helper()
-	if !json.Valid(b) || protoNamesIn(b) {
+	if !json.Valid(b) || ProtoNamesIn(b) {
 		return
 	}
 	got, err := renameFieldNames(b)

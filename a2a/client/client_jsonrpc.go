@@ -8,12 +8,13 @@ import (
 	"strconv"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/internal/fastjson"
 )
 
 // rpcSend posts a JSON-RPC request with a fresh id to the interface URL.
 func (c *Client) rpcSend(ctx context.Context, op clientOp, accept string) (int64, *http.Response, error) {
 	id := c.nextID.Add(1)
-	body, err := a2a.EncodeRPCRequest(id, op.method, op.params)
+	body, err := fastjson.EncodeRPCRequest(id, op.method, op.params)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -32,7 +33,7 @@ func clientRPCCall[T any](ctx context.Context, c *Client, op clientOp) (*T, erro
 	if err != nil {
 		return nil, err
 	}
-	env, err := a2a.DecodeRPCResponse[T](data)
+	env, err := fastjson.DecodeRPCResponse[T](data)
 	if err != nil {
 		return nil, rpcUndecodable(op.name, resp, data, err)
 	}
@@ -78,7 +79,7 @@ func rpcEnvelopeError(op string, resp *http.Response, data []byte, wire *a2a.Err
 // envelope whose result is a StreamResponse. It returns nil, nil for an
 // event of unknown kind.
 func clientRPCEvent(op string, id int64, data []byte) (*a2a.StreamResponse, error) {
-	env, err := a2a.DecodeRPCResponse[a2a.StreamResponse](data)
+	env, err := fastjson.DecodeRPCResponse[a2a.StreamResponse](data)
 	if err != nil {
 		return nil, clientBadResponse(op, "an event is not a valid JSON-RPC response: "+err.Error())
 	}

@@ -3,7 +3,6 @@ package push
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/internal/fastjson"
 	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
 )
@@ -83,7 +83,7 @@ func (d *Dispatcher) deliver(ctx context.Context, owner string, cfg *a2a.TaskPus
 func (d *Dispatcher) body(ctx context.Context, owner string, cfg *a2a.TaskPushNotificationConfig, ev *taskmanager.StoredEvent) ([]byte, outcome, error) {
 	tr, ok := d.st.(TaskReader)
 	if cfg.Version == "" || d.cfg.LegacyBody == nil || !ok {
-		b, err := json.Marshal(ev.Event)
+		b, err := fastjson.Marshal(&ev.Event)
 		if err != nil {
 			return nil, outcomeDropped, fmt.Errorf("push: encoding event: %w", err)
 		}

@@ -6,6 +6,7 @@ import (
 	"net/url"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/internal/fastjson"
 )
 
 // This file is the server core's entry for bindings that live in packages
@@ -23,7 +24,7 @@ func DecodeRequest(method string, raw []byte) (params any, streaming bool, err e
 	if !ok {
 		return nil, false, a2a.ErrMethodNotFound.Withf("method %q not found", a2a.Truncate([]byte(method), 64))
 	}
-	if err := a2a.ReadParams(raw, params); err != nil {
+	if err := fastjson.ReadParams(raw, params); err != nil {
 		return nil, false, err
 	}
 	if err := checkView(params); err != nil {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/internal/fastjson"
 )
 
 func (s *Server) serveJSONRPC(w http.ResponseWriter, r *http.Request) {
@@ -25,7 +26,7 @@ func (s *Server) serveJSONRPC(w http.ResponseWriter, r *http.Request) {
 		s.writeRPCError(w, nil, err)
 		return
 	}
-	req, id, err := a2a.ReadRPCRequest(body)
+	req, id, err := fastjson.ReadRPCRequest(body)
 	if err != nil {
 		s.writeRPCError(w, id, err)
 		return
@@ -43,7 +44,7 @@ func (s *Server) serveJSONRPC(w http.ResponseWriter, r *http.Request) {
 		s.writeRPCError(w, id, a2a.ErrMethodNotFound.Withf("method %q not found", a2a.Truncate([]byte(*req.Method), 64)))
 		return
 	}
-	if err := a2a.ReadParams(req.Params, params); err != nil {
+	if err := fastjson.ReadParams(req.Params, params); err != nil {
 		s.writeRPCError(w, id, err)
 		return
 	}

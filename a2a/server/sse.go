@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/internal/fastjson"
 )
 
 // keepAliveComment is the SSE comment written while a stream is idle.
@@ -76,7 +76,7 @@ func getEncoder() *jsonEncoder {
 // caller then encodes v with e.enc, which reports any error as before.
 func (e *jsonEncoder) appendKnown(prefix string, v any, suffix string) ([]byte, bool) {
 	b := append(e.buf.AvailableBuffer(), prefix...)
-	b, err := a2a.AppendKnown(b, v)
+	b, err := fastjson.AppendKnown(b, v)
 	if err != nil {
 		return nil, false
 	}

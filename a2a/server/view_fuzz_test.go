@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/internal/fastjson"
 )
 
 // FuzzRequestView feeds the one request view from both A2A bindings: the
@@ -31,8 +32,8 @@ func FuzzRequestView(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		if req, _, err := a2a.ReadRPCRequest(body); err == nil {
-			if params, _, ok := a2a.NewParams(*req.Method); ok && a2a.ReadParams(req.Params, params) == nil && checkView(params) == nil {
+		if req, _, err := fastjson.ReadRPCRequest(body); err == nil {
+			if params, _, ok := a2a.NewParams(*req.Method); ok && fastjson.ReadParams(req.Params, params) == nil && checkView(params) == nil {
 				c := newCall(nil, *req.Method, a2a.BindingJSONRPC, params)
 				var env map[string]any
 				if err := json.Unmarshal(body, &env); err != nil {

@@ -1,3 +1,5 @@
+//go:build !bridge_nofastjson
+
 package server
 
 import (

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/internal/fastjson"
 	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 )
 
@@ -95,7 +96,7 @@ type taskColumns struct {
 }
 
 func columnsOf(t *a2a.Task) (taskColumns, error) {
-	b, err := json.Marshal(t)
+	b, err := fastjson.Marshal(t)
 	if err != nil {
 		return taskColumns{}, fmt.Errorf("store: encode task %s: %w", t.ID, err)
 	}
@@ -104,7 +105,7 @@ func columnsOf(t *a2a.Task) (taskColumns, error) {
 
 func decodeTask(b []byte) (*a2a.Task, error) {
 	var t a2a.Task
-	if err := json.Unmarshal(b, &t); err != nil {
+	if err := fastjson.Unmarshal(b, &t); err != nil {
 		return nil, fmt.Errorf("store: decode task: %w", err)
 	}
 	return &t, nil
@@ -113,7 +114,7 @@ func decodeTask(b []byte) (*a2a.Task, error) {
 func encodeEvents(evs []a2a.StreamResponse) ([]string, error) {
 	out := make([]string, len(evs))
 	for i := range evs {
-		b, err := json.Marshal(&evs[i])
+		b, err := fastjson.Marshal(&evs[i])
 		if err != nil {
 			return nil, fmt.Errorf("store: encode event: %w", err)
 		}
@@ -124,7 +125,7 @@ func encodeEvents(evs []a2a.StreamResponse) ([]string, error) {
 
 func decodeEvent(seq int64, b []byte) (taskmanager.StoredEvent, error) {
 	e := taskmanager.StoredEvent{Seq: seq}
-	if err := json.Unmarshal(b, &e.Event); err != nil {
+	if err := fastjson.Unmarshal(b, &e.Event); err != nil {
 		return e, fmt.Errorf("store: decode event %d: %w", seq, err)
 	}
 	return e, nil

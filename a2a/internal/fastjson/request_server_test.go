@@ -1,4 +1,6 @@
-package a2a_test
+//go:build !bridge_nofastjson
+
+package fastjson_test
 
 import (
 	"bytes"
@@ -14,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/internal/fastjson"
 	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 )
@@ -31,7 +34,7 @@ func (fastReqStore) GetTask(_ context.Context, _, id string) (*taskmanager.TaskR
 	if id != "task-1" {
 		return nil, a2a.ErrTaskNotFound
 	}
-	return &taskmanager.TaskRecord{Task: *a2a.FastCanonicalTask(), Version: 1}, nil
+	return &taskmanager.TaskRecord{Task: *fastjson.FastCanonicalTask(), Version: 1}, nil
 }
 
 // fastReqExecutor is never reached: the guard stops every send.
@@ -58,7 +61,7 @@ type fastReqCall struct {
 // refuses every other call with an error that spells out its params, so
 // the answers are deterministic and carry what was parsed.
 func TestFastRequestServerAnswers(t *testing.T) {
-	a2a.FastQuietLog(t)
+	fastjson.FastQuietLog(t)
 	mgr, err := taskmanager.New(taskmanager.Config{Store: fastReqStore{}, Executor: fastReqExecutor{}, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +91,7 @@ func TestFastRequestServerAnswers(t *testing.T) {
 	}
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
-	t.Cleanup(func() { a2a.SetFastRequestOff(false) })
+	t.Cleanup(func() { fastjson.SetRequestPathOffForTests(false) })
 
 	type answer struct {
 		status int
@@ -98,7 +101,7 @@ func TestFastRequestServerAnswers(t *testing.T) {
 	}
 	post := func(body string, off bool) answer {
 		t.Helper()
-		a2a.SetFastRequestOff(off)
+		fastjson.SetRequestPathOffForTests(off)
 		mu.Lock()
 		seen = nil
 		mu.Unlock()
@@ -122,15 +125,15 @@ func TestFastRequestServerAnswers(t *testing.T) {
 		return answer{resp.StatusCode, resp.Header.Get("Content-Type"), b, seen}
 	}
 	bodies := []string{
-		a2a.FastReqRPC(a2a.MethodGetTask, `{"id":"task-1"}`),
-		a2a.FastReqRPC(a2a.MethodGetTask, `{"id":"task-1","historyLength":1}`),
-		a2a.FastReqRPC(a2a.MethodGetTask, `{"id":"task-1","historyLength":0}`),
-		a2a.FastReqRPC(a2a.MethodGetTask, `{"id":"task-1","history_length":1}`),
-		a2a.FastReqRPC(a2a.MethodGetTask, `{"id":"task-1","historyLength":-1}`),
-		a2a.FastReqRPC(a2a.MethodGetTask, `{"id":"task-2"}`),
-		a2a.FastReqRPC(a2a.MethodGetTask, `{}`),
+		fastjson.FastReqRPC(a2a.MethodGetTask, `{"id":"task-1"}`),
+		fastjson.FastReqRPC(a2a.MethodGetTask, `{"id":"task-1","historyLength":1}`),
+		fastjson.FastReqRPC(a2a.MethodGetTask, `{"id":"task-1","historyLength":0}`),
+		fastjson.FastReqRPC(a2a.MethodGetTask, `{"id":"task-1","history_length":1}`),
+		fastjson.FastReqRPC(a2a.MethodGetTask, `{"id":"task-1","historyLength":-1}`),
+		fastjson.FastReqRPC(a2a.MethodGetTask, `{"id":"task-2"}`),
+		fastjson.FastReqRPC(a2a.MethodGetTask, `{}`),
 	}
-	for _, b := range a2a.FastReqBodies() {
+	for _, b := range fastjson.FastReqBodies() {
 		if len(b) < 4096 { // the deep bodies add nothing here but time
 			bodies = append(bodies, b)
 		}

@@ -1,4 +1,6 @@
-package a2a
+//go:build !bridge_nofastjson
+
+package fastjson
 
 import (
 	"bytes"
@@ -11,6 +13,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
 )
 
 // The hand-written encoders of codec_encode_task.go are checked against
@@ -66,24 +70,24 @@ func checkShapes(t *testing.T, name string, v any, all bool) {
 	t.Helper()
 	shapes := []any{v}
 	switch x := v.(type) {
-	case RPCReply:
+	case a2a.RPCReply:
 		checkAppendMatches(t, name, x)
 		return
-	case *Task:
+	case *a2a.Task:
 		if all {
-			shapes = append(shapes, &SendMessageResponse{Task: x}, &StreamResponse{Task: x})
+			shapes = append(shapes, &a2a.SendMessageResponse{Task: x}, &a2a.StreamResponse{Task: x})
 			if x != nil {
-				shapes = append(shapes, &ListTasksResponse{Tasks: []Task{*x, *x}, NextPageToken: "n<1>", PageSize: 2, TotalSize: -3})
+				shapes = append(shapes, &a2a.ListTasksResponse{Tasks: []a2a.Task{*x, *x}, NextPageToken: "n<1>", PageSize: 2, TotalSize: -3})
 			}
 		}
-	case *Message:
+	case *a2a.Message:
 		if all {
-			shapes = append(shapes, &SendMessageResponse{Message: x}, &StreamResponse{Message: x})
+			shapes = append(shapes, &a2a.SendMessageResponse{Message: x}, &a2a.StreamResponse{Message: x})
 		}
 	}
 	for i, s := range shapes {
 		checkAppendMatches(t, fmt.Sprintf("%s/%d/%T", name, i, s), s)
-		env := RPCReply{JSONRPC: "2.0", ID: json.RawMessage(`"req-1"`), Result: s}
+		env := a2a.RPCReply{JSONRPC: "2.0", ID: json.RawMessage(`"req-1"`), Result: s}
 		checkAppendMatches(t, fmt.Sprintf("%s/%d/rpc", name, i), env)
 	}
 }
@@ -97,26 +101,26 @@ func encTime(sec int64, nsec int64) *time.Time {
 // control bytes, U+2028/2029, invalid UTF-8.
 const encHostile = "<a href=\"x\">&amp;</a>\\ \b\f\n\r\t\x00\x1f\x7f é \u2028\u2029 \xff\xfe \xe2\x80 end"
 
-func encAllParts() []Part {
-	return []Part{
-		TextPart(""),
-		TextPart(encHostile),
-		{Kind: PartText, Text: "t", Metadata: Metadata{"k": "v"}, Filename: "f<1>.txt", MediaType: "text/plain"},
-		RawPart([]byte{0, 1, 2, 0xff, '<'}, "application/octet-stream", "b.bin"),
-		RawPart(nil, "", ""),
-		URLPart("https://example.com/a?b=1&c=<2>", "image/png", "a.png"),
-		{Kind: PartData, Data: json.RawMessage(`{"a":[1,2.5,"x<y"],"b":null}`)},
-		{Kind: PartData, Data: json.RawMessage(" { \"a\" : [ 1 , true ] } ")},
-		{Kind: PartData, Data: json.RawMessage(`"\u2028 line"`)},
-		{Kind: PartData, Data: json.RawMessage("\"\u2028 raw\"")},
-		{Kind: PartData},
-		{Kind: PartData, Data: json.RawMessage(`null`)},
-		{Kind: PartData, Data: json.RawMessage(`12e-3`)},
+func encAllParts() []a2a.Part {
+	return []a2a.Part{
+		a2a.TextPart(""),
+		a2a.TextPart(encHostile),
+		{Kind: a2a.PartText, Text: "t", Metadata: a2a.Metadata{"k": "v"}, Filename: "f<1>.txt", MediaType: "text/plain"},
+		a2a.RawPart([]byte{0, 1, 2, 0xff, '<'}, "application/octet-stream", "b.bin"),
+		a2a.RawPart(nil, "", ""),
+		a2a.URLPart("https://example.com/a?b=1&c=<2>", "image/png", "a.png"),
+		{Kind: a2a.PartData, Data: json.RawMessage(`{"a":[1,2.5,"x<y"],"b":null}`)},
+		{Kind: a2a.PartData, Data: json.RawMessage(" { \"a\" : [ 1 , true ] } ")},
+		{Kind: a2a.PartData, Data: json.RawMessage(`"\u2028 line"`)},
+		{Kind: a2a.PartData, Data: json.RawMessage("\"\u2028 raw\"")},
+		{Kind: a2a.PartData},
+		{Kind: a2a.PartData, Data: json.RawMessage(`null`)},
+		{Kind: a2a.PartData, Data: json.RawMessage(`12e-3`)},
 	}
 }
 
-func encMetadata() Metadata {
-	return Metadata{
+func encMetadata() a2a.Metadata {
+	return a2a.Metadata{
 		"s":        encHostile,
 		encHostile: "key",
 		"":         "",
@@ -133,7 +137,7 @@ func encMetadata() Metadata {
 		"raw":      json.RawMessage(` {"x" : 1} `),
 		"time":     time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC),
 		"struct":   struct{ A string }{"<>"},
-		"ptr":      Ptr(3),
+		"ptr":      a2a.Ptr(3),
 		"Z":        1,
 		"a":        2,
 		"é":        3,
@@ -141,24 +145,24 @@ func encMetadata() Metadata {
 	}
 }
 
-func encFullMessage() *Message {
-	return &Message{
-		MessageID: "m-1<", ContextID: "c-1", TaskID: "t-1", Role: RoleAgent,
+func encFullMessage() *a2a.Message {
+	return &a2a.Message{
+		MessageID: "m-1<", ContextID: "c-1", TaskID: "t-1", Role: a2a.RoleAgent,
 		Parts: encAllParts(), Metadata: encMetadata(),
 		Extensions: []string{"https://e/1", encHostile}, ReferenceTaskIDs: []string{"t-0"},
 	}
 }
 
-func encFullTask() *Task {
-	return &Task{
+func encFullTask() *a2a.Task {
+	return &a2a.Task{
 		ID: "t-1", ContextID: "c-1",
-		Status: TaskStatus{State: TaskStateWorking, Message: encFullMessage(), Timestamp: encTime(1_780_000_000, 123_456_789)},
-		Artifacts: []Artifact{
+		Status: a2a.TaskStatus{State: a2a.TaskStateWorking, Message: encFullMessage(), Timestamp: encTime(1_780_000_000, 123_456_789)},
+		Artifacts: []a2a.Artifact{
 			{ArtifactID: "a-1", Name: "n<", Description: "d&", Parts: encAllParts(), Metadata: encMetadata(), Extensions: []string{"x"}},
 			{ArtifactID: "a-2"},
-			{ArtifactID: "a-3", Parts: []Part{}},
+			{ArtifactID: "a-3", Parts: []a2a.Part{}},
 		},
-		History:  []Message{*encFullMessage(), {}, {MessageID: "m-2", Role: RoleUser, Parts: []Part{}}},
+		History:  []a2a.Message{*encFullMessage(), {}, {MessageID: "m-2", Role: a2a.RoleUser, Parts: []a2a.Part{}}},
 		Metadata: encMetadata(),
 	}
 }
@@ -167,38 +171,38 @@ func encFullTask() *Task {
 func encCases() map[string]any {
 	full := encFullTask()
 	return map[string]any{
-		"task zero":          &Task{},
-		"task nil":           (*Task)(nil),
+		"task zero":          &a2a.Task{},
+		"task nil":           (*a2a.Task)(nil),
 		"task full":          full,
-		"task empty slices":  &Task{ID: "t", Artifacts: []Artifact{}, History: []Message{}, Metadata: Metadata{}},
-		"task states":        &Task{ID: "t", Status: TaskStatus{State: "TASK_STATE_FUTURE<>"}},
-		"task state number":  &Task{ID: "t", Status: TaskStatus{State: "12"}},
-		"task timestamp 0":   &Task{ID: "t", Status: TaskStatus{State: TaskStateCompleted, Timestamp: encTime(0, 0)}},
-		"task timestamp ms":  &Task{ID: "t", Status: TaskStatus{State: TaskStateCompleted, Timestamp: encTime(1, 5_000_000)}},
-		"task timestamp us":  &Task{ID: "t", Status: TaskStatus{State: TaskStateCompleted, Timestamp: encTime(-1, 5_000)}},
-		"task timestamp far": &Task{ID: "t", Status: TaskStatus{Timestamp: encTime(400_000_000_000, 1)}},
-		"message zero":       &Message{},
-		"message nil":        (*Message)(nil),
+		"task empty slices":  &a2a.Task{ID: "t", Artifacts: []a2a.Artifact{}, History: []a2a.Message{}, Metadata: a2a.Metadata{}},
+		"task states":        &a2a.Task{ID: "t", Status: a2a.TaskStatus{State: "TASK_STATE_FUTURE<>"}},
+		"task state number":  &a2a.Task{ID: "t", Status: a2a.TaskStatus{State: "12"}},
+		"task timestamp 0":   &a2a.Task{ID: "t", Status: a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: encTime(0, 0)}},
+		"task timestamp ms":  &a2a.Task{ID: "t", Status: a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: encTime(1, 5_000_000)}},
+		"task timestamp us":  &a2a.Task{ID: "t", Status: a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: encTime(-1, 5_000)}},
+		"task timestamp far": &a2a.Task{ID: "t", Status: a2a.TaskStatus{Timestamp: encTime(400_000_000_000, 1)}},
+		"message zero":       &a2a.Message{},
+		"message nil":        (*a2a.Message)(nil),
 		"message full":       encFullMessage(),
-		"message role":       &Message{Role: "ROLE_OTHER&", Parts: nil},
-		"message role num":   &Message{Role: "-4"},
-		"send nil":           (*SendMessageResponse)(nil),
-		"send empty":         &SendMessageResponse{},
-		"send both":          &SendMessageResponse{Task: full, Message: encFullMessage()},
-		"stream nil":         (*StreamResponse)(nil),
-		"stream empty":       &StreamResponse{},
-		"stream status":      &StreamResponse{StatusUpdate: &TaskStatusUpdateEvent{TaskID: "t", ContextID: "c", Status: full.Status, Metadata: encMetadata()}},
-		"stream status zero": &StreamResponse{StatusUpdate: &TaskStatusUpdateEvent{}},
-		"stream artifact":    &StreamResponse{ArtifactUpdate: &TaskArtifactUpdateEvent{TaskID: "t", ContextID: "c", Artifact: full.Artifacts[0], Append: true, LastChunk: true, Metadata: encMetadata()}},
-		"stream artifact 0":  &StreamResponse{ArtifactUpdate: &TaskArtifactUpdateEvent{}},
-		"stream artifact lc": &StreamResponse{ArtifactUpdate: &TaskArtifactUpdateEvent{TaskID: "t", Artifact: Artifact{ArtifactID: "a"}, LastChunk: true}},
-		"stream all":         &StreamResponse{Task: full, Message: encFullMessage(), StatusUpdate: &TaskStatusUpdateEvent{}, ArtifactUpdate: &TaskArtifactUpdateEvent{}},
-		"list nil":           (*ListTasksResponse)(nil),
-		"list empty":         &ListTasksResponse{},
-		"list tasks":         &ListTasksResponse{Tasks: []Task{*full, {}}, NextPageToken: encHostile, PageSize: 50, TotalSize: 2},
-		"deep metadata":      &Task{ID: "t", Metadata: Metadata{"d": encDeep(maxFastDepth + 20)}},
-		"deep message":       &Message{Metadata: Metadata{"d": encDeep(maxFastDepth * 3)}},
-		"rpc result nil":     RPCReply{JSONRPC: "2.0", ID: json.RawMessage(`7`)},
+		"message role":       &a2a.Message{Role: "ROLE_OTHER&", Parts: nil},
+		"message role num":   &a2a.Message{Role: "-4"},
+		"send nil":           (*a2a.SendMessageResponse)(nil),
+		"send empty":         &a2a.SendMessageResponse{},
+		"send both":          &a2a.SendMessageResponse{Task: full, Message: encFullMessage()},
+		"stream nil":         (*a2a.StreamResponse)(nil),
+		"stream empty":       &a2a.StreamResponse{},
+		"stream status":      &a2a.StreamResponse{StatusUpdate: &a2a.TaskStatusUpdateEvent{TaskID: "t", ContextID: "c", Status: full.Status, Metadata: encMetadata()}},
+		"stream status zero": &a2a.StreamResponse{StatusUpdate: &a2a.TaskStatusUpdateEvent{}},
+		"stream artifact":    &a2a.StreamResponse{ArtifactUpdate: &a2a.TaskArtifactUpdateEvent{TaskID: "t", ContextID: "c", Artifact: full.Artifacts[0], Append: true, LastChunk: true, Metadata: encMetadata()}},
+		"stream artifact 0":  &a2a.StreamResponse{ArtifactUpdate: &a2a.TaskArtifactUpdateEvent{}},
+		"stream artifact lc": &a2a.StreamResponse{ArtifactUpdate: &a2a.TaskArtifactUpdateEvent{TaskID: "t", Artifact: a2a.Artifact{ArtifactID: "a"}, LastChunk: true}},
+		"stream all":         &a2a.StreamResponse{Task: full, Message: encFullMessage(), StatusUpdate: &a2a.TaskStatusUpdateEvent{}, ArtifactUpdate: &a2a.TaskArtifactUpdateEvent{}},
+		"list nil":           (*a2a.ListTasksResponse)(nil),
+		"list empty":         &a2a.ListTasksResponse{},
+		"list tasks":         &a2a.ListTasksResponse{Tasks: []a2a.Task{*full, {}}, NextPageToken: encHostile, PageSize: 50, TotalSize: 2},
+		"deep metadata":      &a2a.Task{ID: "t", Metadata: a2a.Metadata{"d": encDeep(maxFastDepth + 20)}},
+		"deep message":       &a2a.Message{Metadata: a2a.Metadata{"d": encDeep(maxFastDepth * 3)}},
+		"rpc result nil":     a2a.RPCReply{JSONRPC: "2.0", ID: json.RawMessage(`7`)},
 	}
 }
 
@@ -226,26 +230,26 @@ func TestAppendKnownMatchesEncodingJSON(t *testing.T) {
 func TestAppendKnownErrorsMatchEncodingJSON(t *testing.T) {
 	cyclic := map[string]any{}
 	cyclic["self"] = cyclic
-	badParts := []Part{{Kind: PartUnknown}}
+	badParts := []a2a.Part{{Kind: a2a.PartUnknown}}
 	cases := map[string]any{
-		"unknown part in history":  &Task{History: []Message{{Parts: badParts}}},
-		"unknown part in artifact": &Task{Artifacts: []Artifact{{Parts: badParts}}},
-		"unknown part in status":   &Task{Status: TaskStatus{Message: &Message{Parts: badParts}}},
-		"invalid data":             &Message{Parts: []Part{{Kind: PartData, Data: json.RawMessage(`{"a":`)}}},
-		"invalid spaced data":      &Message{Parts: []Part{{Kind: PartData, Data: json.RawMessage(` [1, `)}}},
-		"NaN in task metadata":     &Task{Metadata: Metadata{"x": math.NaN()}},
-		"Inf in message metadata":  &Message{Metadata: Metadata{"x": []any{math.Inf(-1)}}},
-		"float32 Inf":              &Task{Metadata: Metadata{"x": float32(math.Inf(1))}},
-		"chan in metadata":         &Task{Metadata: Metadata{"a": 1, "c": make(chan int)}},
-		"func in part metadata":    &Message{Parts: []Part{{Metadata: Metadata{"f": func() {}}}}},
-		"bad json.Number":          &Task{Metadata: Metadata{"n": json.Number("1x")}},
-		"bad raw in metadata":      &Task{Metadata: Metadata{"r": json.RawMessage(`{`)}},
-		"cycle in task metadata":   &Task{Metadata: Metadata{"c": cyclic}},
-		"cycle in event metadata":  &StreamResponse{StatusUpdate: &TaskStatusUpdateEvent{Metadata: cyclic}},
-		"bad role":                 &StreamResponse{Message: &Message{Role: "007"}},
-		"bad state":                &StreamResponse{ArtifactUpdate: &TaskArtifactUpdateEvent{Artifact: Artifact{Parts: badParts}}},
-		"bad status state":         &SendMessageResponse{Task: &Task{Status: TaskStatus{State: "01"}}},
-		"bad list":                 &ListTasksResponse{Tasks: []Task{{History: []Message{{Parts: badParts}}}}},
+		"unknown part in history":  &a2a.Task{History: []a2a.Message{{Parts: badParts}}},
+		"unknown part in artifact": &a2a.Task{Artifacts: []a2a.Artifact{{Parts: badParts}}},
+		"unknown part in status":   &a2a.Task{Status: a2a.TaskStatus{Message: &a2a.Message{Parts: badParts}}},
+		"invalid data":             &a2a.Message{Parts: []a2a.Part{{Kind: a2a.PartData, Data: json.RawMessage(`{"a":`)}}},
+		"invalid spaced data":      &a2a.Message{Parts: []a2a.Part{{Kind: a2a.PartData, Data: json.RawMessage(` [1, `)}}},
+		"NaN in task metadata":     &a2a.Task{Metadata: a2a.Metadata{"x": math.NaN()}},
+		"Inf in message metadata":  &a2a.Message{Metadata: a2a.Metadata{"x": []any{math.Inf(-1)}}},
+		"float32 Inf":              &a2a.Task{Metadata: a2a.Metadata{"x": float32(math.Inf(1))}},
+		"chan in metadata":         &a2a.Task{Metadata: a2a.Metadata{"a": 1, "c": make(chan int)}},
+		"func in part metadata":    &a2a.Message{Parts: []a2a.Part{{Metadata: a2a.Metadata{"f": func() {}}}}},
+		"bad json.Number":          &a2a.Task{Metadata: a2a.Metadata{"n": json.Number("1x")}},
+		"bad raw in metadata":      &a2a.Task{Metadata: a2a.Metadata{"r": json.RawMessage(`{`)}},
+		"cycle in task metadata":   &a2a.Task{Metadata: a2a.Metadata{"c": cyclic}},
+		"cycle in event metadata":  &a2a.StreamResponse{StatusUpdate: &a2a.TaskStatusUpdateEvent{Metadata: cyclic}},
+		"bad role":                 &a2a.StreamResponse{Message: &a2a.Message{Role: "007"}},
+		"bad state":                &a2a.StreamResponse{ArtifactUpdate: &a2a.TaskArtifactUpdateEvent{Artifact: a2a.Artifact{Parts: badParts}}},
+		"bad status state":         &a2a.SendMessageResponse{Task: &a2a.Task{Status: a2a.TaskStatus{State: "01"}}},
+		"bad list":                 &a2a.ListTasksResponse{Tasks: []a2a.Task{{History: []a2a.Message{{Parts: badParts}}}}},
 	}
 	for name, v := range cases {
 		if _, err := encodeReference(v); err == nil {
@@ -257,7 +261,7 @@ func TestAppendKnownErrorsMatchEncodingJSON(t *testing.T) {
 		"invalid id": json.RawMessage(`{`),
 		"empty id":   {},
 	} {
-		checkAppendMatches(t, name, RPCReply{JSONRPC: "2.0", ID: id, Result: &Task{}})
+		checkAppendMatches(t, name, a2a.RPCReply{JSONRPC: "2.0", ID: id, Result: &a2a.Task{}})
 	}
 }
 
@@ -265,28 +269,28 @@ func TestAppendKnownEnvelope(t *testing.T) {
 	task := encFullTask()
 	ids := []json.RawMessage{nil, json.RawMessage(`null`), json.RawMessage(`1`), json.RawMessage(`-1.5e3`),
 		json.RawMessage(`"a<b>&c"`), json.RawMessage(`"<"`), json.RawMessage(`">"`), json.RawMessage(`"&"`), json.RawMessage("\t1"), json.RawMessage("\"\u2028\""), json.RawMessage(`"\u00e9"`), json.RawMessage(` "spaced" `)}
-	errs := []*RPCReplyError{nil, {Code: -32001, Message: "task <t> not found"},
-		encRPCError(ErrTaskNotFound),
+	errs := []*a2a.RPCReplyError{nil, {Code: -32001, Message: "task <t> not found"},
+		encRPCError(a2a.ErrTaskNotFound),
 		{Code: -32602, Message: "bad", Data: []map[string]any{nil, {}, {"@type": "x", "fieldViolations": []map[string]string{{"field": "a"}}}}}}
 	for i, id := range ids {
 		for j, e := range errs {
-			checkAppendMatches(t, fmt.Sprintf("id %d error %d", i, j), RPCReply{JSONRPC: "2.0", ID: id, Error: e})
-			checkAppendMatches(t, fmt.Sprintf("id %d error %d result", i, j), RPCReply{JSONRPC: "2.0", ID: id, Result: task, Error: e})
+			checkAppendMatches(t, fmt.Sprintf("id %d error %d", i, j), a2a.RPCReply{JSONRPC: "2.0", ID: id, Error: e})
+			checkAppendMatches(t, fmt.Sprintf("id %d error %d result", i, j), a2a.RPCReply{JSONRPC: "2.0", ID: id, Result: task, Error: e})
 		}
 	}
-	if _, err := AppendKnown(nil, RPCReply{JSONRPC: "2.0", ID: nullID, Result: &Empty{}}); !errors.Is(err, errNotKnown) {
+	if _, err := AppendKnown(nil, a2a.RPCReply{JSONRPC: "2.0", ID: json.RawMessage("null"), Result: &a2a.Empty{}}); !errors.Is(err, errNotKnown) {
 		t.Errorf("envelope of an unknown result: err %v, want errNotKnown", err)
 	}
-	if _, err := AppendKnown(nil, Task{}); !errors.Is(err, errNotKnown) {
+	if _, err := AppendKnown(nil, a2a.Task{}); !errors.Is(err, errNotKnown) {
 		t.Errorf("task by value: err %v, want errNotKnown", err)
 	}
 }
 
 // encRPCError builds the envelope error writeRPCError sends for e, with
 // ErrorInfo metadata and a field violation.
-func encRPCError(e *Error) *RPCReplyError {
+func encRPCError(e *a2a.Error) *a2a.RPCReplyError {
 	e = e.WithMeta("taskId", "t<1>").WithViolation("id", "unknown")
-	return &RPCReplyError{Code: e.Code, Message: e.Message, Data: e.Details()}
+	return &a2a.RPCReplyError{Code: e.Code, Message: e.Message, Data: e.Details()}
 }
 
 func TestAppendProtoTime(t *testing.T) {
@@ -314,7 +318,9 @@ func TestAppendProtoTime(t *testing.T) {
 	for _, tm := range times {
 		for _, z := range zones {
 			tz := tm.In(z)
-			want, _ := protoTime(tz).MarshalJSON()
+			// The timestamp as TaskStatus.MarshalJSON writes it.
+			st, _ := a2a.TaskStatus{Timestamp: &tz}.MarshalJSON()
+			want := st[len(`{"state":"TASK_STATE_UNSPECIFIED","timestamp":`) : len(st)-1]
 			if got := appendProtoTime(nil, tz); !bytes.Equal(got, want) {
 				t.Errorf("%v: got %s want %s", tz, got, want)
 			}
@@ -405,77 +411,77 @@ func FuzzAppendTaskMatchesEncodingJSON(f *testing.F) {
 	f.Add([]byte(`{"a":[1,2]}`), "\xff<", math.Inf(1), int64(-1), uint16(0xffff))
 	f.Add([]byte(` {"a" : "\u2028"} `), "42", 1e21, int64(1)<<62, uint16(0x5a5a))
 	f.Fuzz(func(t *testing.T, doc []byte, s string, x float64, nanos int64, flags uint16) {
-		var task Task
+		var task a2a.Task
 		if json.Unmarshal(doc, &task) == nil {
 			checkShapes(t, "doc task", &task, false)
 		}
-		var msg Message
+		var msg a2a.Message
 		if json.Unmarshal(doc, &msg) == nil {
 			checkShapes(t, "doc message", &msg, false)
 		}
-		var ev StreamResponse
+		var ev a2a.StreamResponse
 		if json.Unmarshal(doc, &ev) == nil {
 			checkShapes(t, "doc event", &ev, false)
 		}
-		var send SendMessageResponse
+		var send a2a.SendMessageResponse
 		if json.Unmarshal(doc, &send) == nil {
 			checkShapes(t, "doc send", &send, false)
 		}
-		var list ListTasksResponse
+		var list a2a.ListTasksResponse
 		if json.Unmarshal(doc, &list) == nil {
 			checkShapes(t, "doc list", &list, false)
 		}
-		var meta Metadata
+		var meta a2a.Metadata
 		if json.Unmarshal(doc, &meta) != nil {
 			meta = nil
 		}
 		built := encFuzzTask(doc, s, x, nanos, flags, meta)
 		checkShapes(t, "built task", built, false)
-		checkShapes(t, "built event", &StreamResponse{StatusUpdate: &TaskStatusUpdateEvent{TaskID: s, ContextID: s, Status: built.Status, Metadata: built.Metadata}}, false)
-		checkShapes(t, "built artifact", &StreamResponse{ArtifactUpdate: &TaskArtifactUpdateEvent{TaskID: s, Artifact: built.Artifacts[0], Append: flags&1 != 0, LastChunk: flags&2 != 0, Metadata: meta}}, false)
-		checkAppendMatches(t, "built id", RPCReply{JSONRPC: s, ID: json.RawMessage(doc), Result: built})
+		checkShapes(t, "built event", &a2a.StreamResponse{StatusUpdate: &a2a.TaskStatusUpdateEvent{TaskID: s, ContextID: s, Status: built.Status, Metadata: built.Metadata}}, false)
+		checkShapes(t, "built artifact", &a2a.StreamResponse{ArtifactUpdate: &a2a.TaskArtifactUpdateEvent{TaskID: s, Artifact: built.Artifacts[0], Append: flags&1 != 0, LastChunk: flags&2 != 0, Metadata: meta}}, false)
+		checkAppendMatches(t, "built id", a2a.RPCReply{JSONRPC: s, ID: json.RawMessage(doc), Result: built})
 	})
 }
 
-func encFuzzTask(doc []byte, s string, x float64, nanos int64, flags uint16, meta Metadata) *Task {
-	part := Part{Kind: PartKind(flags>>2) % (PartUnknown + 1), Text: s, Raw: doc, URL: s, Data: doc, Filename: s, MediaType: s}
+func encFuzzTask(doc []byte, s string, x float64, nanos int64, flags uint16, meta a2a.Metadata) *a2a.Task {
+	part := a2a.Part{Kind: a2a.PartKind(flags>>2) % (a2a.PartUnknown + 1), Text: s, Raw: doc, URL: s, Data: doc, Filename: s, MediaType: s}
 	if flags&4 != 0 {
 		part.Metadata = meta
 	}
-	md := Metadata{s: x, "s": s, "f32": float32(x), "l": []any{x, s, nil, flags&8 != 0, map[string]any{s: []any{}}}, "m": meta}
+	md := a2a.Metadata{s: x, "s": s, "f32": float32(x), "l": []any{x, s, nil, flags&8 != 0, map[string]any{s: []any{}}}, "m": meta}
 	ts := time.Unix(0, nanos).In(time.FixedZone("Z", int(int16(flags))*60))
-	msg := Message{MessageID: s, ContextID: s, TaskID: s, Role: Role(s), Parts: []Part{part, TextPart(s)}, Metadata: md, Extensions: []string{s}, ReferenceTaskIDs: []string{s, ""}}
-	task := &Task{
+	msg := a2a.Message{MessageID: s, ContextID: s, TaskID: s, Role: a2a.Role(s), Parts: []a2a.Part{part, a2a.TextPart(s)}, Metadata: md, Extensions: []string{s}, ReferenceTaskIDs: []string{s, ""}}
+	task := &a2a.Task{
 		ID: s, ContextID: s,
-		Status:    TaskStatus{State: TaskState(s), Timestamp: &ts},
-		Artifacts: []Artifact{{ArtifactID: s, Name: s, Description: s, Parts: []Part{part}, Metadata: meta, Extensions: []string{s}}},
-		History:   []Message{msg},
+		Status:    a2a.TaskStatus{State: a2a.TaskState(s), Timestamp: &ts},
+		Artifacts: []a2a.Artifact{{ArtifactID: s, Name: s, Description: s, Parts: []a2a.Part{part}, Metadata: meta, Extensions: []string{s}}},
+		History:   []a2a.Message{msg},
 		Metadata:  md,
 	}
 	if flags&16 != 0 {
 		task.Status.Message = &msg
-		task.Status.State = TaskStateCompleted
-		task.History[0].Role = RoleUser
+		task.Status.State = a2a.TaskStateCompleted
+		task.History[0].Role = a2a.RoleUser
 	}
 	if flags&32 != 0 {
 		task.Status.Timestamp = nil
 	}
 	if flags&64 != 0 {
-		task.Artifacts = append(task.Artifacts, Artifact{})
+		task.Artifacts = append(task.Artifacts, a2a.Artifact{})
 	}
 	return task
 }
 
 // encBenchTask is a task as the bench agent returns it: completed, one
 // history message and one artifact with one text part each.
-func encBenchTask() *Task {
+func encBenchTask() *a2a.Task {
 	ts := time.Date(2026, 5, 28, 10, 0, 1, 250_123_456, time.UTC)
-	return &Task{
+	return &a2a.Task{
 		ID: "5b1f0f5e-8f0c-4d61-9c1e-0e6c2f1f9a77", ContextID: "c7d2a8f4-3f0b-4b7e-8d6a-2f1e9c4b5a10",
-		Status: TaskStatus{State: TaskStateCompleted, Timestamp: &ts},
-		Artifacts: []Artifact{{ArtifactID: "0b9e2c6d-1a4f-4e8b-9f3c-7d5a6b2e1c90", Name: "echo",
-			Parts: []Part{TextPart("echo: hello")}}},
-		History: []Message{{MessageID: "m-1", ContextID: "c7d2a8f4-3f0b-4b7e-8d6a-2f1e9c4b5a10",
-			TaskID: "5b1f0f5e-8f0c-4d61-9c1e-0e6c2f1f9a77", Role: RoleUser, Parts: []Part{TextPart("hello")}}},
+		Status: a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: &ts},
+		Artifacts: []a2a.Artifact{{ArtifactID: "0b9e2c6d-1a4f-4e8b-9f3c-7d5a6b2e1c90", Name: "echo",
+			Parts: []a2a.Part{a2a.TextPart("echo: hello")}}},
+		History: []a2a.Message{{MessageID: "m-1", ContextID: "c7d2a8f4-3f0b-4b7e-8d6a-2f1e9c4b5a10",
+			TaskID: "5b1f0f5e-8f0c-4d61-9c1e-0e6c2f1f9a77", Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart("hello")}}},
 	}
 }

@@ -1,4 +1,6 @@
-package a2a
+//go:build !bridge_nofastjson
+
+package fastjson
 
 import (
 	"bytes"
@@ -11,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
 )
 
 // fastBenchSendBody is what the benchmark's upstream answers to SendMessage
@@ -277,7 +281,7 @@ func fastCases() []fastCase {
 // accepted body.
 func checkFastMatchesSlow[T any](t *testing.T, kind string, body []byte) bool {
 	t.Helper()
-	want, werr := slowDecodeRPCResponse[T](body)
+	want, werr := a2a.DecodeRPCResponse[T](body)
 	in := append([]byte(nil), body...)
 	_, fast := fastDecodeRPCResponse[T](in)
 	got, gerr := DecodeRPCResponse[T](in)
@@ -297,7 +301,7 @@ func checkFastMatchesSlow[T any](t *testing.T, kind string, body []byte) bool {
 }
 
 // fastDumpEnv prints an envelope with its result and error for a failure.
-func fastDumpEnv[T any](env *RPCResponse[T]) string {
+func fastDumpEnv[T any](env *a2a.RPCResponse[T]) string {
 	if env == nil {
 		return "<nil>"
 	}
@@ -364,9 +368,9 @@ func fastDumpTree(v any) string {
 // returns whether the fast path accepted body as kind.
 func checkFastAllKinds(t *testing.T, kind string, body []byte) bool {
 	t.Helper()
-	send := checkFastMatchesSlow[SendMessageResponse](t, fastKindSend, body)
-	task := checkFastMatchesSlow[Task](t, fastKindTask, body)
-	event := checkFastMatchesSlow[StreamResponse](t, fastKindEvent, body)
+	send := checkFastMatchesSlow[a2a.SendMessageResponse](t, fastKindSend, body)
+	task := checkFastMatchesSlow[a2a.Task](t, fastKindTask, body)
+	event := checkFastMatchesSlow[a2a.StreamResponse](t, fastKindEvent, body)
 	switch kind {
 	case fastKindSend:
 		return send
@@ -399,23 +403,24 @@ func TestFastDecodeMatchesSlowPath(t *testing.T) {
 }
 
 // TestFastDecodeFieldListsMatchWireTypes: the members the fast path knows
-// are those of the wire types the slow path decodes into, so a field
-// added there cannot be skipped as unknown here.
+// are those of the public types (whose wire mirrors, which the slow path
+// decodes into, a2a's TestWireMirrorsMatchPublicTypes keeps in step), so a
+// field added there cannot be skipped as unknown here.
 func TestFastDecodeFieldListsMatchWireTypes(t *testing.T) {
 	for _, tc := range []struct {
 		typ    reflect.Type
 		fields []string
 	}{
-		{reflect.TypeFor[rpcResponseIn[Task]](), fastEnvelopeFields},
-		{reflect.TypeFor[sendMessageResponseIn](), fastSendFields},
-		{reflect.TypeFor[streamIn](), fastStreamFields},
-		{reflect.TypeFor[taskIn](), fastTaskFields},
-		{reflect.TypeFor[statusIn](), fastStatusFields},
-		{reflect.TypeFor[messageIn](), fastMessageFields},
-		{reflect.TypeFor[artifactIn](), fastArtifactFields},
-		{reflect.TypeFor[partIn](), fastPartFields},
-		{reflect.TypeFor[statusUpdateIn](), fastStatusUpdateFields},
-		{reflect.TypeFor[artifactUpdateIn](), fastArtifactUpdateFields},
+		{reflect.TypeFor[a2a.RPCResponse[a2a.Task]](), fastEnvelopeFields},
+		{reflect.TypeFor[a2a.SendMessageResponse](), fastSendFields},
+		{reflect.TypeFor[a2a.StreamResponse](), fastStreamFields},
+		{reflect.TypeFor[a2a.Task](), fastTaskFields},
+		{reflect.TypeFor[a2a.TaskStatus](), fastStatusFields},
+		{reflect.TypeFor[a2a.Message](), fastMessageFields},
+		{reflect.TypeFor[a2a.Artifact](), fastArtifactFields},
+		{reflect.TypeFor[a2a.Part](), fastPartFields},
+		{reflect.TypeFor[a2a.TaskStatusUpdateEvent](), fastStatusUpdateFields},
+		{reflect.TypeFor[a2a.TaskArtifactUpdateEvent](), fastArtifactUpdateFields},
 	} {
 		if names := jsonMemberNames(tc.typ); !reflect.DeepEqual(names, tc.fields) {
 			t.Errorf("%v: members %q, fast path knows %q", tc.typ, names, tc.fields)
@@ -423,11 +428,23 @@ func TestFastDecodeFieldListsMatchWireTypes(t *testing.T) {
 	}
 }
 
-// jsonMemberNames lists typ's JSON member names in field order.
+// jsonMemberNames lists typ's JSON member names in field order. A Part,
+// which has no tags (its MarshalJSON writes the oneof), is named by its
+// fields: the lower camel case of each but Kind.
 func jsonMemberNames(typ reflect.Type) []string {
 	var names []string
 	for i := range typ.NumField() {
 		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+		if typ == reflect.TypeFor[a2a.Part]() {
+			switch f := typ.Field(i).Name; f {
+			case "Kind":
+				continue // not on the wire
+			case "URL":
+				name = "url"
+			default:
+				name = strings.ToLower(f[:1]) + f[1:]
+			}
+		}
 		if name == "-" {
 			continue // not on the wire
 		}
@@ -438,27 +455,27 @@ func jsonMemberNames(typ reflect.Type) []string {
 
 // fastCanonicalTask is a task with every member a server writes set, strings
 // that need escaping, and every part kind.
-func fastCanonicalTask() *Task {
+func fastCanonicalTask() *a2a.Task {
 	ts := time.Date(2026, 5, 28, 10, 0, 2, 123456000, time.UTC)
-	data, _ := DataPart(map[string]any{"flight": "TP1351", "price": 129.5, "seats": []any{"1A", "1B"}})
-	data.Metadata = Metadata{"schema": "booking"}
-	return &Task{
+	data, _ := a2a.DataPart(map[string]any{"flight": "TP1351", "price": 129.5, "seats": []any{"1A", "1B"}})
+	data.Metadata = a2a.Metadata{"schema": "booking"}
+	return &a2a.Task{
 		ID: "task-1", ContextID: "ctx-1",
-		Status: TaskStatus{
-			State: TaskStateCompleted, Timestamp: &ts,
-			Message: &Message{MessageID: "m-3", ContextID: "ctx-1", TaskID: "task-1", Role: RoleAgent, Parts: []Part{TextPart("Booked <b>&</b> \"done\" ✓\n")}},
+		Status: a2a.TaskStatus{
+			State: a2a.TaskStateCompleted, Timestamp: &ts,
+			Message: &a2a.Message{MessageID: "m-3", ContextID: "ctx-1", TaskID: "task-1", Role: a2a.RoleAgent, Parts: []a2a.Part{a2a.TextPart("Booked <b>&</b> \"done\" ✓\n")}},
 		},
-		Artifacts: []Artifact{{
+		Artifacts: []a2a.Artifact{{
 			ArtifactID: "art-1", Name: "itinerary", Description: "LHR → LIS",
-			Parts:      []Part{TextPart("TP1351"), data, RawPart([]byte{0, 1, 2, 0xff}, "application/octet-stream", "b.bin"), URLPart("https://x.invalid/a?b=1&c=2", "text/html", "a.html")},
-			Metadata:   Metadata{"n": 1.0, "nested": map[string]any{"list": []any{true, nil, "s"}}},
+			Parts:      []a2a.Part{a2a.TextPart("TP1351"), data, a2a.RawPart([]byte{0, 1, 2, 0xff}, "application/octet-stream", "b.bin"), a2a.URLPart("https://x.invalid/a?b=1&c=2", "text/html", "a.html")},
+			Metadata:   a2a.Metadata{"n": 1.0, "nested": map[string]any{"list": []any{true, nil, "s"}}},
 			Extensions: []string{"urn:ext:1"},
 		}},
-		History: []Message{
-			{MessageID: "m-1", ContextID: "ctx-1", TaskID: "task-1", Role: RoleUser, Parts: []Part{TextPart("book it")}, ReferenceTaskIDs: []string{"task-0"}, Extensions: []string{"urn:ext:1"}, Metadata: Metadata{"k": "v"}},
-			{MessageID: "m-2", ContextID: "ctx-1", TaskID: "task-1", Role: RoleAgent, Parts: []Part{TextPart("which day?")}},
+		History: []a2a.Message{
+			{MessageID: "m-1", ContextID: "ctx-1", TaskID: "task-1", Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart("book it")}, ReferenceTaskIDs: []string{"task-0"}, Extensions: []string{"urn:ext:1"}, Metadata: a2a.Metadata{"k": "v"}},
+			{MessageID: "m-2", ContextID: "ctx-1", TaskID: "task-1", Role: a2a.RoleAgent, Parts: []a2a.Part{a2a.TextPart("which day?")}},
 		},
-		Metadata: Metadata{"priority": 3.0},
+		Metadata: a2a.Metadata{"priority": 3.0},
 	}
 }
 
@@ -473,26 +490,26 @@ func TestFastDecodeTakesWhatTheServerWrites(t *testing.T) {
 	id := json.RawMessage(`42`)
 	// The server writes a body, and each event's data, with AppendKnown
 	// (a2a/server checks that its writers do).
-	unary := func(v RPCReply) []byte {
+	unary := func(v a2a.RPCReply) []byte {
 		b, err := AppendKnown(nil, v)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return b
 	}
-	event := func(ev *StreamResponse) []byte { return unary(RPCReply{JSONRPC: "2.0", ID: id, Result: ev}) }
+	event := func(ev *a2a.StreamResponse) []byte { return unary(a2a.RPCReply{JSONRPC: "2.0", ID: id, Result: ev}) }
 	bodies := []struct {
 		kind string
 		body []byte
 	}{
-		{fastKindSend, unary(RPCReply{JSONRPC: "2.0", ID: id, Result: &SendMessageResponse{Task: task}})},
-		{fastKindSend, unary(RPCReply{JSONRPC: "2.0", ID: id, Result: &SendMessageResponse{Message: msg}})},
-		{fastKindTask, unary(RPCReply{JSONRPC: "2.0", ID: id, Result: task})},
-		{fastKindSend, unary(RPCReply{JSONRPC: "2.0", ID: id, Error: &RPCReplyError{Code: -32001, Message: "Task not found", Data: ErrTaskNotFound.Details()}})},
-		{fastKindEvent, event(&StreamResponse{Task: task})},
-		{fastKindEvent, event(&StreamResponse{Message: msg})},
-		{fastKindEvent, event(&StreamResponse{StatusUpdate: &TaskStatusUpdateEvent{TaskID: "task-1", ContextID: "ctx-1", Status: TaskStatus{State: TaskStateWorking, Timestamp: &ts, Message: msg}, Metadata: Metadata{"a": "b"}}})},
-		{fastKindEvent, event(&StreamResponse{ArtifactUpdate: &TaskArtifactUpdateEvent{TaskID: "task-1", ContextID: "ctx-1", Artifact: task.Artifacts[0], Append: true, LastChunk: true}})},
+		{fastKindSend, unary(a2a.RPCReply{JSONRPC: "2.0", ID: id, Result: &a2a.SendMessageResponse{Task: task}})},
+		{fastKindSend, unary(a2a.RPCReply{JSONRPC: "2.0", ID: id, Result: &a2a.SendMessageResponse{Message: msg}})},
+		{fastKindTask, unary(a2a.RPCReply{JSONRPC: "2.0", ID: id, Result: task})},
+		{fastKindSend, unary(a2a.RPCReply{JSONRPC: "2.0", ID: id, Error: &a2a.RPCReplyError{Code: -32001, Message: "Task not found", Data: a2a.ErrTaskNotFound.Details()}})},
+		{fastKindEvent, event(&a2a.StreamResponse{Task: task})},
+		{fastKindEvent, event(&a2a.StreamResponse{Message: msg})},
+		{fastKindEvent, event(&a2a.StreamResponse{StatusUpdate: &a2a.TaskStatusUpdateEvent{TaskID: "task-1", ContextID: "ctx-1", Status: a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: &ts, Message: msg}, Metadata: a2a.Metadata{"a": "b"}}})},
+		{fastKindEvent, event(&a2a.StreamResponse{ArtifactUpdate: &a2a.TaskArtifactUpdateEvent{TaskID: "task-1", ContextID: "ctx-1", Artifact: task.Artifacts[0], Append: true, LastChunk: true}})},
 	}
 	for _, b := range bodies {
 		if !checkFastAllKinds(t, b.kind, b.body) {
@@ -500,7 +517,7 @@ func TestFastDecodeTakesWhatTheServerWrites(t *testing.T) {
 		}
 	}
 	// And the value is the task that was written.
-	env, ok := fastDecodeRPCResponse[SendMessageResponse](bodies[0].body)
+	env, ok := fastDecodeRPCResponse[a2a.SendMessageResponse](bodies[0].body)
 	if !ok || env.Result == nil || !reflect.DeepEqual(env.Result.Task, task) {
 		t.Fatalf("fast path read %s, want %s", fastDumpEnv(env), fastDumpValue(task))
 	}
@@ -511,11 +528,11 @@ func TestFastDecodeTakesWhatTheServerWrites(t *testing.T) {
 // shows.
 func TestFastDecodeAllocations(t *testing.T) {
 	body := []byte(fastBenchSendBody)
-	if _, ok := fastDecodeRPCResponse[SendMessageResponse](body); !ok {
+	if _, ok := fastDecodeRPCResponse[a2a.SendMessageResponse](body); !ok {
 		t.Fatal("fast path declined the benchmark's body")
 	}
 	n := testing.AllocsPerRun(100, func() {
-		if _, err := DecodeRPCResponse[SendMessageResponse](body); err != nil {
+		if _, err := DecodeRPCResponse[a2a.SendMessageResponse](body); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -547,9 +564,9 @@ func FuzzFastDecodeMatchesSlowPath(f *testing.F) {
 	}
 	fastQuietLog(f)
 	f.Fuzz(func(t *testing.T, body []byte) {
-		checkFastMatchesSlow[SendMessageResponse](t, fastKindSend, body)
-		checkFastMatchesSlow[Task](t, fastKindTask, body)
-		checkFastMatchesSlow[StreamResponse](t, fastKindEvent, body)
+		checkFastMatchesSlow[a2a.SendMessageResponse](t, fastKindSend, body)
+		checkFastMatchesSlow[a2a.Task](t, fastKindTask, body)
+		checkFastMatchesSlow[a2a.StreamResponse](t, fastKindEvent, body)
 	})
 }
 
@@ -562,7 +579,7 @@ func BenchmarkDecodeRPCResponse(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		env, err := DecodeRPCResponse[SendMessageResponse](body)
+		env, err := DecodeRPCResponse[a2a.SendMessageResponse](body)
 		if err != nil || env.Result == nil || env.Result.Task == nil {
 			b.Fatal(env, err)
 		}
@@ -576,7 +593,7 @@ func BenchmarkSlowDecodeRPCResponse(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		env, err := slowDecodeRPCResponse[SendMessageResponse](body)
+		env, err := a2a.DecodeRPCResponse[a2a.SendMessageResponse](body)
 		if err != nil || env.Result == nil || env.Result.Task == nil {
 			b.Fatal(env, err)
 		}

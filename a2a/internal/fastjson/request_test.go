@@ -1,4 +1,6 @@
-package a2a
+//go:build !bridge_nofastjson
+
+package fastjson
 
 import (
 	"bytes"
@@ -9,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
 )
 
 // fastReqBenchBody is the benchmark's SendMessage request (bench/wrk).
@@ -36,7 +40,7 @@ func fastReqRPC(method, params string) string {
 }
 
 // fastReqSend wraps a message as SendMessage params.
-func fastReqSend(msg string) string { return fastReqRPC(MethodSendMessage, `{"message":`+msg+`}`) }
+func fastReqSend(msg string) string { return fastReqRPC(a2a.MethodSendMessage, `{"message":`+msg+`}`) }
 
 // fastReqPart wraps a part as the one part of a SendMessage.
 func fastReqPart(part string) string {
@@ -45,7 +49,7 @@ func fastReqPart(part string) string {
 
 // fastReqConfig wraps a configuration as SendMessage params.
 func fastReqConfig(cfg string) string {
-	return fastReqRPC(MethodSendMessage, `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"t"}]},"configuration":`+cfg+`}`)
+	return fastReqRPC(a2a.MethodSendMessage, `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"t"}]},"configuration":`+cfg+`}`)
 }
 
 func fastReqCases() []fastReqCase {
@@ -58,25 +62,25 @@ func fastReqCases() []fastReqCase {
 		// Every handled method, as a client writes it.
 		{"bench body", fastReqBenchBody, reqFast},
 		{"streaming send", strings.Replace(fastReqBenchBody, `"SendMessage"`, `"SendStreamingMessage"`, 1), reqFast},
-		{"send with every member", fastReqRPC(MethodSendMessage, full), reqFast},
-		{"streaming send with every member", fastReqRPC(MethodSendStreamingMessage, full), reqFast},
-		{"get task", fastReqRPC(MethodGetTask, `{"id":"t-1","historyLength":2}`), reqFast},
-		{"get task with tenant", fastReqRPC(MethodGetTask, `{"tenant":"acme","id":"t-1"}`), reqFast},
-		{"cancel task", fastReqRPC(MethodCancelTask, `{"tenant":"acme","id":"t-1","metadata":{"reason":"user"}}`), reqFast},
-		{"subscribe", fastReqRPC(MethodSubscribeToTask, `{"tenant":"acme","id":"t-1"}`), reqFast},
-		{"get task without params", fastReqRPC(MethodGetTask, ""), reqFast},
-		{"get task null params", fastReqRPC(MethodGetTask, `null`), reqFast},
-		{"send empty params", fastReqRPC(MethodSendMessage, `{}`), reqFast},
-		{"send without params", fastReqRPC(MethodSendMessage, ""), reqFast},
-		{"subscribe empty params", fastReqRPC(MethodSubscribeToTask, `{}`), reqFast},
+		{"send with every member", fastReqRPC(a2a.MethodSendMessage, full), reqFast},
+		{"streaming send with every member", fastReqRPC(a2a.MethodSendStreamingMessage, full), reqFast},
+		{"get task", fastReqRPC(a2a.MethodGetTask, `{"id":"t-1","historyLength":2}`), reqFast},
+		{"get task with tenant", fastReqRPC(a2a.MethodGetTask, `{"tenant":"acme","id":"t-1"}`), reqFast},
+		{"cancel task", fastReqRPC(a2a.MethodCancelTask, `{"tenant":"acme","id":"t-1","metadata":{"reason":"user"}}`), reqFast},
+		{"subscribe", fastReqRPC(a2a.MethodSubscribeToTask, `{"tenant":"acme","id":"t-1"}`), reqFast},
+		{"get task without params", fastReqRPC(a2a.MethodGetTask, ""), reqFast},
+		{"get task null params", fastReqRPC(a2a.MethodGetTask, `null`), reqFast},
+		{"send empty params", fastReqRPC(a2a.MethodSendMessage, `{}`), reqFast},
+		{"send without params", fastReqRPC(a2a.MethodSendMessage, ""), reqFast},
+		{"subscribe empty params", fastReqRPC(a2a.MethodSubscribeToTask, `{}`), reqFast},
 
 		// Methods whose params the fast path leaves to the slow path.
-		{"list tasks", fastReqRPC(MethodListTasks, `{"pageSize":5,"status":"TASK_STATE_WORKING"}`), reqEnvelope},
-		{"extended card", fastReqRPC(MethodGetExtendedAgentCard, ""), reqEnvelope},
-		{"create push config", fastReqRPC(MethodCreatePushConfig, `{"taskId":"t","url":"https://h.invalid"}`), reqEnvelope},
-		{"get push config", fastReqRPC(MethodGetPushConfig, `{"taskId":"t","id":"p"}`), reqEnvelope},
-		{"list push configs", fastReqRPC(MethodListPushConfigs, `{"taskId":"t"}`), reqEnvelope},
-		{"delete push config", fastReqRPC(MethodDeletePushConfig, `{"taskId":"t","id":"p"}`), reqEnvelope},
+		{"list tasks", fastReqRPC(a2a.MethodListTasks, `{"pageSize":5,"status":"TASK_STATE_WORKING"}`), reqEnvelope},
+		{"extended card", fastReqRPC(a2a.MethodGetExtendedAgentCard, ""), reqEnvelope},
+		{"create push config", fastReqRPC(a2a.MethodCreatePushConfig, `{"taskId":"t","url":"https://h.invalid"}`), reqEnvelope},
+		{"get push config", fastReqRPC(a2a.MethodGetPushConfig, `{"taskId":"t","id":"p"}`), reqEnvelope},
+		{"list push configs", fastReqRPC(a2a.MethodListPushConfigs, `{"taskId":"t"}`), reqEnvelope},
+		{"delete push config", fastReqRPC(a2a.MethodDeletePushConfig, `{"taskId":"t","id":"p"}`), reqEnvelope},
 		{"unknown method", fastReqRPC("Frobnicate", `{"x":1}`), reqEnvelope},
 		{"lower-case method", fastReqRPC("sendMessage", `{}`), reqEnvelope},
 		{"method escaped", `{"jsonrpc":"2.0","id":1,"method":"Send\u004dessage","params":{}}`, reqFast},
@@ -102,7 +106,7 @@ func fastReqCases() []fastReqCase {
 		{"id false", `{"jsonrpc":"2.0","id":false,"method":"GetTask"}`, reqSlow},
 		{"id leading zero", `{"jsonrpc":"2.0","id":01,"method":"GetTask"}`, reqSlow},
 
-		// Every error parseRPCRequest answers.
+		// Every error a2a.ParseRPCRequest answers.
 		{"empty body", ``, reqSlow},
 		{"whitespace only", " \r\n\t", reqSlow},
 		{"not json", `hello`, reqSlow},
@@ -127,11 +131,11 @@ func fastReqCases() []fastReqCase {
 		{"method null", `{"jsonrpc":"2.0","id":1,"method":null}`, reqSlow},
 		{"method number", `{"jsonrpc":"2.0","id":1,"method":5}`, reqSlow},
 		{"method list", `{"jsonrpc":"2.0","id":1,"method":["GetTask"]}`, reqSlow},
-		{"params list", fastReqRPC(MethodGetTask, `[{"id":"t"}]`), reqSlow},
-		{"params string", fastReqRPC(MethodGetTask, `"t"`), reqSlow},
-		{"params number", fastReqRPC(MethodGetTask, `5`), reqSlow},
-		{"params true", fastReqRPC(MethodGetTask, `true`), reqSlow},
-		{"params nul", fastReqRPC(MethodGetTask, `nul`), reqSlow},
+		{"params list", fastReqRPC(a2a.MethodGetTask, `[{"id":"t"}]`), reqSlow},
+		{"params string", fastReqRPC(a2a.MethodGetTask, `"t"`), reqSlow},
+		{"params number", fastReqRPC(a2a.MethodGetTask, `5`), reqSlow},
+		{"params true", fastReqRPC(a2a.MethodGetTask, `true`), reqSlow},
+		{"params nul", fastReqRPC(a2a.MethodGetTask, `nul`), reqSlow},
 		{"params unclosed", `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}`, reqSlow},
 
 		// Envelope member names: case, escapes, duplicates, unknown members.
@@ -165,87 +169,87 @@ func fastReqCases() []fastReqCase {
 		{"trailing nul byte", fastReqBenchBody + "\x00", reqSlow},
 
 		// Params: proto (snake_case) names are the slow path's.
-		{"snake_case historyLength", fastReqRPC(MethodGetTask, `{"id":"t","history_length":2}`), reqEnvelope},
-		{"both spellings", fastReqRPC(MethodGetTask, `{"id":"t","historyLength":1,"history_length":2}`), reqEnvelope},
+		{"snake_case historyLength", fastReqRPC(a2a.MethodGetTask, `{"id":"t","history_length":2}`), reqEnvelope},
+		{"both spellings", fastReqRPC(a2a.MethodGetTask, `{"id":"t","historyLength":1,"history_length":2}`), reqEnvelope},
 		{"snake_case messageId", fastReqSend(`{"message_id":"m","role":"ROLE_USER","parts":[{"text":"x"}]}`), reqEnvelope},
 		{"snake_case ids", fastReqSend(`{"messageId":"m","context_id":"c","task_id":"t","parts":[]}`), reqEnvelope},
 		{"snake_case reference ids", fastReqSend(`{"messageId":"m","parts":[],"reference_task_ids":["a"]}`), reqEnvelope},
 		{"snake_case media type", fastReqPart(`{"raw":"aGk=","media_type":"text/plain"}`), reqEnvelope},
 		{"snake_case configuration", fastReqConfig(`{"accepted_output_modes":["text/plain"],"return_immediately":true,"history_length":1}`), reqEnvelope},
 		{"snake_case push config", fastReqConfig(`{"task_push_notification_config":{"url":"https://h.invalid","task_id":"t"}}`), reqEnvelope},
-		{"snake_case unknown member", fastReqRPC(MethodGetTask, `{"id":"t","some_thing":1}`), reqEnvelope},
-		{"snake_case key inside unknown member", fastReqRPC(MethodGetTask, `{"id":"t","x":{"a_b":1}}`), reqEnvelope},
-		{"snake_case keys in metadata", fastReqRPC(MethodCancelTask, `{"id":"t","metadata":{"a_b":{"c_d":1}}}`), reqFast},
+		{"snake_case unknown member", fastReqRPC(a2a.MethodGetTask, `{"id":"t","some_thing":1}`), reqEnvelope},
+		{"snake_case key inside unknown member", fastReqRPC(a2a.MethodGetTask, `{"id":"t","x":{"a_b":1}}`), reqEnvelope},
+		{"snake_case keys in metadata", fastReqRPC(a2a.MethodCancelTask, `{"id":"t","metadata":{"a_b":{"c_d":1}}}`), reqFast},
 		{"snake_case keys in data", fastReqPart(`{"data":{"a_b":[{"c_d":1}]}}`), reqFast},
-		{"leading underscore", fastReqRPC(MethodGetTask, `{"id":"t","_x":1}`), reqFast},
-		{"underscores in values", fastReqRPC(MethodGetTask, `{"id":"t_1","tenant":"a_b"}`), reqFast},
-		{"escaped name in params", fastReqRPC(MethodGetTask, `{"\u0069d":"t"}`), reqSlow},
-		{"escaped snake_case name", fastReqRPC(MethodGetTask, `{"id":"t","history\u005flength":2}`), reqSlow},
-		{"escaped name in metadata", fastReqRPC(MethodCancelTask, `{"id":"t","metadata":{"\u0061_b":1}}`), reqSlow},
+		{"leading underscore", fastReqRPC(a2a.MethodGetTask, `{"id":"t","_x":1}`), reqFast},
+		{"underscores in values", fastReqRPC(a2a.MethodGetTask, `{"id":"t_1","tenant":"a_b"}`), reqFast},
+		{"escaped name in params", fastReqRPC(a2a.MethodGetTask, `{"\u0069d":"t"}`), reqSlow},
+		{"escaped snake_case name", fastReqRPC(a2a.MethodGetTask, `{"id":"t","history\u005flength":2}`), reqSlow},
+		{"escaped name in metadata", fastReqRPC(a2a.MethodCancelTask, `{"id":"t","metadata":{"\u0061_b":1}}`), reqSlow},
 
 		// Params: case, duplicates, unknown members.
-		{"capitalised Message", fastReqRPC(MethodSendMessage, `{"Message":{"messageId":"m","parts":[]}}`), reqEnvelope},
-		{"upper-case MESSAGE", fastReqRPC(MethodSendMessage, `{"MESSAGE":{"messageId":"m","parts":[]}}`), reqEnvelope},
+		{"capitalised Message", fastReqRPC(a2a.MethodSendMessage, `{"Message":{"messageId":"m","parts":[]}}`), reqEnvelope},
+		{"upper-case MESSAGE", fastReqRPC(a2a.MethodSendMessage, `{"MESSAGE":{"messageId":"m","parts":[]}}`), reqEnvelope},
 		{"messageID", fastReqSend(`{"messageID":"m","parts":[]}`), reqEnvelope},
-		{"upper-case ID in get task", fastReqRPC(MethodGetTask, `{"ID":"t"}`), reqEnvelope},
-		{"capitalised HistoryLength", fastReqRPC(MethodGetTask, `{"id":"t","HistoryLength":1}`), reqEnvelope},
-		{"capitalised Configuration", fastReqRPC(MethodSendMessage, `{"Configuration":{}}`), reqEnvelope},
+		{"upper-case ID in get task", fastReqRPC(a2a.MethodGetTask, `{"ID":"t"}`), reqEnvelope},
+		{"capitalised HistoryLength", fastReqRPC(a2a.MethodGetTask, `{"id":"t","HistoryLength":1}`), reqEnvelope},
+		{"capitalised Configuration", fastReqRPC(a2a.MethodSendMessage, `{"Configuration":{}}`), reqEnvelope},
 		{"lower-case returnimmediately", fastReqConfig(`{"returnimmediately":true}`), reqEnvelope},
 		{"capitalised Text", fastReqPart(`{"Text":"x"}`), reqEnvelope},
 		{"kelvin sign folds to k", fastReqSend("{\"messageId\":\"m\",\"tas\u212aId\":\"t\",\"parts\":[]}"), reqEnvelope},
 		{"escaped kelvin sign", fastReqSend(`{"messageId":"m","tas\u212aId":"t","parts":[]}`), reqSlow},
 		{"long s folds to s", fastReqSend(`{"meſsageId":"m","parts":[]}`), reqEnvelope},
-		{"duplicate tenant", fastReqRPC(MethodGetTask, `{"id":"t","tenant":"a","tenant":"b"}`), reqSlow},
-		{"duplicate message", fastReqRPC(MethodSendMessage, `{"message":{"messageId":"a"},"message":{"role":"ROLE_USER","parts":[]}}`), reqSlow},
-		{"duplicate configuration", fastReqRPC(MethodSendMessage, `{"configuration":{"historyLength":1},"configuration":{"returnImmediately":true}}`), reqSlow},
-		{"duplicate get task id", fastReqRPC(MethodGetTask, `{"id":"a","id":"b"}`), reqSlow},
-		{"duplicate history length", fastReqRPC(MethodGetTask, `{"id":"a","historyLength":1,"historyLength":2}`), reqSlow},
+		{"duplicate tenant", fastReqRPC(a2a.MethodGetTask, `{"id":"t","tenant":"a","tenant":"b"}`), reqSlow},
+		{"duplicate message", fastReqRPC(a2a.MethodSendMessage, `{"message":{"messageId":"a"},"message":{"role":"ROLE_USER","parts":[]}}`), reqSlow},
+		{"duplicate configuration", fastReqRPC(a2a.MethodSendMessage, `{"configuration":{"historyLength":1},"configuration":{"returnImmediately":true}}`), reqSlow},
+		{"duplicate get task id", fastReqRPC(a2a.MethodGetTask, `{"id":"a","id":"b"}`), reqSlow},
+		{"duplicate history length", fastReqRPC(a2a.MethodGetTask, `{"id":"a","historyLength":1,"historyLength":2}`), reqSlow},
 		{"duplicate text", fastReqPart(`{"text":"a","text":"b"}`), reqSlow},
 		{"duplicate push url", fastReqConfig(`{"taskPushNotificationConfig":{"url":"a","url":"b"}}`), reqSlow},
 		{"duplicate scheme", fastReqConfig(`{"taskPushNotificationConfig":{"url":"a","authentication":{"scheme":"a","scheme":"b"}}}`), reqSlow},
-		{"duplicate unknown member", fastReqRPC(MethodGetTask, `{"x":1,"id":"t","x":2}`), reqSlow},
-		{"unknown members everywhere", fastReqRPC(MethodSendMessage, `{"kind":"send","message":{"kind":"message","messageId":"m","parts":[{"kind":"text","text":"t"}]},"configuration":{"blocking":true,"taskPushNotificationConfig":{"url":"u","x":1,"authentication":{"scheme":"s","y":[]}}},"z":{}}`), reqFast},
+		{"duplicate unknown member", fastReqRPC(a2a.MethodGetTask, `{"x":1,"id":"t","x":2}`), reqSlow},
+		{"unknown members everywhere", fastReqRPC(a2a.MethodSendMessage, `{"kind":"send","message":{"kind":"message","messageId":"m","parts":[{"kind":"text","text":"t"}]},"configuration":{"blocking":true,"taskPushNotificationConfig":{"url":"u","x":1,"authentication":{"scheme":"s","y":[]}}},"z":{}}`), reqFast},
 
 		// Params: strings.
 		{"text escapes", fastReqPart(`{"text":"\"\\\/\b\f\n\r\t\u00e9\u20ac\ud83d\ude00"}`), reqFast},
 		{"text lone surrogate", fastReqPart(`{"text":"a\ud800b"}`), reqSlow},
 		{"text invalid utf-8", fastReqPart("{\"text\":\"a\xffb\xc0\"}"), reqSlow},
 		{"message id invalid utf-8", fastReqSend("{\"messageId\":\"\xed\xa0\x80\",\"parts\":[]}"), reqSlow},
-		{"task id invalid utf-8", fastReqRPC(MethodGetTask, "{\"id\":\"t\xfe\"}"), reqSlow},
-		{"tenant escaped", fastReqRPC(MethodGetTask, `{"id":"t","tenant":"a\u0000b"}`), reqFast},
+		{"task id invalid utf-8", fastReqRPC(a2a.MethodGetTask, "{\"id\":\"t\xfe\"}"), reqSlow},
+		{"tenant escaped", fastReqRPC(a2a.MethodGetTask, `{"id":"t","tenant":"a\u0000b"}`), reqFast},
 		{"text control char", fastReqPart("{\"text\":\"a\tb\"}"), reqSlow},
 		{"text bad escape", fastReqPart(`{"text":"\x"}`), reqSlow},
 
 		// Params: historyLength as an int32.
-		{"history length max", fastReqRPC(MethodGetTask, `{"id":"t","historyLength":2147483647}`), reqFast},
-		{"history length min", fastReqRPC(MethodGetTask, `{"id":"t","historyLength":-2147483648}`), reqFast},
-		{"history length zero", fastReqRPC(MethodGetTask, `{"id":"t","historyLength":0}`), reqFast},
-		{"history length minus zero", fastReqRPC(MethodGetTask, `{"id":"t","historyLength":-0}`), reqFast},
-		{"history length negative", fastReqRPC(MethodGetTask, `{"id":"t","historyLength":-1}`), reqFast},
-		{"history length null", fastReqRPC(MethodGetTask, `{"id":"t","historyLength":null}`), reqFast},
+		{"history length max", fastReqRPC(a2a.MethodGetTask, `{"id":"t","historyLength":2147483647}`), reqFast},
+		{"history length min", fastReqRPC(a2a.MethodGetTask, `{"id":"t","historyLength":-2147483648}`), reqFast},
+		{"history length zero", fastReqRPC(a2a.MethodGetTask, `{"id":"t","historyLength":0}`), reqFast},
+		{"history length minus zero", fastReqRPC(a2a.MethodGetTask, `{"id":"t","historyLength":-0}`), reqFast},
+		{"history length negative", fastReqRPC(a2a.MethodGetTask, `{"id":"t","historyLength":-1}`), reqFast},
+		{"history length null", fastReqRPC(a2a.MethodGetTask, `{"id":"t","historyLength":null}`), reqFast},
 		{"history length in configuration", fastReqConfig(`{"historyLength":7}`), reqFast},
-		{"history length over max", fastReqRPC(MethodGetTask, `{"id":"t","historyLength":2147483648}`), reqEnvelope},
-		{"history length under min", fastReqRPC(MethodGetTask, `{"id":"t","historyLength":-2147483649}`), reqEnvelope},
-		{"history length eleven digits", fastReqRPC(MethodGetTask, `{"id":"t","historyLength":10000000000}`), reqEnvelope},
-		{"history length huge", fastReqRPC(MethodGetTask, `{"id":"t","historyLength":123456789012345678901234567890}`), reqEnvelope},
-		{"history length exponent", fastReqRPC(MethodGetTask, `{"id":"t","historyLength":1e3}`), reqEnvelope},
+		{"history length over max", fastReqRPC(a2a.MethodGetTask, `{"id":"t","historyLength":2147483648}`), reqEnvelope},
+		{"history length under min", fastReqRPC(a2a.MethodGetTask, `{"id":"t","historyLength":-2147483649}`), reqEnvelope},
+		{"history length eleven digits", fastReqRPC(a2a.MethodGetTask, `{"id":"t","historyLength":10000000000}`), reqEnvelope},
+		{"history length huge", fastReqRPC(a2a.MethodGetTask, `{"id":"t","historyLength":123456789012345678901234567890}`), reqEnvelope},
+		{"history length exponent", fastReqRPC(a2a.MethodGetTask, `{"id":"t","historyLength":1e3}`), reqEnvelope},
 		{"history length huge exponent", fastReqConfig(`{"historyLength":1e400}`), reqEnvelope},
-		{"history length fraction", fastReqRPC(MethodGetTask, `{"id":"t","historyLength":1.0}`), reqEnvelope},
-		{"history length string", fastReqRPC(MethodGetTask, `{"id":"t","historyLength":"5"}`), reqEnvelope},
-		{"history length bool", fastReqRPC(MethodGetTask, `{"id":"t","historyLength":true}`), reqEnvelope},
+		{"history length fraction", fastReqRPC(a2a.MethodGetTask, `{"id":"t","historyLength":1.0}`), reqEnvelope},
+		{"history length string", fastReqRPC(a2a.MethodGetTask, `{"id":"t","historyLength":"5"}`), reqEnvelope},
+		{"history length bool", fastReqRPC(a2a.MethodGetTask, `{"id":"t","historyLength":true}`), reqEnvelope},
 		{"history length list", fastReqConfig(`{"historyLength":[1]}`), reqEnvelope},
-		{"history length leading zero", fastReqRPC(MethodGetTask, `{"id":"t","historyLength":01}`), reqSlow},
-		{"history length bare minus", fastReqRPC(MethodGetTask, `{"id":"t","historyLength":-}`), reqSlow},
+		{"history length leading zero", fastReqRPC(a2a.MethodGetTask, `{"id":"t","historyLength":01}`), reqSlow},
+		{"history length bare minus", fastReqRPC(a2a.MethodGetTask, `{"id":"t","historyLength":-}`), reqSlow},
 
 		// Params: nulls.
-		{"null message", fastReqRPC(MethodSendMessage, `{"message":null}`), reqFast},
-		{"null send members", fastReqRPC(MethodSendMessage, `{"tenant":null,"message":null,"configuration":null,"metadata":null}`), reqFast},
+		{"null message", fastReqRPC(a2a.MethodSendMessage, `{"message":null}`), reqFast},
+		{"null send members", fastReqRPC(a2a.MethodSendMessage, `{"tenant":null,"message":null,"configuration":null,"metadata":null}`), reqFast},
 		{"null configuration members", fastReqConfig(`{"acceptedOutputModes":null,"taskPushNotificationConfig":null,"historyLength":null,"returnImmediately":null}`), reqFast},
 		{"null push config members", fastReqConfig(`{"taskPushNotificationConfig":{"tenant":null,"id":null,"taskId":null,"url":null,"token":null,"authentication":null}}`), reqFast},
 		{"null authentication members", fastReqConfig(`{"taskPushNotificationConfig":{"url":"u","authentication":{"scheme":null,"credentials":null}}}`), reqFast},
 		{"null message members", fastReqSend(`{"messageId":null,"contextId":null,"taskId":null,"role":null,"parts":null,"metadata":null,"extensions":null,"referenceTaskIds":null}`), reqFast},
-		{"null get task members", fastReqRPC(MethodGetTask, `{"tenant":null,"id":null,"historyLength":null}`), reqFast},
-		{"null cancel members", fastReqRPC(MethodCancelTask, `{"tenant":null,"id":null,"metadata":null}`), reqFast},
+		{"null get task members", fastReqRPC(a2a.MethodGetTask, `{"tenant":null,"id":null,"historyLength":null}`), reqFast},
+		{"null cancel members", fastReqRPC(a2a.MethodCancelTask, `{"tenant":null,"id":null,"metadata":null}`), reqFast},
 		{"null output mode", fastReqConfig(`{"acceptedOutputModes":["a",null]}`), reqEnvelope},
 		{"null part", fastReqSend(`{"messageId":"m","parts":[null]}`), reqEnvelope},
 		{"null extension", fastReqSend(`{"messageId":"m","parts":[],"extensions":[null]}`), reqEnvelope},
@@ -257,12 +261,12 @@ func fastReqCases() []fastReqCase {
 		{"empty configuration", fastReqConfig(`{}`), reqFast},
 		{"empty output modes", fastReqConfig(`{"acceptedOutputModes":[]}`), reqFast},
 		{"empty push config", fastReqConfig(`{"taskPushNotificationConfig":{}}`), reqFast},
-		{"empty metadata", fastReqRPC(MethodSendMessage, `{"metadata":{}}`), reqFast},
-		{"empty message", fastReqRPC(MethodSendMessage, `{"message":{}}`), reqFast},
+		{"empty metadata", fastReqRPC(a2a.MethodSendMessage, `{"metadata":{}}`), reqFast},
+		{"empty message", fastReqRPC(a2a.MethodSendMessage, `{"message":{}}`), reqFast},
 
 		// Params: values of another type than the field's.
-		{"message string", fastReqRPC(MethodSendMessage, `{"message":"hi"}`), reqEnvelope},
-		{"message list", fastReqRPC(MethodSendMessage, `{"message":[]}`), reqEnvelope},
+		{"message string", fastReqRPC(a2a.MethodSendMessage, `{"message":"hi"}`), reqEnvelope},
+		{"message list", fastReqRPC(a2a.MethodSendMessage, `{"message":[]}`), reqEnvelope},
 		{"configuration list", fastReqConfig(`[]`), reqEnvelope},
 		{"configuration string", fastReqConfig(`"x"`), reqEnvelope},
 		{"return immediately string", fastReqConfig(`{"returnImmediately":"true"}`), reqEnvelope},
@@ -272,13 +276,13 @@ func fastReqCases() []fastReqCase {
 		{"push config list", fastReqConfig(`{"taskPushNotificationConfig":[]}`), reqEnvelope},
 		{"push url number", fastReqConfig(`{"taskPushNotificationConfig":{"url":5}}`), reqEnvelope},
 		{"authentication string", fastReqConfig(`{"taskPushNotificationConfig":{"url":"u","authentication":"Bearer"}}`), reqEnvelope},
-		{"metadata list", fastReqRPC(MethodSendMessage, `{"metadata":[]}`), reqEnvelope},
-		{"metadata string", fastReqRPC(MethodCancelTask, `{"id":"t","metadata":"x"}`), reqEnvelope},
-		{"metadata number out of range", fastReqRPC(MethodCancelTask, `{"id":"t","metadata":{"a":1e400}}`), reqEnvelope},
-		{"tenant number", fastReqRPC(MethodSendMessage, `{"tenant":5}`), reqEnvelope},
-		{"get task id number", fastReqRPC(MethodGetTask, `{"id":5}`), reqEnvelope},
-		{"subscribe id object", fastReqRPC(MethodSubscribeToTask, `{"id":{}}`), reqEnvelope},
-		{"cancel id bool", fastReqRPC(MethodCancelTask, `{"id":false}`), reqEnvelope},
+		{"metadata list", fastReqRPC(a2a.MethodSendMessage, `{"metadata":[]}`), reqEnvelope},
+		{"metadata string", fastReqRPC(a2a.MethodCancelTask, `{"id":"t","metadata":"x"}`), reqEnvelope},
+		{"metadata number out of range", fastReqRPC(a2a.MethodCancelTask, `{"id":"t","metadata":{"a":1e400}}`), reqEnvelope},
+		{"tenant number", fastReqRPC(a2a.MethodSendMessage, `{"tenant":5}`), reqEnvelope},
+		{"get task id number", fastReqRPC(a2a.MethodGetTask, `{"id":5}`), reqEnvelope},
+		{"subscribe id object", fastReqRPC(a2a.MethodSubscribeToTask, `{"id":{}}`), reqEnvelope},
+		{"cancel id bool", fastReqRPC(a2a.MethodCancelTask, `{"id":false}`), reqEnvelope},
 		{"role object", fastReqSend(`{"messageId":"m","role":{},"parts":[]}`), reqEnvelope},
 		{"role by number", fastReqSend(`{"messageId":"m","role":1,"parts":[]}`), reqFast},
 		{"role unknown name", fastReqSend(`{"messageId":"m","role":"ROLE_ROBOT","parts":[]}`), reqFast},
@@ -293,11 +297,11 @@ func fastReqCases() []fastReqCase {
 		{"part data with spaces", fastReqPart(`{"data": { "a" : [ 1 , "x y" ] } }`), reqFast},
 
 		// Nesting.
-		{"nested metadata within bounds", fastReqRPC(MethodCancelTask, `{"id":"t","metadata":{"a":`+strings.Repeat("[", 100)+strings.Repeat("]", 100)+`}}`), reqFast},
-		{"deeply nested metadata", fastReqRPC(MethodCancelTask, `{"id":"t","metadata":{"a":`+strings.Repeat("[", 600)+strings.Repeat("]", 600)+`}}`), reqSlow},
+		{"nested metadata within bounds", fastReqRPC(a2a.MethodCancelTask, `{"id":"t","metadata":{"a":`+strings.Repeat("[", 100)+strings.Repeat("]", 100)+`}}`), reqFast},
+		{"deeply nested metadata", fastReqRPC(a2a.MethodCancelTask, `{"id":"t","metadata":{"a":`+strings.Repeat("[", 600)+strings.Repeat("]", 600)+`}}`), reqSlow},
 		{"deeply nested unknown member", `{"jsonrpc":"2.0","id":1,"method":"GetTask","x":` + strings.Repeat("[", 600) + strings.Repeat("]", 600) + `}`, reqSlow},
-		{"nesting beyond encoding/json", fastReqRPC(MethodCancelTask, `{"id":"t","metadata":{"a":`+strings.Repeat("[", 10001)+strings.Repeat("]", 10001)+`}}`), reqSlow},
-		{"deeply nested snake_case", fastReqRPC(MethodGetTask, `{"id":"t","x":`+strings.Repeat(`{"a_b":`, 300)+`1`+strings.Repeat("}", 300)+`}`), reqEnvelope},
+		{"nesting beyond encoding/json", fastReqRPC(a2a.MethodCancelTask, `{"id":"t","metadata":{"a":`+strings.Repeat("[", 10001)+strings.Repeat("]", 10001)+`}}`), reqSlow},
+		{"deeply nested snake_case", fastReqRPC(a2a.MethodGetTask, `{"id":"t","x":`+strings.Repeat(`{"a_b":`, 300)+`1`+strings.Repeat("}", 300)+`}`), reqEnvelope},
 	}
 	// The bench body cut at every few bytes: all invalid.
 	for i := 1; i < len(fastReqBenchBody); i += 11 {
@@ -305,7 +309,7 @@ func fastReqCases() []fastReqCase {
 	}
 	// The richest body indented: whitespace everywhere.
 	var indented bytes.Buffer
-	if err := json.Indent(&indented, []byte(fastReqRPC(MethodSendMessage, full)), "", "\t"); err != nil {
+	if err := json.Indent(&indented, []byte(fastReqRPC(a2a.MethodSendMessage, full)), "", "\t"); err != nil {
 		panic(err)
 	}
 	cases = append(cases, fastReqCase{"indented send", indented.String(), reqFast})
@@ -315,7 +319,7 @@ func fastReqCases() []fastReqCase {
 // fastReqOutcome is what the server makes of a body: the envelope, the id
 // it answers with, the params, the error, and the answer it writes.
 type fastReqOutcome struct {
-	req    *RPCEnvelope
+	req    *a2a.RPCEnvelope
 	id     json.RawMessage
 	params any
 	err    error
@@ -327,13 +331,13 @@ type fastReqOutcome struct {
 // server's JSON-RPC binding shapes it (a2a/server checks its writer against
 // encoding/json).
 func fastReqAnswer(id json.RawMessage, params any, err error) []byte {
-	v := RPCReply{JSONRPC: "2.0", ID: id, Result: params}
+	v := a2a.RPCReply{JSONRPC: "2.0", ID: id, Result: params}
 	if err != nil {
 		if id == nil {
 			id = json.RawMessage("null")
 		}
-		e := AsError(err)
-		v = RPCReply{JSONRPC: "2.0", ID: id, Error: &RPCReplyError{Code: e.Code, Message: e.Message, Data: e.Details()}}
+		e := a2a.AsError(err)
+		v = a2a.RPCReply{JSONRPC: "2.0", ID: id, Error: &a2a.RPCReplyError{Code: e.Code, Message: e.Message, Data: e.Details()}}
 	}
 	b, jerr := json.Marshal(v)
 	if jerr != nil {
@@ -343,13 +347,13 @@ func fastReqAnswer(id json.RawMessage, params any, err error) []byte {
 }
 
 // fastReqRun reads body as serveJSONRPC does, with parse and decode.
-func fastReqRun(body []byte, parse func([]byte) (*RPCEnvelope, json.RawMessage, error), decode func([]byte, any) error) fastReqOutcome {
+func fastReqRun(body []byte, parse func([]byte) (*a2a.RPCEnvelope, json.RawMessage, error), decode func([]byte, any) error) fastReqOutcome {
 	var o fastReqOutcome
 	o.req, o.id, o.err = parse(body)
 	if o.err == nil {
-		p, _, ok := NewParams(*o.req.Method)
+		p, _, ok := a2a.NewParams(*o.req.Method)
 		if !ok {
-			o.err = ErrMethodNotFound.Withf("method %q not found", Truncate([]byte(*o.req.Method), 64))
+			o.err = a2a.ErrMethodNotFound.Withf("method %q not found", a2a.Truncate([]byte(*o.req.Method), 64))
 		} else if err := decode(o.req.Params, p); err != nil {
 			o.err = err
 		} else {
@@ -361,7 +365,7 @@ func fastReqRun(body []byte, parse func([]byte) (*RPCEnvelope, json.RawMessage, 
 }
 
 // checkFastReqMatchesSlow reads body through readRPCRequest and
-// readParams (the fast path and its fallback) and through parseRPCRequest
+// readParams (the fast path and its fallback) and through a2a.ParseRPCRequest
 // and decodeParams alone, and fails unless both give equal envelopes,
 // ids, params, errors and answers. The fast path reads a copy of body that
 // is overwritten afterwards, so that a result aliasing its input (other
@@ -369,14 +373,14 @@ func fastReqRun(body []byte, parse func([]byte) (*RPCEnvelope, json.RawMessage, 
 // returns whether the fast path took the envelope and the params.
 func checkFastReqMatchesSlow(t *testing.T, body []byte) (envelope, params bool) {
 	t.Helper()
-	want := fastReqRun(body, parseRPCRequest, DecodeParams)
+	want := fastReqRun(body, a2a.ParseRPCRequest, a2a.DecodeParams)
 	in := append([]byte(nil), body...)
 	if req, ok := fastParseRPCRequest(in); ok {
 		envelope = true
 		if want.err != nil && want.req == nil {
 			t.Fatalf("%q: fast path took an envelope the slow path refuses: %v", body, want.err)
 		}
-		if p, _, known := NewParams(*req.Method); known {
+		if p, _, known := a2a.NewParams(*req.Method); known {
 			params = fastDecodeParams(req.Params, p)
 			if params && want.params == nil {
 				t.Fatalf("%q: fast path took params the slow path refuses: %v", body, want.err)
@@ -386,7 +390,7 @@ func checkFastReqMatchesSlow(t *testing.T, body []byte) (envelope, params bool) 
 	got := fastReqRun(in, ReadRPCRequest, ReadParams)
 	compare := func(when string) {
 		t.Helper()
-		if (got.err == nil) != (want.err == nil) || got.err != nil && (got.err.Error() != want.err.Error() || AsError(got.err).Code != AsError(want.err).Code) {
+		if (got.err == nil) != (want.err == nil) || got.err != nil && (got.err.Error() != want.err.Error() || a2a.AsError(got.err).Code != a2a.AsError(want.err).Code) {
 			t.Fatalf("%q %s: error %v, slow path %v", body, when, got.err, want.err)
 		}
 		if !bytes.Equal(got.id, want.id) {
@@ -415,7 +419,7 @@ func checkFastReqMatchesSlow(t *testing.T, body []byte) (envelope, params bool) 
 	return envelope, params
 }
 
-func fastReqDump(r *RPCEnvelope) string {
+func fastReqDump(r *a2a.RPCEnvelope) string {
 	if r == nil {
 		return "<nil>"
 	}
@@ -429,7 +433,7 @@ func fastReqDump(r *RPCEnvelope) string {
 }
 
 // TestFastRequestMatchesSlowPath: over every handled method, every error
-// parseRPCRequest answers and the odd inputs, the fast path with its
+// a2a.ParseRPCRequest answers and the odd inputs, the fast path with its
 // fallback gives the slow path's envelope, params, error and answer, and
 // takes (or declines) the bodies it is meant to.
 func TestFastRequestMatchesSlowPath(t *testing.T) {
@@ -459,24 +463,23 @@ func TestFastRequestFieldListsMatchTypes(t *testing.T) {
 		typ    reflect.Type
 		fields []string
 	}{
-		{reflect.TypeFor[RPCEnvelope](), fastRequestFields},
-		{reflect.TypeFor[sendMessageRequestIn](), fastSendRequestFields},
-		{reflect.TypeFor[SendMessageRequest](), fastSendRequestFields},
-		{reflect.TypeFor[SendMessageConfiguration](), fastSendConfigFields},
-		{reflect.TypeFor[TaskPushNotificationConfig](), fastPushConfigFields},
-		{reflect.TypeFor[AuthenticationInfo](), fastAuthenticationField},
-		{reflect.TypeFor[GetTaskRequest](), fastGetTaskFields},
-		{reflect.TypeFor[CancelTaskRequest](), fastCancelTaskFields},
-		{reflect.TypeFor[SubscribeToTaskRequest](), fastSubscribeFields},
+		{reflect.TypeFor[a2a.RPCEnvelope](), fastRequestFields},
+		{reflect.TypeFor[a2a.SendMessageRequest](), fastSendRequestFields},
+		{reflect.TypeFor[a2a.SendMessageConfiguration](), fastSendConfigFields},
+		{reflect.TypeFor[a2a.TaskPushNotificationConfig](), fastPushConfigFields},
+		{reflect.TypeFor[a2a.AuthenticationInfo](), fastAuthenticationField},
+		{reflect.TypeFor[a2a.GetTaskRequest](), fastGetTaskFields},
+		{reflect.TypeFor[a2a.CancelTaskRequest](), fastCancelTaskFields},
+		{reflect.TypeFor[a2a.SubscribeToTaskRequest](), fastSubscribeFields},
 	} {
 		if names := jsonMemberNames(tc.typ); !reflect.DeepEqual(names, tc.fields) {
 			t.Errorf("%v: members %q, fast path knows %q", tc.typ, names, tc.fields)
 		}
 	}
 	// Every method name is shared rather than copied.
-	for _, m := range []string{MethodSendMessage, MethodSendStreamingMessage, MethodGetTask, MethodListTasks, MethodCancelTask, MethodSubscribeToTask,
-		MethodCreatePushConfig, MethodGetPushConfig, MethodListPushConfigs, MethodDeletePushConfig, MethodGetExtendedAgentCard} {
-		if _, _, ok := NewParams(m); !ok {
+	for _, m := range []string{a2a.MethodSendMessage, a2a.MethodSendStreamingMessage, a2a.MethodGetTask, a2a.MethodListTasks, a2a.MethodCancelTask, a2a.MethodSubscribeToTask,
+		a2a.MethodCreatePushConfig, a2a.MethodGetPushConfig, a2a.MethodListPushConfigs, a2a.MethodDeletePushConfig, a2a.MethodGetExtendedAgentCard} {
+		if _, _, ok := a2a.NewParams(m); !ok {
 			t.Errorf("%s: not a method of newParams", m)
 		}
 		if got, ok := fastMethodName([]byte(m)); !ok || got != m {
@@ -490,21 +493,21 @@ func TestFastRequestFieldListsMatchTypes(t *testing.T) {
 // the slow path's values; it does not silently decline them.
 func TestFastRequestTakesCanonicalRequests(t *testing.T) {
 	hl := int32(4)
-	data, err := DataPart(map[string]any{"k": []any{1, "x"}})
+	data, err := a2a.DataPart(map[string]any{"k": []any{1, "x"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg := &Message{
-		MessageID: "m-1", ContextID: "c-1", TaskID: "t-1", Role: RoleUser,
-		Parts:      []Part{TextPart("Book <b>&</b> \"it\" ✓\n"), data, RawPart([]byte{0, 1, 0xff}, "application/octet-stream", "b.bin"), URLPart("https://x.invalid/a?b=1&c=2", "text/html", "a.html")},
-		Metadata:   Metadata{"skillId": "travel", "n": 1.5},
+	msg := &a2a.Message{
+		MessageID: "m-1", ContextID: "c-1", TaskID: "t-1", Role: a2a.RoleUser,
+		Parts:      []a2a.Part{a2a.TextPart("Book <b>&</b> \"it\" ✓\n"), data, a2a.RawPart([]byte{0, 1, 0xff}, "application/octet-stream", "b.bin"), a2a.URLPart("https://x.invalid/a?b=1&c=2", "text/html", "a.html")},
+		Metadata:   a2a.Metadata{"skillId": "travel", "n": 1.5},
 		Extensions: []string{"urn:e"}, ReferenceTaskIDs: []string{"t-0"},
 	}
-	send := &SendMessageRequest{
-		Tenant: "acme", Message: msg, Metadata: Metadata{"trace": "x"},
-		Configuration: &SendMessageConfiguration{
+	send := &a2a.SendMessageRequest{
+		Tenant: "acme", Message: msg, Metadata: a2a.Metadata{"trace": "x"},
+		Configuration: &a2a.SendMessageConfiguration{
 			AcceptedOutputModes: []string{"text/plain"}, HistoryLength: &hl, ReturnImmediately: true,
-			TaskPushNotificationConfig: &TaskPushNotificationConfig{URL: "https://hook.invalid/a", Token: "t", Authentication: &AuthenticationInfo{Scheme: "Bearer", Credentials: "c"}},
+			TaskPushNotificationConfig: &a2a.TaskPushNotificationConfig{URL: "https://hook.invalid/a", Token: "t", Authentication: &a2a.AuthenticationInfo{Scheme: "Bearer", Credentials: "c"}},
 		},
 	}
 	type envelope struct {
@@ -514,13 +517,13 @@ func TestFastRequestTakesCanonicalRequests(t *testing.T) {
 		Params  any    `json:"params,omitempty"`
 	}
 	for _, e := range []envelope{
-		{"2.0", 1, MethodSendMessage, send},
-		{"2.0", "abc-123", MethodSendStreamingMessage, send},
-		{"2.0", 2, MethodSendMessage, &SendMessageRequest{Message: &Message{MessageID: "m", Role: RoleUser, Parts: []Part{TextPart("hi")}}}},
-		{"2.0", 3, MethodGetTask, &GetTaskRequest{Tenant: "acme", ID: "t-1", HistoryLength: &hl}},
-		{"2.0", 4, MethodCancelTask, &CancelTaskRequest{ID: "t-1", Metadata: Metadata{"reason": "x"}}},
-		{"2.0", nil, MethodSubscribeToTask, &SubscribeToTaskRequest{ID: "t-1"}},
-		{"2.0", 5, MethodGetTask, nil},
+		{"2.0", 1, a2a.MethodSendMessage, send},
+		{"2.0", "abc-123", a2a.MethodSendStreamingMessage, send},
+		{"2.0", 2, a2a.MethodSendMessage, &a2a.SendMessageRequest{Message: &a2a.Message{MessageID: "m", Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart("hi")}}}},
+		{"2.0", 3, a2a.MethodGetTask, &a2a.GetTaskRequest{Tenant: "acme", ID: "t-1", HistoryLength: &hl}},
+		{"2.0", 4, a2a.MethodCancelTask, &a2a.CancelTaskRequest{ID: "t-1", Metadata: a2a.Metadata{"reason": "x"}}},
+		{"2.0", nil, a2a.MethodSubscribeToTask, &a2a.SubscribeToTaskRequest{ID: "t-1"}},
+		{"2.0", 5, a2a.MethodGetTask, nil},
 	} {
 		body, err := json.Marshal(e)
 		if err != nil {
@@ -532,12 +535,12 @@ func TestFastRequestTakesCanonicalRequests(t *testing.T) {
 		}
 	}
 	// The value is the request that was written.
-	body, _ := json.Marshal(envelope{"2.0", 1, MethodSendMessage, send})
+	body, _ := json.Marshal(envelope{"2.0", 1, a2a.MethodSendMessage, send})
 	req, ok := fastParseRPCRequest(body)
 	if !ok {
 		t.Fatal("fast path declined the envelope")
 	}
-	var got SendMessageRequest
+	var got a2a.SendMessageRequest
 	if !fastDecodeParams(req.Params, &got) || !reflect.DeepEqual(&got, send) {
 		t.Fatalf("fast path read %s, want %s", fastDumpValue(&got), fastDumpValue(send))
 	}
@@ -553,7 +556,7 @@ func TestFastRequestAllocations(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, _, _ := NewParams(*req.Method)
+		p, _, _ := a2a.NewParams(*req.Method)
 		if err := ReadParams(req.Params, p); err != nil {
 			t.Fatal(err)
 		}
@@ -574,7 +577,7 @@ func fastReqReadOnly(t *testing.T, body []byte) (json.RawMessage, any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, _, _ := NewParams(*req.Method)
+	p, _, _ := a2a.NewParams(*req.Method)
 	if err := ReadParams(req.Params, p); err != nil {
 		t.Fatal(err)
 	}
@@ -634,13 +637,13 @@ func BenchmarkReadSendMessageRequest(b *testing.B) {
 	fastReqBench(b, ReadRPCRequest, ReadParams)
 }
 
-// BenchmarkSlowReadSendMessageRequest is the same through parseRPCRequest
+// BenchmarkSlowReadSendMessageRequest is the same through a2a.ParseRPCRequest
 // and decodeParams alone, what the fast path saves.
 func BenchmarkSlowReadSendMessageRequest(b *testing.B) {
-	fastReqBench(b, parseRPCRequest, DecodeParams)
+	fastReqBench(b, a2a.ParseRPCRequest, a2a.DecodeParams)
 }
 
-func fastReqBench(b *testing.B, parse func([]byte) (*RPCEnvelope, json.RawMessage, error), decode func([]byte, any) error) {
+func fastReqBench(b *testing.B, parse func([]byte) (*a2a.RPCEnvelope, json.RawMessage, error), decode func([]byte, any) error) {
 	body := []byte(fastReqBenchBody)
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
@@ -649,11 +652,11 @@ func fastReqBench(b *testing.B, parse func([]byte) (*RPCEnvelope, json.RawMessag
 		if err != nil {
 			b.Fatal(err)
 		}
-		p, _, _ := NewParams(*req.Method)
+		p, _, _ := a2a.NewParams(*req.Method)
 		if err := decode(req.Params, p); err != nil {
 			b.Fatal(err)
 		}
-		if r := p.(*SendMessageRequest); r.Message == nil || len(r.Message.Parts) != 1 {
+		if r := p.(*a2a.SendMessageRequest); r.Message == nil || len(r.Message.Parts) != 1 {
 			b.Fatal(r)
 		}
 	}

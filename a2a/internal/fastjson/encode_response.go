@@ -1,10 +1,14 @@
-package a2a
+//go:build !bridge_nofastjson
+
+package fastjson
 
 import (
 	"encoding/json"
 	"errors"
 	"reflect"
 	"strconv"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
 )
 
 // The responses written most often (a task, a message, a SendMessage
@@ -21,10 +25,10 @@ import (
 // encoding/json, so an invalid value is reported exactly as before.
 
 var (
-	typeTaskStatus        = reflect.TypeFor[TaskStatus]()
-	typeMessage           = reflect.TypeFor[Message]()
-	typeArtifact          = reflect.TypeFor[Artifact]()
-	typeListTasksResponse = reflect.TypeFor[*ListTasksResponse]()
+	typeTaskStatus        = reflect.TypeFor[a2a.TaskStatus]()
+	typeMessage           = reflect.TypeFor[a2a.Message]()
+	typeArtifact          = reflect.TypeFor[a2a.Artifact]()
+	typeListTasksResponse = reflect.TypeFor[*a2a.ListTasksResponse]()
 )
 
 // errNotKnown says a value has no hand-written encoder.
@@ -35,7 +39,7 @@ var errNotKnown = errors.New("a2a: no fast encoder for this value")
 // *Task, *Message, *SendMessageResponse, *StreamResponse or
 // *ListTasksResponse. Other values give errNotKnown.
 func AppendKnown(dst []byte, v any) ([]byte, error) {
-	if r, ok := v.(RPCReply); ok {
+	if r, ok := v.(a2a.RPCReply); ok {
 		return appendRPCResponse(dst, &r)
 	}
 	return appendResult(dst, v)
@@ -44,27 +48,27 @@ func AppendKnown(dst []byte, v any) ([]byte, error) {
 // appendResult appends a response body of a known type.
 func appendResult(dst []byte, v any) ([]byte, error) {
 	switch x := v.(type) {
-	case *Task:
+	case *a2a.Task:
 		if x == nil {
 			return append(dst, "null"...), nil
 		}
 		return appendTask(dst, x)
-	case *Message:
+	case *a2a.Message:
 		if x == nil {
 			return append(dst, "null"...), nil
 		}
 		return appendMessagePtr(dst, x)
-	case *SendMessageResponse:
+	case *a2a.SendMessageResponse:
 		if x == nil {
 			return append(dst, "null"...), nil
 		}
 		return appendSendMessageResponse(dst, x)
-	case *StreamResponse:
+	case *a2a.StreamResponse:
 		if x == nil {
 			return append(dst, "null"...), nil
 		}
 		return appendStreamResponse(dst, x)
-	case *ListTasksResponse:
+	case *a2a.ListTasksResponse:
 		if x == nil {
 			return append(dst, "null"...), nil
 		}
@@ -81,7 +85,7 @@ func appendResult(dst []byte, v any) ([]byte, error) {
 // json.RawMessage is: as is when compact, valid and free of characters
 // the encoder escapes, else through json.Marshal (compacted, escaped, an
 // error when invalid, "null" when nil).
-func appendRPCResponse(dst []byte, r *RPCReply) ([]byte, error) {
+func appendRPCResponse(dst []byte, r *a2a.RPCReply) ([]byte, error) {
 	dst = append(dst, `{"jsonrpc":`...)
 	dst = appendString(dst, r.JSONRPC)
 	dst = append(dst, `,"id":`...)
@@ -122,7 +126,7 @@ func plainJSON(b []byte) bool {
 	return true
 }
 
-func appendRPCError(dst []byte, e *RPCReplyError) ([]byte, error) {
+func appendRPCError(dst []byte, e *a2a.RPCReplyError) ([]byte, error) {
 	dst = append(dst, `{"code":`...)
 	dst = strconv.AppendInt(dst, int64(e.Code), 10)
 	dst = append(dst, `,"message":`...)
@@ -144,7 +148,7 @@ func appendRPCError(dst []byte, e *RPCReplyError) ([]byte, error) {
 }
 
 // appendTask appends t as encoding/json writes a Task.
-func appendTask(dst []byte, t *Task) ([]byte, error) {
+func appendTask(dst []byte, t *a2a.Task) ([]byte, error) {
 	dst = append(dst, `{"id":`...)
 	dst = appendString(dst, t.ID)
 	if t.ContextID != "" {
@@ -188,7 +192,7 @@ func appendTask(dst []byte, t *Task) ([]byte, error) {
 
 // appendMessagePtr appends a message reached through a *Message, whose
 // MarshalJSON errors encoding/json wraps with that pointer type.
-func appendMessagePtr(dst []byte, m *Message) ([]byte, error) {
+func appendMessagePtr(dst []byte, m *a2a.Message) ([]byte, error) {
 	dst, err := appendMessage(dst, m)
 	if err != nil {
 		return nil, &json.MarshalerError{Type: typeMessagePtr, Err: err}
@@ -198,13 +202,13 @@ func appendMessagePtr(dst []byte, m *Message) ([]byte, error) {
 
 // appendSendMessageResponse appends the members set, task before message:
 // the first two members of a StreamResponse, written the same way.
-func appendSendMessageResponse(dst []byte, r *SendMessageResponse) ([]byte, error) {
-	return appendStreamResponse(dst, &StreamResponse{Task: r.Task, Message: r.Message})
+func appendSendMessageResponse(dst []byte, r *a2a.SendMessageResponse) ([]byte, error) {
+	return appendStreamResponse(dst, &a2a.StreamResponse{Task: r.Task, Message: r.Message})
 }
 
 // appendStreamResponse appends the members set in field order; none set
 // gives {}.
-func appendStreamResponse(dst []byte, r *StreamResponse) ([]byte, error) {
+func appendStreamResponse(dst []byte, r *a2a.StreamResponse) ([]byte, error) {
 	dst = append(dst, '{')
 	var err error
 	sep := ""
@@ -241,7 +245,7 @@ func appendStreamResponse(dst []byte, r *StreamResponse) ([]byte, error) {
 	return append(dst, '}'), nil
 }
 
-func appendStatusUpdate(dst []byte, u *TaskStatusUpdateEvent) ([]byte, error) {
+func appendStatusUpdate(dst []byte, u *a2a.TaskStatusUpdateEvent) ([]byte, error) {
 	dst = append(dst, `{"taskId":`...)
 	dst = appendString(dst, u.TaskID)
 	dst = append(dst, `,"contextId":`...)
@@ -257,7 +261,7 @@ func appendStatusUpdate(dst []byte, u *TaskStatusUpdateEvent) ([]byte, error) {
 	return append(dst, '}'), nil
 }
 
-func appendArtifactUpdate(dst []byte, u *TaskArtifactUpdateEvent) ([]byte, error) {
+func appendArtifactUpdate(dst []byte, u *a2a.TaskArtifactUpdateEvent) ([]byte, error) {
 	dst = append(dst, `{"taskId":`...)
 	dst = appendString(dst, u.TaskID)
 	dst = append(dst, `,"contextId":`...)
@@ -281,7 +285,7 @@ func appendArtifactUpdate(dst []byte, u *TaskArtifactUpdateEvent) ([]byte, error
 
 // appendListTasksResponse appends what ListTasksResponse.MarshalJSON
 // writes: tasks as a list even when empty, the other members always.
-func appendListTasksResponse(dst []byte, r *ListTasksResponse) ([]byte, error) {
+func appendListTasksResponse(dst []byte, r *a2a.ListTasksResponse) ([]byte, error) {
 	dst = append(dst, `{"tasks":[`...)
 	for i := range r.Tasks {
 		if i > 0 {

@@ -1,15 +1,19 @@
-package a2a
+//go:build !bridge_nofastjson
+
+package fastjson
 
 import (
 	"bytes"
 	"encoding/json"
 	"math"
 	"sync/atomic"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
 )
 
 // A fast path for the JSON-RPC requests the server reads: the envelope,
 // and the params of the hot methods (SendMessage, SendStreamingMessage,
-// GetTask, CancelTask, SubscribeToTask). parseRPCRequest validates the
+// GetTask, CancelTask, SubscribeToTask). a2a.ParseRPCRequest validates the
 // body with json.Valid and decodes the envelope by reflection, copying the
 // params; decodeParams looks the params over for proto field names and
 // decodes them again by reflection into the wire mirror types. For a small
@@ -21,7 +25,7 @@ import (
 // types.
 //
 // Its rule is that of the response fast path: it either produces exactly
-// what parseRPCRequest and decodeParams produce over the same bytes, or it
+// what a2a.ParseRPCRequest and decodeParams produce over the same bytes, or it
 // declines and they run. It declines every request they answer with an
 // error (invalid JSON, a batch, a missing or mistyped id, jsonrpc or
 // method, params that are not an object), and everything outside the
@@ -45,14 +49,14 @@ import (
 // compare the server's answers with and without it.
 var fastRequestOff atomic.Bool
 
-// ReadRPCRequest is parseRPCRequest, by the fast path when it can.
-func ReadRPCRequest(body []byte) (*RPCEnvelope, json.RawMessage, error) {
+// ReadRPCRequest is a2a.ParseRPCRequest, by the fast path when it can.
+func ReadRPCRequest(body []byte) (*a2a.RPCEnvelope, json.RawMessage, error) {
 	if !fastRequestOff.Load() {
 		if req, ok := fastParseRPCRequest(body); ok {
 			return req, req.ID, nil
 		}
 	}
-	return parseRPCRequest(body)
+	return a2a.ParseRPCRequest(body)
 }
 
 // ReadParams is decodeParams, by the fast path when it can. p is a fresh
@@ -61,7 +65,7 @@ func ReadParams(raw []byte, p any) error {
 	if !fastRequestOff.Load() && fastDecodeParams(raw, p) {
 		return nil
 	}
-	return DecodeParams(raw, p)
+	return a2a.DecodeParams(raw, p)
 }
 
 // The members of each request object, as named by the json tags of the
@@ -81,16 +85,16 @@ var (
 // fastRequest holds an envelope with its jsonrpc and method strings in
 // one allocation.
 type fastRequest struct {
-	req     RPCEnvelope
+	req     a2a.RPCEnvelope
 	jsonrpc string
 	method  string
 }
 
 var fastJSONRPC20 = []byte(`"2.0"`)
 
-// fastParseRPCRequest reads body as parseRPCRequest does when it accepts
+// fastParseRPCRequest reads body as a2a.ParseRPCRequest does when it accepts
 // it; ok is false when it declines. The id to answer with is req.ID.
-func fastParseRPCRequest(body []byte) (req *RPCEnvelope, ok bool) {
+func fastParseRPCRequest(body []byte) (req *a2a.RPCEnvelope, ok bool) {
 	d := fastDec{b: body}
 	if !d.open('{') {
 		return nil, false
@@ -189,28 +193,28 @@ func (d *fastDec) method(dst *string) bool {
 // fastMethodName returns the method constant spelled by raw, if any.
 func fastMethodName(raw []byte) (string, bool) {
 	switch string(raw) {
-	case MethodSendMessage:
-		return MethodSendMessage, true
-	case MethodSendStreamingMessage:
-		return MethodSendStreamingMessage, true
-	case MethodGetTask:
-		return MethodGetTask, true
-	case MethodListTasks:
-		return MethodListTasks, true
-	case MethodCancelTask:
-		return MethodCancelTask, true
-	case MethodSubscribeToTask:
-		return MethodSubscribeToTask, true
-	case MethodCreatePushConfig:
-		return MethodCreatePushConfig, true
-	case MethodGetPushConfig:
-		return MethodGetPushConfig, true
-	case MethodListPushConfigs:
-		return MethodListPushConfigs, true
-	case MethodDeletePushConfig:
-		return MethodDeletePushConfig, true
-	case MethodGetExtendedAgentCard:
-		return MethodGetExtendedAgentCard, true
+	case a2a.MethodSendMessage:
+		return a2a.MethodSendMessage, true
+	case a2a.MethodSendStreamingMessage:
+		return a2a.MethodSendStreamingMessage, true
+	case a2a.MethodGetTask:
+		return a2a.MethodGetTask, true
+	case a2a.MethodListTasks:
+		return a2a.MethodListTasks, true
+	case a2a.MethodCancelTask:
+		return a2a.MethodCancelTask, true
+	case a2a.MethodSubscribeToTask:
+		return a2a.MethodSubscribeToTask, true
+	case a2a.MethodCreatePushConfig:
+		return a2a.MethodCreatePushConfig, true
+	case a2a.MethodGetPushConfig:
+		return a2a.MethodGetPushConfig, true
+	case a2a.MethodListPushConfigs:
+		return a2a.MethodListPushConfigs, true
+	case a2a.MethodDeletePushConfig:
+		return a2a.MethodDeletePushConfig, true
+	case a2a.MethodGetExtendedAgentCard:
+		return a2a.MethodGetExtendedAgentCard, true
 	}
 	return "", false
 }
@@ -224,31 +228,31 @@ func fastDecodeParams(raw []byte, p any) bool {
 		raw = []byte("{}")
 	}
 	// Exactly the test with which normalizeFieldNames returns raw as is.
-	if bytes.IndexByte(raw, '_') >= 0 && protoNamesIn(raw) {
+	if bytes.IndexByte(raw, '_') >= 0 && a2a.ProtoNamesIn(raw) {
 		return false
 	}
 	d := fastDec{b: raw}
 	switch r := p.(type) {
-	case *SendMessageRequest:
-		var v SendMessageRequest
+	case *a2a.SendMessageRequest:
+		var v a2a.SendMessageRequest
 		if !d.sendMessageRequest(&v) || !d.end() {
 			return false
 		}
 		*r = v
-	case *GetTaskRequest:
-		var v GetTaskRequest
+	case *a2a.GetTaskRequest:
+		var v a2a.GetTaskRequest
 		if !d.getTaskRequest(&v) || !d.end() {
 			return false
 		}
 		*r = v
-	case *CancelTaskRequest:
-		var v CancelTaskRequest
+	case *a2a.CancelTaskRequest:
+		var v a2a.CancelTaskRequest
 		if !d.cancelTaskRequest(&v) || !d.end() {
 			return false
 		}
 		*r = v
-	case *SubscribeToTaskRequest:
-		var v SubscribeToTaskRequest
+	case *a2a.SubscribeToTaskRequest:
+		var v a2a.SubscribeToTaskRequest
 		if !d.subscribeToTaskRequest(&v) || !d.end() {
 			return false
 		}
@@ -261,7 +265,7 @@ func fastDecodeParams(raw []byte, p any) bool {
 
 // sendMessageRequest reads SendMessage params as decodeSendMessageRequest
 // does.
-func (d *fastDec) sendMessageRequest(r *SendMessageRequest) bool {
+func (d *fastDec) sendMessageRequest(r *a2a.SendMessageRequest) bool {
 	if !d.open('{') {
 		return false
 	}
@@ -295,14 +299,14 @@ func (d *fastDec) sendMessageRequest(r *SendMessageRequest) bool {
 
 // sendConfiguration reads an optional SendMessageConfiguration as
 // encoding/json does (null: nil, {}: a zero configuration).
-func (d *fastDec) sendConfiguration(dst **SendMessageConfiguration) bool {
+func (d *fastDec) sendConfiguration(dst **a2a.SendMessageConfiguration) bool {
 	if d.null() {
 		return true
 	}
 	if !d.open('{') {
 		return false
 	}
-	c := new(SendMessageConfiguration)
+	c := new(a2a.SendMessageConfiguration)
 	var seen uint32
 	var unk fastUnknown
 	for n := 0; ; n++ {
@@ -333,14 +337,14 @@ func (d *fastDec) sendConfiguration(dst **SendMessageConfiguration) bool {
 }
 
 // pushConfig reads an optional inline push notification config.
-func (d *fastDec) pushConfig(dst **TaskPushNotificationConfig) bool {
+func (d *fastDec) pushConfig(dst **a2a.TaskPushNotificationConfig) bool {
 	if d.null() {
 		return true
 	}
 	if !d.open('{') {
 		return false
 	}
-	c := new(TaskPushNotificationConfig)
+	c := new(a2a.TaskPushNotificationConfig)
 	var seen uint32
 	var unk fastUnknown
 	for n := 0; ; n++ {
@@ -375,14 +379,14 @@ func (d *fastDec) pushConfig(dst **TaskPushNotificationConfig) bool {
 }
 
 // authentication reads an optional push authentication.
-func (d *fastDec) authentication(dst **AuthenticationInfo) bool {
+func (d *fastDec) authentication(dst **a2a.AuthenticationInfo) bool {
 	if d.null() {
 		return true
 	}
 	if !d.open('{') {
 		return false
 	}
-	a := new(AuthenticationInfo)
+	a := new(a2a.AuthenticationInfo)
 	var seen uint32
 	var unk fastUnknown
 	for n := 0; ; n++ {
@@ -409,7 +413,7 @@ func (d *fastDec) authentication(dst **AuthenticationInfo) bool {
 }
 
 // getTaskRequest reads GetTask params.
-func (d *fastDec) getTaskRequest(r *GetTaskRequest) bool {
+func (d *fastDec) getTaskRequest(r *a2a.GetTaskRequest) bool {
 	if !d.open('{') {
 		return false
 	}
@@ -440,7 +444,7 @@ func (d *fastDec) getTaskRequest(r *GetTaskRequest) bool {
 }
 
 // cancelTaskRequest reads CancelTask params.
-func (d *fastDec) cancelTaskRequest(r *CancelTaskRequest) bool {
+func (d *fastDec) cancelTaskRequest(r *a2a.CancelTaskRequest) bool {
 	if !d.open('{') {
 		return false
 	}
@@ -471,7 +475,7 @@ func (d *fastDec) cancelTaskRequest(r *CancelTaskRequest) bool {
 }
 
 // subscribeToTaskRequest reads SubscribeToTask params.
-func (d *fastDec) subscribeToTaskRequest(r *SubscribeToTaskRequest) bool {
+func (d *fastDec) subscribeToTaskRequest(r *a2a.SubscribeToTaskRequest) bool {
 	if !d.open('{') {
 		return false
 	}

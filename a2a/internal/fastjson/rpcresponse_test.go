@@ -1,15 +1,19 @@
-package a2a
+//go:build !bridge_nofastjson
+
+package fastjson
 
 import (
 	"encoding/json"
 	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
 )
 
 // genericRPCResponse is the plain decode the one-pass path replaces.
-func genericRPCResponse[T any](data []byte) (*RPCResponse[T], error) {
-	var env RPCResponse[T]
+func genericRPCResponse[T any](data []byte) (*a2a.RPCResponse[T], error) {
+	var env a2a.RPCResponse[T]
 	if err := json.Unmarshal(data, &env); err != nil {
 		return nil, err
 	}
@@ -47,14 +51,14 @@ func TestDecodeRPCResponseAgreesWithPlainDecode(t *testing.T) {
 				t.Fatalf("%s %s: got %+v, want %+v", name, b, got, want)
 			}
 		}
-		g1, e1 := DecodeRPCResponse[SendMessageResponse]([]byte(b))
-		w1, f1 := genericRPCResponse[SendMessageResponse]([]byte(b))
+		g1, e1 := DecodeRPCResponse[a2a.SendMessageResponse]([]byte(b))
+		w1, f1 := genericRPCResponse[a2a.SendMessageResponse]([]byte(b))
 		check("send", g1, w1, e1, f1)
-		g2, e2 := DecodeRPCResponse[Task]([]byte(b))
-		w2, f2 := genericRPCResponse[Task]([]byte(b))
+		g2, e2 := DecodeRPCResponse[a2a.Task]([]byte(b))
+		w2, f2 := genericRPCResponse[a2a.Task]([]byte(b))
 		check("task", g2, w2, e2, f2)
-		g3, e3 := DecodeRPCResponse[StreamResponse]([]byte(b))
-		w3, f3 := genericRPCResponse[StreamResponse]([]byte(b))
+		g3, e3 := DecodeRPCResponse[a2a.StreamResponse]([]byte(b))
+		w3, f3 := genericRPCResponse[a2a.StreamResponse]([]byte(b))
 		check("event", g3, w3, e3, f3)
 	}
 }

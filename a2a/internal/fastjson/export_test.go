@@ -1,6 +1,8 @@
-package a2a
+//go:build !bridge_nofastjson
 
-// What the external tests (package a2a_test) use of the package's
+package fastjson
+
+// What the external tests (package fastjson_test) use of the package's
 // internals and of its internal test helpers.
 
 var (
@@ -17,6 +19,3 @@ func FastReqBodies() []string {
 	}
 	return out
 }
-
-// SetFastRequestOff turns the fast request path off (or back on).
-func SetFastRequestOff(off bool) { fastRequestOff.Store(off) }

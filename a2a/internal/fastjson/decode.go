@@ -1,4 +1,6 @@
-package a2a
+//go:build !bridge_nofastjson
+
+package fastjson
 
 import (
 	"bytes"
@@ -7,6 +9,8 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
 )
 
 // A fast path for the JSON-RPC responses the client reads on its hot
@@ -66,14 +70,14 @@ var (
 
 // fastDecodeRPCResponse decodes data as decodeRPCResponseIn would for the
 // result types it knows; ok is false when it declines.
-func fastDecodeRPCResponse[T any](data []byte) (env *RPCResponse[T], ok bool) {
+func fastDecodeRPCResponse[T any](data []byte) (env *a2a.RPCResponse[T], ok bool) {
 	switch any((*T)(nil)).(type) {
-	case *SendMessageResponse:
-		return fastRPCResponse[T, SendMessageResponse](data)
-	case *Task:
-		return fastRPCResponse[T, Task](data)
-	case *StreamResponse:
-		return fastRPCResponse[T, StreamResponse](data)
+	case *a2a.SendMessageResponse:
+		return fastRPCResponse[T, a2a.SendMessageResponse](data)
+	case *a2a.Task:
+		return fastRPCResponse[T, a2a.Task](data)
+	case *a2a.StreamResponse:
+		return fastRPCResponse[T, a2a.StreamResponse](data)
 	}
 	return nil, false
 }
@@ -82,14 +86,14 @@ func fastDecodeRPCResponse[T any](data []byte) (env *RPCResponse[T], ok bool) {
 // status timestamp in one allocation instead of four; a task kept after
 // its envelope is dropped keeps these few dozen bytes with it.
 type fastEnvelope[T, V any] struct {
-	env RPCResponse[T]
+	env a2a.RPCResponse[T]
 	v   V
 	id  [8]byte
 	ts  time.Time
 }
 
 // fastRPCResponse reads the envelope and its result of type V, which is T.
-func fastRPCResponse[T, V any](data []byte) (*RPCResponse[T], bool) {
+func fastRPCResponse[T, V any](data []byte) (*a2a.RPCResponse[T], bool) {
 	d := fastDec{b: data}
 	if !d.open('{') {
 		return nil, false
@@ -129,11 +133,11 @@ func fastRPCResponse[T, V any](data []byte) (*RPCResponse[T], bool) {
 				continue
 			}
 			switch v := any(&box.v).(type) {
-			case *SendMessageResponse:
+			case *a2a.SendMessageResponse:
 				ok = d.sendMessageResponse(v)
-			case *Task:
+			case *a2a.Task:
 				ok = d.task(v)
-			case *StreamResponse:
+			case *a2a.StreamResponse:
 				ok = d.streamResponse(v)
 			}
 			if !ok {
@@ -153,8 +157,8 @@ func fastRPCResponse[T, V any](data []byte) (*RPCResponse[T], bool) {
 			}
 			// The error is rare and small: encoding/json reads it, as the
 			// slow path does.
-			e := new(ErrorBody)
-			if UnmarshalStrict(span, e) != nil {
+			e := new(a2a.ErrorBody)
+			if a2a.UnmarshalStrict(span, e) != nil {
 				return nil, false
 			}
 			box.env.Error = e
@@ -729,7 +733,7 @@ func (d *fastDec) boolField(dst *bool) bool {
 
 // metadata reads a Struct member with json.Unmarshal, as the slow path
 // does; null leaves it nil.
-func (d *fastDec) metadata(dst *Metadata) bool {
+func (d *fastDec) metadata(dst *a2a.Metadata) bool {
 	if d.null() {
 		return true
 	}
@@ -737,7 +741,7 @@ func (d *fastDec) metadata(dst *Metadata) bool {
 	if !ok {
 		return false
 	}
-	var m Metadata
+	var m a2a.Metadata
 	if json.Unmarshal(span, &m) != nil {
 		return false
 	}
@@ -776,7 +780,7 @@ func (d *fastDec) strings(dst *[]string) bool {
 // part reads a part, which must set exactly one content member: none is a
 // part of unknown kind, which the slow path drops with a log line, and
 // more than one is its error.
-func (d *fastDec) part(p *Part) bool {
+func (d *fastDec) part(p *a2a.Part) bool {
 	if !d.open('{') {
 		return false
 	}
@@ -803,7 +807,7 @@ func (d *fastDec) part(p *Part) bool {
 			if !ok {
 				return false
 			}
-			p.Kind, p.Text = PartText, s
+			p.Kind, p.Text = a2a.PartText, s
 			content++
 		case "raw":
 			if !fastOnce(&seen, 1) {
@@ -816,11 +820,11 @@ func (d *fastDec) part(p *Part) bool {
 			if !ok {
 				return false
 			}
-			raw, err := decodeBase64(s)
+			raw, err := a2a.DecodeBase64(s)
 			if err != nil {
 				return false
 			}
-			p.Kind, p.Raw = PartRaw, raw
+			p.Kind, p.Raw = a2a.PartRaw, raw
 			content++
 		case "url":
 			if !fastOnce(&seen, 2) {
@@ -833,7 +837,7 @@ func (d *fastDec) part(p *Part) bool {
 			if !ok {
 				return false
 			}
-			p.Kind, p.URL = PartURL, s
+			p.Kind, p.URL = a2a.PartURL, s
 			content++
 		case "data":
 			if !fastOnce(&seen, 3) {
@@ -844,7 +848,7 @@ func (d *fastDec) part(p *Part) bool {
 			if !ok {
 				return false
 			}
-			p.Kind, p.Data = PartData, compactJSON(append(json.RawMessage(nil), span...))
+			p.Kind, p.Data = a2a.PartData, a2a.CompactJSON(append(json.RawMessage(nil), span...))
 			content++
 		case "metadata":
 			if !fastOnce(&seen, 4) || !d.metadata(&p.Metadata) {
@@ -868,14 +872,14 @@ func (d *fastDec) part(p *Part) bool {
 }
 
 // parts reads a list of parts; null leaves it nil, [] is empty.
-func (d *fastDec) parts(dst *[]Part) bool {
+func (d *fastDec) parts(dst *[]a2a.Part) bool {
 	if d.null() {
 		return true
 	}
 	if !d.open('[') {
 		return false
 	}
-	var buf [2]Part
+	var buf [2]a2a.Part
 	list := buf[:0]
 	for n := 0; ; n++ {
 		done, ok := d.element(n)
@@ -885,17 +889,17 @@ func (d *fastDec) parts(dst *[]Part) bool {
 		if done {
 			break
 		}
-		list = append(list, Part{})
+		list = append(list, a2a.Part{})
 		if !d.part(&list[len(list)-1]) {
 			return false
 		}
 	}
-	*dst = append(make([]Part, 0, len(list)), list...)
+	*dst = append(make([]a2a.Part, 0, len(list)), list...)
 	return true
 }
 
 // message reads a message; an absent role reads as ROLE_UNSPECIFIED.
-func (d *fastDec) message(m *Message) bool {
+func (d *fastDec) message(m *a2a.Message) bool {
 	if !d.open('{') {
 		return false
 	}
@@ -934,37 +938,37 @@ func (d *fastDec) message(m *Message) bool {
 		}
 	}
 	if m.Role == "" {
-		m.Role = RoleUnspecified
+		m.Role = a2a.RoleUnspecified
 	}
 	return true
 }
 
 // role reads a role with Role.UnmarshalJSON, given the literal as
 // encoding/json gives it (null included).
-func (d *fastDec) role(dst *Role) bool {
+func (d *fastDec) role(dst *a2a.Role) bool {
 	span, ok := d.value()
 	return ok && dst.UnmarshalJSON(span) == nil
 }
 
 // state reads a task state with TaskState.UnmarshalJSON, given the
 // literal as encoding/json gives it (null included).
-func (d *fastDec) state(dst *TaskState) bool {
+func (d *fastDec) state(dst *a2a.TaskState) bool {
 	span, ok := d.value()
 	return ok && dst.UnmarshalJSON(span) == nil
 }
 
 // messagePtr reads an optional message.
-func (d *fastDec) messagePtr(dst **Message) bool {
+func (d *fastDec) messagePtr(dst **a2a.Message) bool {
 	if d.null() {
 		return true
 	}
-	m := new(Message)
+	m := new(a2a.Message)
 	*dst = m
 	return d.message(m)
 }
 
 // artifact reads an artifact.
-func (d *fastDec) artifact(a *Artifact) bool {
+func (d *fastDec) artifact(a *a2a.Artifact) bool {
 	if !d.open('{') {
 		return false
 	}
@@ -1003,7 +1007,7 @@ func (d *fastDec) artifact(a *Artifact) bool {
 
 // status reads a status (null: the zero status); its timestamp must be
 // within the range of google.protobuf.Timestamp, as the slow path checks.
-func (d *fastDec) status(s *TaskStatus) bool {
+func (d *fastDec) status(s *a2a.TaskStatus) bool {
 	if d.null() {
 		return true
 	}
@@ -1064,7 +1068,7 @@ func (d *fastDec) timestamp(dst **time.Time) bool {
 }
 
 // task reads a task.
-func (d *fastDec) task(t *Task) bool {
+func (d *fastDec) task(t *a2a.Task) bool {
 	if !d.open('{') {
 		return false
 	}
@@ -1102,24 +1106,24 @@ func (d *fastDec) task(t *Task) bool {
 }
 
 // taskPtr reads an optional task.
-func (d *fastDec) taskPtr(dst **Task) bool {
+func (d *fastDec) taskPtr(dst **a2a.Task) bool {
 	if d.null() {
 		return true
 	}
-	t := new(Task)
+	t := new(a2a.Task)
 	*dst = t
 	return d.task(t)
 }
 
 // artifacts reads a list of artifacts; null leaves it nil, [] is empty.
-func (d *fastDec) artifacts(dst *[]Artifact) bool {
+func (d *fastDec) artifacts(dst *[]a2a.Artifact) bool {
 	if d.null() {
 		return true
 	}
 	if !d.open('[') {
 		return false
 	}
-	var buf [2]Artifact
+	var buf [2]a2a.Artifact
 	list := buf[:0]
 	for n := 0; ; n++ {
 		done, ok := d.element(n)
@@ -1129,24 +1133,24 @@ func (d *fastDec) artifacts(dst *[]Artifact) bool {
 		if done {
 			break
 		}
-		list = append(list, Artifact{})
+		list = append(list, a2a.Artifact{})
 		if !d.artifact(&list[len(list)-1]) {
 			return false
 		}
 	}
-	*dst = append(make([]Artifact, 0, len(list)), list...)
+	*dst = append(make([]a2a.Artifact, 0, len(list)), list...)
 	return true
 }
 
 // history reads a list of messages; null leaves it nil, [] is empty.
-func (d *fastDec) history(dst *[]Message) bool {
+func (d *fastDec) history(dst *[]a2a.Message) bool {
 	if d.null() {
 		return true
 	}
 	if !d.open('[') {
 		return false
 	}
-	var buf [2]Message
+	var buf [2]a2a.Message
 	list := buf[:0]
 	for n := 0; ; n++ {
 		done, ok := d.element(n)
@@ -1156,17 +1160,17 @@ func (d *fastDec) history(dst *[]Message) bool {
 		if done {
 			break
 		}
-		list = append(list, Message{})
+		list = append(list, a2a.Message{})
 		if !d.message(&list[len(list)-1]) {
 			return false
 		}
 	}
-	*dst = append(make([]Message, 0, len(list)), list...)
+	*dst = append(make([]a2a.Message, 0, len(list)), list...)
 	return true
 }
 
 // sendMessageResponse reads a send's answer: a task or a message, not both.
-func (d *fastDec) sendMessageResponse(r *SendMessageResponse) bool {
+func (d *fastDec) sendMessageResponse(r *a2a.SendMessageResponse) bool {
 	if !d.open('{') {
 		return false
 	}
@@ -1197,7 +1201,7 @@ func (d *fastDec) sendMessageResponse(r *SendMessageResponse) bool {
 
 // streamResponse reads a stream event: at most one member (none is an
 // event of unknown kind, as in the slow path).
-func (d *fastDec) streamResponse(r *StreamResponse) bool {
+func (d *fastDec) streamResponse(r *a2a.StreamResponse) bool {
 	if !d.open('{') {
 		return false
 	}
@@ -1231,14 +1235,14 @@ func (d *fastDec) streamResponse(r *StreamResponse) bool {
 }
 
 // statusUpdate reads an optional status update event.
-func (d *fastDec) statusUpdate(dst **TaskStatusUpdateEvent) bool {
+func (d *fastDec) statusUpdate(dst **a2a.TaskStatusUpdateEvent) bool {
 	if d.null() {
 		return true
 	}
 	if !d.open('{') {
 		return false
 	}
-	ev := new(TaskStatusUpdateEvent)
+	ev := new(a2a.TaskStatusUpdateEvent)
 	*dst = ev
 	var seen uint32
 	var unk fastUnknown
@@ -1270,14 +1274,14 @@ func (d *fastDec) statusUpdate(dst **TaskStatusUpdateEvent) bool {
 }
 
 // artifactUpdate reads an optional artifact update event.
-func (d *fastDec) artifactUpdate(dst **TaskArtifactUpdateEvent) bool {
+func (d *fastDec) artifactUpdate(dst **a2a.TaskArtifactUpdateEvent) bool {
 	if d.null() {
 		return true
 	}
 	if !d.open('{') {
 		return false
 	}
-	ev := new(TaskArtifactUpdateEvent)
+	ev := new(a2a.TaskArtifactUpdateEvent)
 	*dst = ev
 	var seen uint32
 	var unk fastUnknown

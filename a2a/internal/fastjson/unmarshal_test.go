@@ -1,56 +1,35 @@
-package a2a
+//go:build !bridge_nofastjson
+
+package fastjson
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
 )
 
-// slowUnmarshal is what the public UnmarshalJSON methods did before they
-// tried the fast decoder: the strict slow path alone.
+// slowUnmarshal is the types' own UnmarshalJSON: the strict encoding/json
+// path alone.
 func slowUnmarshal(b []byte, v any) error {
-	switch v := v.(type) {
-	case *Task:
-		var w taskIn
-		if err := UnmarshalStrict(b, &w); err != nil {
-			return err
-		}
-		return w.task(v)
-	case *Message:
-		var w messageIn
-		if err := UnmarshalStrict(b, &w); err != nil {
-			return err
-		}
-		return w.message(v)
-	case *StreamResponse:
-		var w streamIn
-		if err := UnmarshalStrict(b, &w); err != nil {
-			return err
-		}
-		return w.stream(v)
-	case *SendMessageResponse:
-		var w sendMessageResponseIn
-		if err := UnmarshalStrict(b, &w); err != nil {
-			return err
-		}
-		return w.response(v)
-	}
-	panic("unknown type")
+	return v.(json.Unmarshaler).UnmarshalJSON(b)
 }
 
-// checkPublicUnmarshal: the public UnmarshalJSON methods (fast decoder
-// first) read exactly what the strict slow path reads, error or value.
+// checkPublicUnmarshal: Unmarshal (fast decoder first) reads exactly what
+// the strict slow path reads, error or value.
 func checkPublicUnmarshal(t *testing.T, b []byte) {
 	t.Helper()
 	for _, mk := range []func() (any, any){
-		func() (any, any) { return new(Task), new(Task) },
-		func() (any, any) { return new(Message), new(Message) },
-		func() (any, any) { return new(StreamResponse), new(StreamResponse) },
-		func() (any, any) { return new(SendMessageResponse), new(SendMessageResponse) },
+		func() (any, any) { return new(a2a.Task), new(a2a.Task) },
+		func() (any, any) { return new(a2a.Message), new(a2a.Message) },
+		func() (any, any) { return new(a2a.StreamResponse), new(a2a.StreamResponse) },
+		func() (any, any) { return new(a2a.SendMessageResponse), new(a2a.SendMessageResponse) },
 	} {
 		fast, slow := mk()
-		errF := fast.(interface{ UnmarshalJSON([]byte) error }).UnmarshalJSON(b)
+		errF := Unmarshal(b, fast)
 		errS := slowUnmarshal(b, slow)
 		if (errF == nil) != (errS == nil) {
 			t.Fatalf("%T %q: error %v, slow path %v", fast, b, errF, errS)
