@@ -1,3 +1,5 @@
+//go:build !bridge_nosserelease
+
 package server
 
 import (

@@ -35,7 +35,9 @@ import (
 // request the moment it has read the last chunk, and one whose method it
 // may not retry (a POST) would fail if the connection closed under it.
 //
-// Streams stay with net/http when the connection cannot be taken over
+// Streams stay with net/http when the binary is built with the
+// bridge_nosserelease tag (sserelease.Enabled is false), when the
+// connection cannot be taken over
 // (HTTP/2), when it is TLS (what the stream's reader reads ahead of the
 // next request could not be put back in front of a *tls.Conn, and net/http
 // only sees a connection as TLS by that type) and when a middleware wraps
@@ -722,7 +724,7 @@ func EndReleasedStreams(srv *http.Server) {
 // releaseSetFor returns the set a stream of r would join if released, and
 // w's chain of writers, or a nil set when it may not be released.
 func releaseSetFor(w http.ResponseWriter, r *http.Request) (*streamSet, releaseChain) {
-	if releaseAfter() <= 0 || r.ProtoMajor != 1 || r.ProtoMinor < 1 || r.Method == http.MethodHead || r.TLS != nil {
+	if !sserelease.Enabled || releaseAfter() <= 0 || r.ProtoMajor != 1 || r.ProtoMinor < 1 || r.Method == http.MethodHead || r.TLS != nil {
 		return nil, releaseChain{}
 	}
 	chain, ok := chainOf(w)

@@ -1,3 +1,5 @@
+//go:build !bridge_nosserelease
+
 package server_test
 
 import (
