@@ -10,7 +10,7 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/client"
-	v03 "github.com/a2a-mcp-bridge/bridge/a2a/v03"
+	"github.com/a2a-mcp-bridge/bridge/a2a/v03"
 )
 
 // card03Of is the card a pure 0.3 agent would serve at a's address: the

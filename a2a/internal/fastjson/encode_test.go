@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
@@ -366,18 +365,6 @@ func TestAppendFloatMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
-// encLog captures what a server logs.
-func encLog() (*slog.Logger, *bytes.Buffer) {
-	var buf bytes.Buffer
-	h := slog.NewTextHandler(&buf, &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
-		if a.Key == slog.TimeKey {
-			return slog.Attr{}
-		}
-		return a
-	}})
-	return slog.New(h), &buf
-}
-
 // encGoldenSeeds are the golden files of the response shapes.
 func encGoldenSeeds(f *testing.F) [][]byte {
 	var out [][]byte
@@ -470,18 +457,4 @@ func encFuzzTask(doc []byte, s string, x float64, nanos int64, flags uint16, met
 		task.Artifacts = append(task.Artifacts, a2a.Artifact{})
 	}
 	return task
-}
-
-// encBenchTask is a task as the bench agent returns it: completed, one
-// history message and one artifact with one text part each.
-func encBenchTask() *a2a.Task {
-	ts := time.Date(2026, 5, 28, 10, 0, 1, 250_123_456, time.UTC)
-	return &a2a.Task{
-		ID: "5b1f0f5e-8f0c-4d61-9c1e-0e6c2f1f9a77", ContextID: "c7d2a8f4-3f0b-4b7e-8d6a-2f1e9c4b5a10",
-		Status: a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: &ts},
-		Artifacts: []a2a.Artifact{{ArtifactID: "0b9e2c6d-1a4f-4e8b-9f3c-7d5a6b2e1c90", Name: "echo",
-			Parts: []a2a.Part{a2a.TextPart("echo: hello")}}},
-		History: []a2a.Message{{MessageID: "m-1", ContextID: "c7d2a8f4-3f0b-4b7e-8d6a-2f1e9c4b5a10",
-			TaskID: "5b1f0f5e-8f0c-4d61-9c1e-0e6c2f1f9a77", Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart("hello")}}},
-	}
 }
