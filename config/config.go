@@ -430,6 +430,14 @@ type Observability struct {
 	LogLevel string `yaml:"log_level" default:"info"`
 	// LogFormat is json or text. Default json.
 	LogFormat string `yaml:"log_format" default:"json"`
+	// LogFlushInterval is how long a log line (access, audit, any record
+	// below warn) may wait in a buffer before it is written, so that a busy
+	// bridge makes one write for many lines instead of one each; warnings
+	// and errors are written at once, with every line before them, and
+	// the buffer is flushed at shutdown. No line is dropped; what a kill
+	// -9 or a crash of the process takes with it is the lines of the last
+	// interval. 0 writes every line as it is logged. Default 100ms.
+	LogFlushInterval Duration `yaml:"log_flush_interval" default:"100ms"`
 	// Metrics serves Prometheus metrics at metrics_path on the listener.
 	// Default true. The endpoint is not authenticated; metrics carry agent,
 	// skill and tool names but no principals.
@@ -482,6 +490,16 @@ type Server struct {
 	// Default 0: no limit, since behind a load balancer or proxy every
 	// client has the proxy's address; set it when clients connect directly.
 	MaxConnectionsPerClient int `yaml:"max_connections_per_client"`
+	// GCMinHeap lets the Go heap grow to this size before the garbage
+	// collector's pacing (GOGC=100: a collection each time the heap has
+	// doubled since the last one's live data) takes over. A bridge's live
+	// heap is small, so under load it collects tens of times a second,
+	// about a fifth of its CPU; with the floor it collects a few times as
+	// rarely. The cost is memory: the process may hold up to this much
+	// more heap than with the runtime's default (no more once the live
+	// heap is half of it). GOGC or GOMEMLIMIT in the environment still
+	// rule: with GOGC set this does nothing. 0 turns it off. Default 64MiB.
+	GCMinHeap ByteSize `yaml:"gc_min_heap" default:"64MiB"`
 	// ShutdownGrace is how long running requests, streams and tasks may
 	// finish after SIGTERM. Then the tasks still running end FAILED ("the
 	// bridge shut down"), their streams get that final event, what is

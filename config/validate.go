@@ -672,6 +672,9 @@ func (v *validator) observability() {
 	if o.LogFormat != "json" && o.LogFormat != "text" {
 		v.add("observability.log_format", "%q is not a format: use json or text", clip(o.LogFormat))
 	}
+	if d := o.LogFlushInterval.D(); d < 0 || d > 10*time.Second {
+		v.add("observability.log_flush_interval", "%s: use 0 (every line written at once) up to 10s", d)
+	}
 	if !strings.HasPrefix(o.MetricsPath, "/") {
 		v.add("observability.metrics_path", "%q must start with /", clip(o.MetricsPath))
 	} else if o.MetricsEnabled() && o.MetricsPath == v.c.Expose.MCP.Path {

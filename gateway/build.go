@@ -218,7 +218,7 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (_ *Bridge, er
 		}
 		b.recordAuthFiles(cfg)
 	}
-	if b.engine, err = policy.Compile(cfg.Policy, policy.WithLogger(b.log), policy.WithRegisterer(b.reg)); err != nil {
+	if b.engine, err = policy.Compile(cfg.Policy, policy.WithLogger(b.log), policy.WithLogAttrs(observe.ContextAttrs), policy.WithRegisterer(b.reg)); err != nil {
 		return nil, err
 	}
 	if b.limiter, err = ratelimit.New(cfg.Limits, ratelimit.WithCompiler(celCondition),

@@ -248,11 +248,13 @@ func (m *Metrics) observe(log *slog.Logger, mcpPath string, mux http.Handler) ht
 	for _, f := range []string{faceCard, faceOps, faceOther} {
 		byFace[f] = series.Middleware(f, nil, mux)
 	}
-	return observe.RequestIDMiddleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		face := faceOf(r.URL.Path, mcpPath)
 		ri := &requestInfo{}
-		ctx := context.WithValue(r.Context(), infoKey, ri)
+		// The request id (observe.RequestIDMiddleware's) and the request's
+		// info in one copy of the request.
+		ctx := context.WithValue(observe.RequestIDContext(w, r), infoKey, ri)
 		sw := &streamWriter{ResponseWriter: w, o: o, access: accessEntry{log: log, ctx: ctx, ri: ri, face: face, start: start, r: r}}
 		defer func() {
 			if rec := recover(); rec != nil {
@@ -277,7 +279,7 @@ func (m *Metrics) observe(log *slog.Logger, mcpPath string, mux http.Handler) ht
 			sw.access.write(sw.code())
 		}()
 		byFace[face].ServeHTTP(sw, r.WithContext(ctx))
-	}))
+	})
 }
 
 // accessEntry is what a request's access log line needs.
@@ -313,7 +315,7 @@ func (e *accessEntry) write(status int) {
 	if method == "" {
 		method = e.httpMethod
 	}
-	attrs := make([]slog.Attr, 0, 14)
+	attrs := make([]slog.Attr, 0, 17)
 	attrs = append(attrs, slog.String("who", e.ri.getWho()),
 		slog.String("face", e.face), slog.String("method", method))
 	t := e.ri.getTarget()
@@ -328,6 +330,7 @@ func (e *accessEntry) write(status int) {
 	if e.gone {
 		attrs = append(attrs, slog.String("outcome", "client_disconnected"))
 	}
+	attrs = observe.AppendContextAttrs(e.ctx, attrs) // in the one list: one allocation
 	e.log.LogAttrs(e.ctx, slog.LevelInfo, "request", attrs...)
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/config"
+	"github.com/a2a-mcp-bridge/bridge/observe"
 	"github.com/a2a-mcp-bridge/bridge/policy"
 	"github.com/a2a-mcp-bridge/bridge/ratelimit"
 	"github.com/a2a-mcp-bridge/bridge/request"
@@ -143,7 +144,7 @@ func (b *Bridge) Reload(next *config.Config) error {
 	reg := replacingRegisterer{b.reg}
 	var eng *policy.Engine
 	if policyChanged {
-		e, err := policy.Compile(next.Policy, policy.WithLogger(b.log), policy.WithRegisterer(reg))
+		e, err := policy.Compile(next.Policy, policy.WithLogger(b.log), policy.WithLogAttrs(observe.ContextAttrs), policy.WithRegisterer(reg))
 		if err != nil {
 			return fmt.Errorf("gateway: reload policy: %w", err)
 		}

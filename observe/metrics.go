@@ -196,7 +196,11 @@ func (m *Metrics) Middleware(face string, method func(*http.Request) string, nex
 			}
 			mr.done(status)
 		}()
-		next.ServeHTTP(&mr.rec, r.WithContext(ctx))
+		if ctx != r.Context() { // the server span's middleware made the slot already
+			r = r.WithContext(ctx)
+			mr.r = r
+		}
+		next.ServeHTTP(&mr.rec, r)
 		completed = true
 	})
 }

@@ -66,13 +66,21 @@ func RequestID(ctx context.Context) string {
 // header, and puts it in the request's context ([RequestID]).
 func RequestIDMiddleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := r.Header.Get(RequestIDHeader)
-		if !ValidRequestID(id) {
-			id = NewRequestID()
-		}
-		w.Header().Set(RequestIDHeader, id)
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey, id)))
+		next.ServeHTTP(w, r.WithContext(RequestIDContext(w, r)))
 	})
+}
+
+// RequestIDContext is what [RequestIDMiddleware] does, for a middleware
+// that adds values of its own to the request's context and makes one copy
+// of the request for all: the request id taken from r (or made) is set on
+// w's header and returned in r's context.
+func RequestIDContext(w http.ResponseWriter, r *http.Request) context.Context {
+	id := r.Header.Get(RequestIDHeader)
+	if !ValidRequestID(id) {
+		id = NewRequestID()
+	}
+	w.Header().Set(RequestIDHeader, id)
+	return context.WithValue(r.Context(), requestIDKey, id)
 }
 
 // methodSlot is where a face records the protocol method of the request it

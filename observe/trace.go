@@ -30,6 +30,15 @@ var propagator = propagation.TraceContext{}
 // use so that [Tracing] (or a test) may install the provider later.
 func tracer() trace.Tracer { return otel.GetTracerProvider().Tracer(TracerName) }
 
+// defaultProvider is the global tracer provider before anyone sets one:
+// while it is still in place, tracing is off and a span started from it
+// records nothing and carries only its parent's context.
+var defaultProvider = otel.GetTracerProvider()
+
+// tracingOff reports whether no tracer provider has been installed
+// ([Tracing] installs one when an endpoint is set).
+func tracingOff() bool { return otel.GetTracerProvider() == defaultProvider }
+
 // TracingConfig configures [Tracing].
 type TracingConfig struct {
 	// Endpoint is the OTLP/HTTP collector URL, e.g.
@@ -154,6 +163,16 @@ func TraceMiddleware(face string, next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := propagator.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
+		if tracingOff() {
+			// No span to record: the caller's trace context (if any) is
+			// passed on as the span started here would pass it, without
+			// the span, its recorder and a copy of the request.
+			if ctx != r.Context() {
+				r = r.WithContext(ctx)
+			}
+			next.ServeHTTP(w, r)
+			return
+		}
 		ctx, slot := slotFor(ctx)
 		st := starts[httpMethod(r.Method)]
 		ctx, span := tracer().Start(ctx, st.name, st.opts...)

@@ -211,6 +211,32 @@ func TestTraceMiddleware(t *testing.T) {
 	}
 }
 
+func TestTraceMiddlewareWithTracingOffPassesTheCallersTraceOn(t *testing.T) {
+	if !tracingOff() {
+		t.Skip("a tracer provider is installed")
+	}
+	var got trace.SpanContext
+	var out http.Header
+	h := TraceMiddleware("a2a", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = trace.SpanContextFromContext(r.Context())
+		out = http.Header{}
+		InjectHTTP(r.Context(), out)
+	}))
+	r := httptest.NewRequest("POST", "/a2a/x", nil)
+	r.Header.Set("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+	h.ServeHTTP(httptest.NewRecorder(), r)
+	if got.TraceID().String() != "4bf92f3577b34da6a3ce929d0e0e4736" || got.SpanID().String() != "00f067aa0ba902b7" {
+		t.Errorf("handler's span context = %v, want the caller's", got)
+	}
+	if tp := out.Get("traceparent"); tp != "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" {
+		t.Errorf("passed on traceparent = %q, want the caller's", tp)
+	}
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/a2a/x", nil))
+	if got.IsValid() || out.Get("traceparent") != "" {
+		t.Errorf("without a caller's trace: span context %v, traceparent %q", got, out.Get("traceparent"))
+	}
+}
+
 func TestInjectHTTPWithoutSpanWritesNothing(t *testing.T) {
 	h := http.Header{}
 	InjectHTTP(context.Background(), h)

@@ -40,13 +40,31 @@ func (e *Engine) audit(ctx context.Context, h *request.Hop, d Decision) {
 	if rule == "" {
 		rule = defaultRuleLabel
 	}
-	e.decisions.WithLabelValues(decisionLabel(d.Allow), rule, faceLabel(h.Face)).Inc()
-	auditLog(ctx, e.log, h, d)
+	e.decisionCounter(d.Allow, rule, faceLabel(h.Face)).Inc()
+	auditLog(ctx, e.log, e.logAttrs, h, d)
+}
+
+// decisionKey names one child of bridge_policy_decisions_total.
+type decisionKey struct {
+	allow      bool
+	rule, face string
+}
+
+// decisionCounter is the counter of one label set, looked up in the vector
+// once (the labels are the engine's rule names and a few faces).
+func (e *Engine) decisionCounter(allow bool, rule, face string) prometheus.Counter {
+	k := decisionKey{allow, rule, face}
+	if c, ok := e.counters.Load(k); ok {
+		return c.(prometheus.Counter)
+	}
+	c := e.decisions.WithLabelValues(decisionLabel(allow), rule, face)
+	e.counters.Store(k, c)
+	return c
 }
 
 // auditLog writes the decision's one audit line. It logs who (the
 // principal's String form, never its token or claims) and what was asked.
-func auditLog(ctx context.Context, l *slog.Logger, h *request.Hop, d Decision) {
+func auditLog(ctx context.Context, l *slog.Logger, more func(context.Context) ([3]slog.Attr, int), h *request.Hop, d Decision) {
 	level := slog.LevelInfo
 	if d.Code == CodeEvalError || d.Code == CodeCostLimit {
 		level = slog.LevelWarn
@@ -54,14 +72,15 @@ func auditLog(ctx context.Context, l *slog.Logger, h *request.Hop, d Decision) {
 	if !l.Enabled(ctx, level) {
 		return
 	}
-	attrs := []slog.Attr{
+	attrs := make([]slog.Attr, 0, 17)
+	attrs = append(attrs,
 		slog.String("who", h.Principal.String()),
 		slog.String("face", string(h.Face)),
 		slog.String("direction", string(h.Direction)),
 		slog.String("agent", h.Agent),
 		slog.String("skill", h.Skill),
 		slog.String("tool", h.Tool),
-	}
+	)
 	if h.Resource != "" {
 		attrs = append(attrs, slog.String("resource", h.Resource))
 	}
@@ -76,6 +95,10 @@ func auditLog(ctx context.Context, l *slog.Logger, h *request.Hop, d Decision) {
 		slog.String("code", d.Code.String()),
 		slog.String("reason", d.Reason),
 	)
+	if more != nil {
+		add, n := more(ctx)
+		attrs = append(attrs, add[:n]...)
+	}
 	l.LogAttrs(ctx, level, "policy decision", attrs...)
 }
 

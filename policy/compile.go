@@ -45,6 +45,7 @@ type options struct {
 	registerer prometheus.Registerer
 	costLimit  uint64
 	memo       int
+	logAttrs   func(context.Context) ([3]slog.Attr, int)
 }
 
 func buildOptions(opts []Option) options {
@@ -60,6 +61,14 @@ func buildOptions(opts []Option) options {
 
 // WithLogger sends the audit line of every decision to l. Default: slog.Default().
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// WithLogAttrs has every audit line end with the first n attributes f
+// returns for the decision's context (the request id, the trace): what the
+// logger's handler would add itself, given in the line's own list so that
+// the line is built in one allocation. Default: none.
+func WithLogAttrs(f func(ctx context.Context) (attrs [3]slog.Attr, n int)) Option {
+	return func(o *options) { o.logAttrs = f }
+}
 
 // WithRegisterer registers the bridge_policy_decisions_total counter with r.
 // Default: no registration (the counter is still kept, unexported). Engines

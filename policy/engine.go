@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -71,8 +72,10 @@ type Engine struct {
 	deny, allow  []compiledRule
 	defaultAllow bool
 	log          *slog.Logger
+	logAttrs     func(context.Context) ([3]slog.Attr, int)
 	decisions    *prometheus.CounterVec
-	memo         *memo // nil: off
+	counters     sync.Map // decisionKey → its child of decisions
+	memo         *memo    // nil: off
 }
 
 type compiledRule struct {
@@ -87,7 +90,7 @@ type compiledRule struct {
 func Compile(cfg Config, opts ...Option) (*Engine, error) {
 	o := buildOptions(opts)
 	var ps Problems
-	e := &Engine{log: o.logger, memo: newMemo(o.memo)}
+	e := &Engine{log: o.logger, logAttrs: o.logAttrs, memo: newMemo(o.memo)}
 	switch cfg.Default {
 	case DefaultAllow:
 		e.defaultAllow = true
@@ -189,7 +192,7 @@ func (e *Engine) Decide(ctx context.Context, hop request.Hop) Decision {
 		return d
 	}
 	if e == nil {
-		auditLog(ctx, slog.Default(), &a.hop, d)
+		auditLog(ctx, slog.Default(), nil, &a.hop, d)
 		return d
 	}
 	e.audit(ctx, &a.hop, d)

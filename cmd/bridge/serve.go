@@ -40,11 +40,19 @@ func loadConfig(file string, stderr io.Writer) (*config.Config, error) {
 // the request id (and trace id, when traced) added to every line logged in
 // a request's context.
 func configLogger(o config.Observability, w io.Writer) *slog.Logger {
+	l, _ := bufferedLogger(o, w)
+	return l
+}
+
+// bufferedLogger is configLogger with observability.log_flush_interval:
+// the lines below warn level are written in batches (observe.LogBuffer);
+// flush writes what is buffered and must run before the process exits.
+func bufferedLogger(o config.Observability, w io.Writer) (_ *slog.Logger, flush func() error) {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(o.LogLevel)); err != nil {
 		level = slog.LevelInfo
 	}
-	return observe.Logger(observe.LogConfig{Format: o.LogFormat, Level: level, Output: w})
+	return observe.BufferedLogger(observe.LogConfig{Format: o.LogFormat, Level: level, Output: w, FlushInterval: o.LogFlushInterval.D()})
 }
 
 // startTracing installs the OTLP exporter when observability.otlp_endpoint
@@ -102,7 +110,9 @@ type serveOptions struct {
 // listener, and drains on SIGTERM (ctx ending) within
 // server.shutdown_grace.
 func serveConfig(ctx context.Context, cfg *config.Config, o serveOptions, stdout, stderr io.Writer) error {
-	log := configLogger(cfg.Observability, stderr)
+	log, flushLog := bufferedLogger(cfg.Observability, stderr)
+	defer func() { _ = flushLog() }() // last, after every line of the shutdown
+	defer startGCFloor(int64(cfg.Server.GCMinHeap))()
 	if o.debugAddr != "" {
 		stopDebug, err := startDebug(o.debugAddr, log)
 		if err != nil {
