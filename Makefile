@@ -9,8 +9,13 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/a2a-mcp-bridge/bridge/gateway.Version=$(VERSION)
 # The release build: what the Dockerfile runs (make static) and make test checks.
 STATIC_LDFLAGS := -s -w $(LDFLAGS)
+# Build tags for test-go and interop (interop adds its own tag). STDLIB_TAGS
+# switch every performance trick back to the standard library
+# (docs/performance.md); test-stdlib runs the tests with them.
+TAGS ?=
+STDLIB_TAGS := bridge_nofastjson bridge_nosserelease bridge_noh1pool
 
-.PHONY: help build static test test-go lint fuzz proto bench bench-micro demo interop interop-deps
+.PHONY: help build static test test-go test-stdlib lint fuzz proto bench bench-micro demo interop interop-deps
 
 help: ## Show this help
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-14s %s\n", $$1, $$2}'
@@ -25,11 +30,15 @@ static: ## Build bin/bridge-static as the Dockerfile does (CGO_ENABLED=0, -trimp
 	@bin/bridge-static version >/dev/null
 	@echo "bin/bridge-static: static"
 
-test: test-go static interop ## Run every test with -race (unit, integration, interop) and the static release build
+test: test-go static interop test-stdlib ## Run every test with -race (unit, integration, interop) and the static release build, then the tests again on the standard-library paths
 
-test-go: ## Run the Go tests with -race (PostgreSQL/Redis tests need BRIDGE_TEST_POSTGRES_URL/BRIDGE_TEST_REDIS_URL)
-	$(GO) vet $(PKGS)
-	$(GO) test -race -count=1 -timeout 20m $(PKGS)
+test-go: ## Run the Go tests with -race (PostgreSQL/Redis tests need BRIDGE_TEST_POSTGRES_URL/BRIDGE_TEST_REDIS_URL; TAGS=… build tags)
+	$(GO) vet -tags '$(TAGS)' $(PKGS)
+	$(GO) test -race -count=1 -timeout 20m -tags '$(TAGS)' $(PKGS)
+
+test-stdlib: interop-deps ## The Go tests and the interop tests with every performance trick off (STDLIB_TAGS: the standard-library paths)
+	$(MAKE) --no-print-directory test-go TAGS='$(STDLIB_TAGS)'
+	$(GO) test -race -count=1 -tags 'interop $(STDLIB_TAGS)' -timeout 15m ./interop/...
 
 # golangci-lint, pinned; installed into $(GOLANGCI_BIN) when missing (.golangci.yml says what runs).
 GOLANGCI_LINT_VERSION ?= v2.15.0
@@ -55,8 +64,8 @@ fuzz: ## Run every fuzz target for FUZZTIME each (default 10s)
 proto: ## Regenerate a2a/a2apb from the pinned A2A 1.0.1 proto (A2A_PROTO_DIR=… for a local copy)
 	a2a/a2apb/gen.sh
 
-bench: ## bridge serve on every store and its translation paths beside direct calls and nginx; writes $(BENCHOUT)/report.md (bench/README.md)
-	BENCHOUT=$(BENCHOUT) GO=$(GO) bench/run.sh
+bench: ## bridge serve on every store and its translation paths beside direct calls and nginx; writes $(BENCHOUT)/report.md (bench/README.md; BENCH_TAGS=…, BASE_TAGS=… to measure a trick off)
+	BENCHOUT=$(BENCHOUT) GO=$(GO) BENCH_TAGS='$(BENCH_TAGS)' BASE_TAGS='$(BASE_TAGS)' bench/run.sh
 
 bench-micro: ## Every package's Go benchmarks; writes $(BENCHOUT)/micro.txt
 	@mkdir -p $(BENCHOUT)
@@ -70,5 +79,5 @@ interop-deps: ## Install the pinned npm peers of the interop tests
 	  echo "== npm ci in $$d"; (cd $$d && npm ci --no-audit --no-fund --loglevel=error); \
 	done
 
-interop: interop-deps ## Interop tests against software we did not write (npm peers, pinned)
-	$(GO) test -race -count=1 -tags interop -timeout 15m ./interop/...
+interop: interop-deps ## Interop tests against software we did not write (npm peers, pinned; TAGS=… more build tags)
+	$(GO) test -race -count=1 -tags 'interop $(TAGS)' -timeout 15m ./interop/...

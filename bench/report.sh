@@ -100,6 +100,7 @@ cat <<EOF
 Generated $(date -u +%Y-%m-%dT%H:%M:%SZ) by \`bench/run.sh\` (\`make bench\`) at commit $(meta commit), started $(meta started),
 finished $(meta finished); load average (1, 5, 15 min) $(meta load_before) before, $(meta load_after) after.
 $(meta rounds) interleaved rounds of $(meta duration) s per config; how to read it: \`bench/README.md\`.
+Build tags of \`bridge serve\`: $(t=$(meta bench_tags); echo "${t:-none}"); baseline (\`-base\` rows): $(t=$(meta base); echo "${t:-none}").
 
 * Layout: $LAYOUT.
 * CPU: $(lscpu 2>/dev/null | awk -F: '/Model name/ {gsub(/^ +/, "", $2); print $2; exit}') × $(nproc); kernel $(uname -r); $(go version | awk '{print $3}'); $("$NGINX" -v 2>&1 | sed 's/.*: //'); $(wrk -v 2>&1 | head -1 | awk '{print "wrk " $2}').
@@ -204,7 +205,7 @@ cat <<EOF
 | config (process measured) | RSS points (streams: KiB) | RSS KiB per stream | Go heap + stacks after a GC (streams: KiB) | KiB per stream |
 |---|---|---|---|---|
 EOF
-for c in direct nginx serve-memory serve-sqlite benchsut; do
+for c in direct nginx serve-memory serve-sqlite serve-memory-base serve-sqlite-base benchsut; do
 	f=$RAW/idle-$c.json
 	[ -f "$f" ] || continue
 	inuse="(not Go)" inuse_k=""

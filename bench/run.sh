@@ -34,8 +34,13 @@
 # BENCH_POSTGRES_URL (else BRIDGE_TEST_POSTGRES_URL; neither: no PostgreSQL
 # row), BASE_BRIDGE (a bridge binary built from another commit: it runs
 # beside this one on the memory and SQLite stores, as the rows
-# serve-memory-base and serve-sqlite-base, for a before/after in one run). The PostgreSQL row uses a schema of its own on that server, dropped
-# at the end; the server itself is never touched otherwise.
+# serve-memory-base and serve-sqlite-base, for a before/after in one run),
+# BENCH_TAGS (build tags for this tree's bridge, e.g. bridge_noh1pool),
+# BASE_TAGS (without BASE_BRIDGE: build the baseline from this tree with
+# these tags, so that a trick runs on against off in one run; docs/
+# performance.md lists the tags). The PostgreSQL row uses a schema of its
+# own on that server, dropped at the end; the server itself is never
+# touched otherwise.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -54,6 +59,8 @@ PROFILE=${PROFILE:-1}
 SCENARIOS=${SCENARIOS:-front translate grpc ttfe idle profile gobench}
 PG_BASE=${BENCH_POSTGRES_URL:-${BRIDGE_TEST_POSTGRES_URL:-}}
 GO=${GO:-go}
+BENCH_TAGS=${BENCH_TAGS:-}
+BASE_TAGS=${BASE_TAGS:-}
 
 log() { printf '== %s\n' "$*" >&2; }
 want() { [[ " $SCENARIOS " == *" $1 "* ]]; }
@@ -93,9 +100,15 @@ layout() {
 }
 
 build() {
-	log "building bridge (./cmd/bridge), benchsut, load"
-	$GO build -o "$OUT/bin/" ./cmd/bridge ./bench/cmd/benchsut ./bench/cmd/load
+	log "building bridge (./cmd/bridge${BENCH_TAGS:+, tags $BENCH_TAGS}), benchsut, load"
+	$GO build -o "$OUT/bin/" ./bench/cmd/benchsut ./bench/cmd/load
+	$GO build -tags "$BENCH_TAGS" -o "$OUT/bin/bridge" ./cmd/bridge
 	BRIDGE=$OUT/bin/bridge SUT=$OUT/bin/benchsut LOAD=$OUT/bin/load
+	if [ -z "${BASE_BRIDGE:-}" ] && [ -n "$BASE_TAGS" ]; then
+		log "building the baseline bridge from this tree with tags $BASE_TAGS"
+		$GO build -tags "$BASE_TAGS" -o "$OUT/bin/bridge-base" ./cmd/bridge
+		BASE_BRIDGE=$OUT/bin/bridge-base
+	fi
 }
 
 # ---------------------------------------------------------------- processes
@@ -422,6 +435,7 @@ scenario_idle() {
 	log "waiting $((RETAIN_S + 2))s for the load phases' tasks to leave retention"
 	sleep $((RETAIN_S + 2))
 	local idle=(direct nginx serve-memory serve-sqlite benchsut)
+	[ -z "${BASE_BRIDGE:-}" ] || idle+=(serve-memory-base serve-sqlite-base)
 	log "idle SubscribeToTask streams (steps $IDLE_STEPS): ${idle[*]}"
 	local c
 	for c in "${idle[@]}"; do
@@ -477,6 +491,8 @@ main() {
 		echo "duration=$DURATION"
 		echo "conns=$CONNS"
 		echo "scenarios=$SCENARIOS"
+		echo "bench_tags=$BENCH_TAGS"
+		echo "base=${BASE_BRIDGE:-}${BASE_TAGS:+ (this tree, tags $BASE_TAGS)}"
 		echo "started=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 		echo "load_before=$(cut -d' ' -f1-3 /proc/loadavg)"
 		echo "commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo +dirty)"

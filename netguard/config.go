@@ -102,16 +102,19 @@ type Config struct {
 	// system roots.
 	RootCAs *x509.CertPool
 
-	// HTTP1Direct replaces net/http's transport with one that speaks
-	// HTTP/1.1 only and does each request's I/O on the calling goroutine,
-	// without net/http's reader and writer goroutines per connection and
-	// their hand-offs per request. It is meant for many short calls to few
-	// hosts (a fronted agent). Dialing, the address policy, TLS roots and
-	// the timeouts are the same. Differences: TLS offers only http/1.1 (no
-	// HTTP/2), no gzip is asked for, Expect: 100-continue and protocol
-	// upgrades are refused, and a pooled connection the server closed is
-	// only noticed when a request is written to it (the request is then
-	// sent again once on a new connection if its body can be replayed).
+	// HTTP1Direct replaces net/http's transport with netguard's HTTP/1.1
+	// pool (package netguard/internal/h1pool), which speaks HTTP/1.1 only
+	// and does each request's I/O on the calling goroutine, without
+	// net/http's reader and writer goroutines per connection and their
+	// hand-offs per request. It is meant for many short calls to few
+	// hosts (a fronted agent). Dialing, the address policy, TLS roots, the
+	// timeouts and the header cap are the same. Differences: TLS offers
+	// only http/1.1 (no HTTP/2), no gzip is asked for, Expect:
+	// 100-continue and protocol upgrades are refused, and a pooled
+	// connection the server closed is only noticed when a request is
+	// written to it (the request is then sent again once on a new
+	// connection if its body can be replayed). A binary built with the
+	// tag bridge_noh1pool has no pool: the field then changes nothing.
 	// Default false: net/http's transport.
 	HTTP1Direct bool
 }

@@ -110,7 +110,7 @@ func Trusted(cfg Config) *http.Client {
 }
 
 // baseTransport is what roundTripper wraps: net/http's transport or the
-// HTTP/1.1 direct one.
+// HTTP/1.1 pool of internal/h1pool.
 type baseTransport interface {
 	http.RoundTripper
 	CloseIdleConnections()
@@ -119,10 +119,18 @@ type baseTransport interface {
 // newBase builds the transport cfg asks for, dialing through dial.
 func newBase(cfg Config, dial func(ctx context.Context, network, address string) (net.Conn, error)) baseTransport {
 	if cfg.HTTP1Direct {
-		return newH1Transport(cfg, dial)
+		return newDirect(cfg, dial)
 	}
 	return newTransport(cfg, dial)
 }
+
+// Limits of both transports (net/http's and h1pool's).
+const (
+	// maxResponseHeaderBytes caps the bytes of one response's headers.
+	maxResponseHeaderBytes = 64 << 10
+	// idleConnTimeout is how long an unused connection stays pooled.
+	idleConnTimeout = 90 * time.Second
+)
 
 // newTransport builds the transport shared by both clients. Proxy is nil on
 // purpose: never from the environment.
@@ -134,10 +142,10 @@ func newTransport(cfg Config, dial func(ctx context.Context, network, address st
 		TLSHandshakeTimeout:    cfg.TLSHandshakeTimeout,
 		ResponseHeaderTimeout:  cfg.ResponseHeaderTimeout,
 		ExpectContinueTimeout:  time.Second,
-		IdleConnTimeout:        90 * time.Second,
+		IdleConnTimeout:        idleConnTimeout,
 		MaxIdleConns:           4 * cfg.MaxIdleConnsPerHost,
 		MaxIdleConnsPerHost:    cfg.MaxIdleConnsPerHost,
-		MaxResponseHeaderBytes: 64 << 10,
+		MaxResponseHeaderBytes: maxResponseHeaderBytes,
 		ForceAttemptHTTP2:      true,
 	}
 }

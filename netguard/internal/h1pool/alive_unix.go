@@ -1,6 +1,6 @@
 //go:build unix
 
-package netguard
+package h1pool
 
 import (
 	"crypto/tls"
@@ -9,11 +9,11 @@ import (
 	"syscall"
 )
 
-// h1Alive reports whether an idle connection is still usable: the peer
+// usable reports whether an idle connection is still usable: the peer
 // has not closed or reset it and sent nothing unasked (on an idle HTTP/1.1
 // connection any byte, a TLS close_notify included, means it is done). It
 // peeks at the socket without waiting: one non-blocking recv.
-func h1Alive(c net.Conn) bool {
+func usable(c net.Conn) bool {
 	if tc, ok := c.(*tls.Conn); ok {
 		c = tc.NetConn()
 	}

@@ -1,4 +1,4 @@
-package netguard
+package h1pool
 
 import (
 	"bufio"
@@ -19,48 +19,72 @@ import (
 	"golang.org/x/net/http/httpguts"
 )
 
-// Limits of the HTTP/1.1 direct transport, the same as newTransport's.
+// Fixed limits of the transport.
 const (
-	// h1MaxHeaderBytes caps the bytes read while waiting for one response's
-	// headers (net/http's MaxResponseHeaderBytes).
-	h1MaxHeaderBytes = 64 << 10
-	// h1IdleTimeout is how long an unused connection stays in the pool.
-	h1IdleTimeout = 90 * time.Second
-	// h1Max1xx bounds the informational responses skipped before the final
+	// max1xx bounds the informational responses skipped before the final
 	// one, so a server cannot keep a request busy with endless 1xx.
-	h1Max1xx = 5
-	// h1BufSize is the size of each connection's read and write buffers.
-	h1BufSize = 4 << 10
+	max1xx = 5
+	// bufSize is the size of each connection's read and write buffers.
+	bufSize = 4 << 10
 )
 
 var (
-	// errH1Upgrade refuses protocol switches: the caller would get a
+	// errUpgrade refuses protocol switches: the caller would get a
 	// connection the pool cannot manage.
-	errH1Upgrade = errors.New("netguard: protocol upgrades (101 Switching Protocols) are not supported by the HTTP/1.1 direct transport")
-	// errH1Continue refuses Expect: 100-continue, whose wait for the interim
+	errUpgrade = errors.New("netguard: protocol upgrades (101 Switching Protocols) are not supported by the HTTP/1.1 direct transport")
+	// errContinue refuses Expect: 100-continue, whose wait for the interim
 	// response this transport does not implement.
-	errH1Continue = errors.New("netguard: Expect: 100-continue is not supported by the HTTP/1.1 direct transport")
-	// errH1HeaderTooLarge is returned once a response's headers passed
-	// h1MaxHeaderBytes.
-	errH1HeaderTooLarge = fmt.Errorf("netguard: read response: headers exceed %d bytes", h1MaxHeaderBytes)
-	// errH1BodyClosed is what Read returns after Close, as in net/http.
-	errH1BodyClosed = errors.New("netguard: read on closed response body")
+	errContinue = errors.New("netguard: Expect: 100-continue is not supported by the HTTP/1.1 direct transport")
+	// errHeaderLimit is what a connection's Read returns once a response's
+	// headers passed the limit; RoundTrip reports Transport.errHeaderTooLarge.
+	errHeaderLimit = errors.New("netguard: response header limit reached")
+	// errBodyClosed is what Read returns after Close, as in net/http.
+	errBodyClosed = errors.New("netguard: read on closed response body")
 	// aLongTimeAgo is a deadline in the past: setting it makes blocked I/O
 	// on a connection return at once.
 	aLongTimeAgo = time.Unix(1, 0)
 )
 
-// h1TimeoutError is the ResponseHeaderTimeout expiry; it reports Timeout()
+// timeoutError is the ResponseHeaderTimeout expiry; it reports Timeout()
 // like net/http's own error, so callers' timeout checks keep working.
-type h1TimeoutError struct{ after time.Duration }
+type timeoutError struct{ after time.Duration }
 
-func (e *h1TimeoutError) Error() string {
+func (e *timeoutError) Error() string {
 	return "netguard: read response: timeout awaiting response headers after " + e.after.String()
 }
-func (e *h1TimeoutError) Timeout() bool   { return true }
-func (e *h1TimeoutError) Temporary() bool { return true }
+func (e *timeoutError) Timeout() bool   { return true }
+func (e *timeoutError) Temporary() bool { return true }
 
-// h1Transport is an HTTP/1.1-only [http.RoundTripper] that does a request's
+// Options are the settings of a [Transport]. netguard fills them from the
+// same Config values as its net/http transport, so that both paths apply
+// the same guards.
+type Options struct {
+	// Dial opens every connection: netguard's checked dialer (address and
+	// port policy in net.Dialer.Control, its resolver, its dial timeout).
+	Dial func(ctx context.Context, network, address string) (net.Conn, error)
+	// TLSConfig is cloned for each https connection; ServerName is set
+	// from the URL and NextProtos to http/1.1 only. Nil: a zero config
+	// with TLS 1.2 at least.
+	TLSConfig *tls.Config
+	// TLSHandshakeTimeout bounds the handshake; 0: no bound beyond the
+	// request's context.
+	TLSHandshakeTimeout time.Duration
+	// ResponseHeaderTimeout bounds the wait for a response's headers
+	// after the request was written; 0: no bound.
+	ResponseHeaderTimeout time.Duration
+	// IdleTimeout is how long an unused connection stays pooled. Default
+	// 90 s, as net/http's IdleConnTimeout in netguard.
+	IdleTimeout time.Duration
+	// MaxIdlePerHost and MaxIdle bound the pooled connections per host
+	// and in all. Defaults 2 and 100, as net/http's.
+	MaxIdlePerHost, MaxIdle int
+	// MaxHeaderBytes caps the bytes read while waiting for one response's
+	// headers (net/http's MaxResponseHeaderBytes). Default 1 MiB, as
+	// net/http's.
+	MaxHeaderBytes int64
+}
+
+// Transport is an HTTP/1.1-only [http.RoundTripper] that does a request's
 // I/O on the goroutine that calls RoundTrip and then reads the body: no
 // goroutine per connection, hence no hand-off between goroutines per request.
 // net/http's transport runs a reader and a writer goroutine per connection;
@@ -71,7 +95,7 @@ func (e *h1TimeoutError) Temporary() bool { return true }
 // connection until a request is written to it (hence the retry in
 // RoundTrip); no HTTP/2, no gzip negotiation, no Expect: 100-continue, no
 // protocol upgrades, no proxy.
-type h1Transport struct {
+type Transport struct {
 	dial                  func(ctx context.Context, network, address string) (net.Conn, error)
 	tlsConfig             *tls.Config
 	tlsHandshakeTimeout   time.Duration
@@ -79,35 +103,58 @@ type h1Transport struct {
 	idleTimeout           time.Duration
 	maxIdlePerHost        int
 	maxIdle               int
+	maxHeaderBytes        int64
+	errHeaderTooLarge     error
 
 	mu     sync.Mutex
-	idle   map[string][]*h1Conn // by scheme://host:port, least recently used first
+	idle   map[string][]*pconn // by scheme://host:port, least recently used first
 	nidle  int
 	reaper *time.Timer // the pending sweep of expired idle connections, or nil
 }
 
-var _ http.RoundTripper = (*h1Transport)(nil)
+var _ http.RoundTripper = (*Transport)(nil)
 
-// newH1Transport builds the direct transport on the same dial function and
-// TLS settings as newTransport.
-func newH1Transport(cfg Config, dial func(ctx context.Context, network, address string) (net.Conn, error)) *h1Transport {
-	return &h1Transport{
-		dial:                  dial,
-		tlsConfig:             &tls.Config{RootCAs: cfg.RootCAs, MinVersion: tls.VersionTLS12, NextProtos: []string{"http/1.1"}},
-		tlsHandshakeTimeout:   cfg.TLSHandshakeTimeout,
-		responseHeaderTimeout: cfg.ResponseHeaderTimeout,
-		idleTimeout:           h1IdleTimeout,
-		maxIdlePerHost:        cfg.MaxIdleConnsPerHost,
-		maxIdle:               4 * cfg.MaxIdleConnsPerHost,
-		idle:                  make(map[string][]*h1Conn),
+// New returns a transport with the settings of o.
+func New(o Options) *Transport {
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = 90 * time.Second
+	}
+	if o.MaxIdlePerHost <= 0 {
+		o.MaxIdlePerHost = http.DefaultMaxIdleConnsPerHost
+	}
+	if o.MaxIdle <= 0 {
+		o.MaxIdle = 100
+	}
+	if o.MaxHeaderBytes <= 0 {
+		o.MaxHeaderBytes = 1 << 20
+	}
+	if o.Dial == nil {
+		o.Dial = (&net.Dialer{}).DialContext
+	}
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	if o.TLSConfig != nil {
+		cfg = o.TLSConfig.Clone()
+	}
+	cfg.NextProtos = []string{"http/1.1"}
+	return &Transport{
+		dial:                  o.Dial,
+		tlsConfig:             cfg,
+		tlsHandshakeTimeout:   o.TLSHandshakeTimeout,
+		responseHeaderTimeout: o.ResponseHeaderTimeout,
+		idleTimeout:           o.IdleTimeout,
+		maxIdlePerHost:        o.MaxIdlePerHost,
+		maxIdle:               o.MaxIdle,
+		maxHeaderBytes:        o.MaxHeaderBytes,
+		errHeaderTooLarge:     fmt.Errorf("netguard: read response: headers exceed %d bytes", o.MaxHeaderBytes),
+		idle:                  make(map[string][]*pconn),
 	}
 }
 
 // RoundTrip implements [http.RoundTripper].
-func (t *h1Transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	key, addr, err := h1CheckRequest(req)
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	key, addr, err := checkRequest(req)
 	if err != nil {
-		h1CloseBody(req)
+		closeRequestBody(req)
 		return nil, err
 	}
 	ctx := req.Context()
@@ -115,7 +162,7 @@ func (t *h1Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	for attempt := 0; ; attempt++ {
 		pc, err := t.getConn(ctx, key, addr, req.URL, attempt > 0)
 		if err != nil {
-			h1CloseBody(req)
+			closeRequestBody(req)
 			return nil, err
 		}
 		resp, retry, err := pc.roundTrip(ctx, req)
@@ -145,9 +192,9 @@ func (t *h1Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 }
 
-// h1CheckRequest refuses what the transport cannot send faithfully and
+// checkRequest refuses what the transport cannot send faithfully and
 // returns the pool key and the address to dial.
-func h1CheckRequest(req *http.Request) (key, addr string, err error) {
+func checkRequest(req *http.Request) (key, addr string, err error) {
 	u := req.URL
 	if u == nil {
 		return "", "", errors.New("netguard: request has no URL")
@@ -185,16 +232,16 @@ func h1CheckRequest(req *http.Request) (key, addr string, err error) {
 		}
 	}
 	if httpguts.HeaderValuesContainsToken(req.Header["Expect"], "100-continue") {
-		return "", "", errH1Continue
+		return "", "", errContinue
 	}
 	if len(req.Header["Upgrade"]) > 0 || httpguts.HeaderValuesContainsToken(req.Header["Connection"], "upgrade") {
-		return "", "", errH1Upgrade
+		return "", "", errUpgrade
 	}
 	addr = net.JoinHostPort(host, port)
 	return u.Scheme + "://" + addr, addr, nil
 }
 
-func h1CloseBody(req *http.Request) {
+func closeRequestBody(req *http.Request) {
 	if req.Body != nil {
 		req.Body.Close()
 	}
@@ -202,7 +249,7 @@ func h1CloseBody(req *http.Request) {
 
 // getConn returns an idle connection to key, or a new one when there is
 // none or fresh is set (a retry must not land on another stale connection).
-func (t *h1Transport) getConn(ctx context.Context, key, addr string, u *url.URL, fresh bool) (*h1Conn, error) {
+func (t *Transport) getConn(ctx context.Context, key, addr string, u *url.URL, fresh bool) (*pconn, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -213,7 +260,7 @@ func (t *h1Transport) getConn(ctx context.Context, key, addr string, u *url.URL,
 	// here, before anything is written to it (a request written to it
 	// could not always be sent again: see roundTrip).
 	for pc := t.takeIdle(key); pc != nil; pc = t.takeIdle(key) {
-		if h1Alive(pc.conn) {
+		if usable(pc.conn) {
 			return pc, nil
 		}
 		pc.close()
@@ -223,7 +270,7 @@ func (t *h1Transport) getConn(ctx context.Context, key, addr string, u *url.URL,
 
 // takeIdle pops the most recently used idle connection to key: it is the
 // least likely to have been closed by the server.
-func (t *h1Transport) takeIdle(key string) *h1Conn {
+func (t *Transport) takeIdle(key string) *pconn {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	conns := t.idle[key]
@@ -243,10 +290,10 @@ func (t *h1Transport) takeIdle(key string) *h1Conn {
 	return pc
 }
 
-// h1Idempotent reports whether repeating req is harmless: a method that
+// idempotent reports whether repeating req is harmless: a method that
 // changes nothing, or a request that carries an idempotency key (the
 // rule net/http applies before replaying a request that was sent).
-func h1Idempotent(req *http.Request) bool {
+func idempotent(req *http.Request) bool {
 	switch req.Method {
 	case "", http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:
 		return true
@@ -258,7 +305,7 @@ func h1Idempotent(req *http.Request) bool {
 
 // putIdle pools pc, or closes it when the pool is full or pc has bytes
 // nobody asked for.
-func (t *h1Transport) putIdle(pc *h1Conn) {
+func (t *Transport) putIdle(pc *pconn) {
 	if pc.br.Buffered() > 0 {
 		pc.close()
 		return
@@ -282,8 +329,8 @@ func (t *h1Transport) putIdle(pc *h1Conn) {
 // reap closes the connections idle for idleTimeout and schedules itself for
 // the next one to expire. Each host's list is ordered by idle time, oldest
 // first, so only a prefix expires.
-func (t *h1Transport) reap() {
-	var expired []*h1Conn
+func (t *Transport) reap() {
+	var expired []*pconn
 	t.mu.Lock()
 	now := time.Now()
 	var next time.Time
@@ -319,10 +366,10 @@ func (t *h1Transport) reap() {
 
 // CloseIdleConnections closes every pooled connection; connections in use
 // are pooled again when their response is done.
-func (t *h1Transport) CloseIdleConnections() {
+func (t *Transport) CloseIdleConnections() {
 	t.mu.Lock()
 	idle := t.idle
-	t.idle = make(map[string][]*h1Conn)
+	t.idle = make(map[string][]*pconn)
 	t.nidle = 0
 	if t.reaper != nil {
 		t.reaper.Stop()
@@ -338,7 +385,7 @@ func (t *h1Transport) CloseIdleConnections() {
 
 // dialConn connects through t.dial (the address policy and resolver of the
 // client) and, for https, runs the TLS handshake offering only http/1.1.
-func (t *h1Transport) dialConn(ctx context.Context, key, addr string, u *url.URL) (*h1Conn, error) {
+func (t *Transport) dialConn(ctx context.Context, key, addr string, u *url.URL) (*pconn, error) {
 	conn, err := t.dial(ctx, "tcp", addr)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
@@ -346,7 +393,7 @@ func (t *h1Transport) dialConn(ctx context.Context, key, addr string, u *url.URL
 		}
 		return nil, err
 	}
-	pc := &h1Conn{key: key, t: t, limit: math.MaxInt64}
+	pc := &pconn{key: key, t: t, limit: math.MaxInt64}
 	if u.Scheme == "https" {
 		cfg := t.tlsConfig.Clone()
 		cfg.ServerName = u.Hostname()
@@ -376,19 +423,19 @@ func (t *h1Transport) dialConn(ctx context.Context, key, addr string, u *url.URL
 		conn = tc
 	}
 	pc.conn = conn
-	pc.br = bufio.NewReaderSize(pc, h1BufSize)
-	pc.bw = bufio.NewWriterSize(h1CountingWriter{pc}, h1BufSize)
+	pc.br = bufio.NewReaderSize(pc, bufSize)
+	pc.bw = bufio.NewWriterSize(countingWriter{pc}, bufSize)
 	return pc, nil
 }
 
-// h1Conn is one connection of the direct transport. It is used by one
+// pconn is one connection of the direct transport. It is used by one
 // request at a time: the goroutine in RoundTrip, then whoever reads the
 // response body.
-type h1Conn struct {
-	t        *h1Transport
+type pconn struct {
+	t        *Transport
 	key      string
 	conn     net.Conn
-	br       *bufio.Reader // reads through h1Conn.Read, for the header limit
+	br       *bufio.Reader // reads through pconn.Read, for the header limit
 	bw       *bufio.Writer
 	tlsState *tls.ConnectionState
 	reused   bool      // taken from the pool: the server may have closed it
@@ -398,11 +445,11 @@ type h1Conn struct {
 	nwritten int64     // bytes written to conn for the current request
 }
 
-// h1CountingWriter writes to the connection, counting the bytes, so that
+// countingWriter writes to the connection, counting the bytes, so that
 // RoundTrip knows whether any of a request left.
-type h1CountingWriter struct{ pc *h1Conn }
+type countingWriter struct{ pc *pconn }
 
-func (w h1CountingWriter) Write(p []byte) (int, error) {
+func (w countingWriter) Write(p []byte) (int, error) {
 	n, err := w.pc.conn.Write(p)
 	w.pc.nwritten += int64(n)
 	return n, err
@@ -411,9 +458,9 @@ func (w h1CountingWriter) Write(p []byte) (int, error) {
 // Read feeds br from the connection, enforcing the header limit and
 // counting the bytes, so that RoundTrip knows whether any response byte
 // arrived.
-func (pc *h1Conn) Read(p []byte) (int, error) {
+func (pc *pconn) Read(p []byte) (int, error) {
 	if pc.limit <= 0 {
-		return 0, errH1HeaderTooLarge
+		return 0, errHeaderLimit
 	}
 	if int64(len(p)) > pc.limit {
 		p = p[:pc.limit]
@@ -424,15 +471,15 @@ func (pc *h1Conn) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (pc *h1Conn) close() { pc.conn.Close() }
+func (pc *pconn) close() { pc.conn.Close() }
 
 // interrupt makes the connection's blocked and future I/O fail at once; the
 // connection is then only good for closing.
-func (pc *h1Conn) interrupt() { _ = pc.conn.SetDeadline(aLongTimeAgo) }
+func (pc *pconn) interrupt() { _ = pc.conn.SetDeadline(aLongTimeAgo) }
 
 // release pools pc when the exchange left it reusable and the request's
 // context never interrupted it; otherwise it closes it.
-func (pc *h1Conn) release(reuse bool, stop func() bool) {
+func (pc *pconn) release(reuse bool, stop func() bool) {
 	if stop() && reuse {
 		pc.t.putIdle(pc)
 		return
@@ -444,7 +491,7 @@ func (pc *h1Conn) release(reuse bool, stop func() bool) {
 // error that happened on a reused connection before any byte of a response
 // arrived, with the context still live: the server most likely closed the
 // idle connection, and the request can go again on a new one.
-func (pc *h1Conn) roundTrip(ctx context.Context, req *http.Request) (resp *http.Response, retry bool, err error) {
+func (pc *pconn) roundTrip(ctx context.Context, req *http.Request) (resp *http.Response, retry bool, err error) {
 	// Cancellation sets a past deadline: a blocked write or read returns,
 	// and the error is replaced with the context's.
 	stop := context.AfterFunc(ctx, pc.interrupt)
@@ -457,7 +504,7 @@ func (pc *h1Conn) roundTrip(ctx context.Context, req *http.Request) (resp *http.
 		// As net/http: a request none of which left may always go again; one
 		// that left only if repeating it is harmless (idempotent), since the
 		// server may have acted on it before the connection failed.
-		retry := pc.reused && pc.nread == 0 && h1ConnGone(err) && (pc.nwritten == 0 || h1Idempotent(req))
+		retry := pc.reused && pc.nread == 0 && connGone(err) && (pc.nwritten == 0 || idempotent(req))
 		return nil, retry, fmt.Errorf("netguard: %s: %w", what, err)
 	}
 	pc.nread, pc.nwritten = 0, 0
@@ -473,35 +520,35 @@ func (pc *h1Conn) roundTrip(ctx context.Context, req *http.Request) (resp *http.
 		_ = pc.conn.SetReadDeadline(time.Now().Add(rht))
 	}
 	for n := 0; ; n++ {
-		pc.limit = h1MaxHeaderBytes
+		pc.limit = pc.t.maxHeaderBytes
 		resp, err = http.ReadResponse(pc.br, req)
 		if err != nil {
 			pc.limit = math.MaxInt64
 			if rht > 0 && errors.Is(err, os.ErrDeadlineExceeded) && ctx.Err() == nil {
 				stop()
 				pc.close()
-				return nil, false, &h1TimeoutError{after: rht}
+				return nil, false, &timeoutError{after: rht}
 			}
-			if errors.Is(err, errH1HeaderTooLarge) {
+			if errors.Is(err, errHeaderLimit) {
 				stop()
 				pc.close()
-				return nil, false, errH1HeaderTooLarge
+				return nil, false, pc.t.errHeaderTooLarge
 			}
 			return fail("read response", err)
 		}
 		if resp.StatusCode == http.StatusSwitchingProtocols {
 			stop()
 			pc.close()
-			return nil, false, errH1Upgrade
+			return nil, false, errUpgrade
 		}
 		if resp.StatusCode >= 200 || resp.StatusCode < 100 {
 			break
 		}
 		// An informational response has no body: skip to the next one.
-		if n+1 >= h1Max1xx {
+		if n+1 >= max1xx {
 			stop()
 			pc.close()
-			return nil, false, fmt.Errorf("netguard: read response: more than %d informational responses", h1Max1xx)
+			return nil, false, fmt.Errorf("netguard: read response: more than %d informational responses", max1xx)
 		}
 	}
 	pc.limit = math.MaxInt64
@@ -525,24 +572,24 @@ func (pc *h1Conn) roundTrip(ctx context.Context, req *http.Request) (resp *http.
 		pc.release(reuse, stop)
 		return resp, false, nil
 	}
-	resp.Body = &h1Body{r: resp.Body, pc: pc, ctx: ctx, stop: stop, reuse: reuse}
+	resp.Body = &respBody{r: resp.Body, pc: pc, ctx: ctx, stop: stop, reuse: reuse}
 	return resp, false, nil
 }
 
-// h1ConnGone reports an error meaning the peer closed the connection.
-func h1ConnGone(err error) bool {
+// connGone reports an error meaning the peer closed the connection.
+func connGone(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
 		errors.Is(err, syscall.ECONNABORTED)
 }
 
-// h1Body is a response body read straight from the connection's buffer (so
+// respBody is a response body read straight from the connection's buffer (so
 // streams arrive as the server flushes them). Reading it to the end pools
 // the connection when the response allows it; closing it earlier closes the
 // connection, as draining an unknown rest (a stream) could block forever.
-type h1Body struct {
+type respBody struct {
 	r     io.Reader // the body http.ReadResponse built on pc.br
-	pc    *h1Conn
+	pc    *pconn
 	ctx   context.Context
 	stop  func() bool
 	reuse bool
@@ -553,7 +600,7 @@ type h1Body struct {
 }
 
 // Read implements [io.Reader].
-func (b *h1Body) Read(p []byte) (int, error) {
+func (b *respBody) Read(p []byte) (int, error) {
 	b.mu.Lock()
 	if b.done {
 		err := b.err
@@ -587,17 +634,17 @@ func (b *h1Body) Read(p []byte) (int, error) {
 
 // Close implements [io.Closer]. It may run while another goroutine is
 // blocked in Read, which then returns.
-func (b *h1Body) Close() error {
+func (b *respBody) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.done {
 		if b.err == io.EOF {
-			b.err = errH1BodyClosed
+			b.err = errBodyClosed
 		}
 		return nil
 	}
 	b.done = true
-	b.err = errH1BodyClosed
+	b.err = errBodyClosed
 	b.stop()
 	b.pc.close()
 	return nil

@@ -1,9 +1,10 @@
-package netguard
+package h1pool
 
 import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
@@ -11,7 +12,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -21,24 +21,30 @@ import (
 	"time"
 )
 
-// h1Client is the trusted client on the direct transport.
-func h1Client(t testing.TB, cfg Config) *http.Client {
+// newClient is a client on a new Transport with netguard's settings
+// (those of its Config defaults) where o leaves them zero.
+func newClient(t testing.TB, o Options) *http.Client {
 	t.Helper()
-	cfg.HTTP1Direct = true
-	c := Trusted(cfg)
+	if o.MaxIdlePerHost == 0 {
+		o.MaxIdlePerHost = 128
+		o.MaxIdle = 4 * 128
+	}
+	if o.MaxHeaderBytes == 0 {
+		o.MaxHeaderBytes = 64 << 10
+	}
+	if o.ResponseHeaderTimeout == 0 {
+		o.ResponseHeaderTimeout = 10 * time.Second
+	}
+	if o.TLSHandshakeTimeout == 0 {
+		o.TLSHandshakeTimeout = 5 * time.Second
+	}
+	c := &http.Client{Transport: New(o)}
 	t.Cleanup(c.CloseIdleConnections)
 	return c
 }
 
-// h1Base digs the direct transport out of a client built with HTTP1Direct.
-func h1Base(t testing.TB, c *http.Client) *h1Transport {
-	t.Helper()
-	h, ok := c.Transport.(*roundTripper).base.(*h1Transport)
-	if !ok {
-		t.Fatalf("base transport is %T, want *h1Transport", c.Transport.(*roundTripper).base)
-	}
-	return h
-}
+// transportOf is the Transport of a client from newClient.
+func transportOf(c *http.Client) *Transport { return c.Transport.(*Transport) }
 
 // connCountingServer is an httptest server that counts the connections it
 // accepted and closed.
@@ -85,13 +91,13 @@ func do(c *http.Client, method, url string, body io.Reader) (string, *http.Respo
 	return string(b), resp, err
 }
 
-func TestH1KeepAliveReusesConnections(t *testing.T) {
+func TestKeepAliveReusesConnections(t *testing.T) {
 	t.Run("sequential", func(t *testing.T) {
 		srv := newConnCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
 			b, _ := io.ReadAll(r.Body)
 			fmt.Fprintf(w, "%s %s %s", r.Method, r.Host, b)
 		})
-		c := h1Client(t, Config{})
+		c := newClient(t, Options{})
 		for i := range 10 {
 			method, body := http.MethodGet, io.Reader(nil)
 			if i%2 == 1 {
@@ -136,7 +142,7 @@ func TestH1KeepAliveReusesConnections(t *testing.T) {
 			}
 			okHandler(w, r)
 		})
-		c := h1Client(t, Config{})
+		c := newClient(t, Options{})
 		wave := func() {
 			var wg sync.WaitGroup
 			start := make(chan struct{})
@@ -164,7 +170,7 @@ func TestH1KeepAliveReusesConnections(t *testing.T) {
 	})
 }
 
-func TestH1ConnectionNotReused(t *testing.T) {
+func TestConnectionNotReused(t *testing.T) {
 	big := strings.Repeat("x", 64<<10)
 	tests := []struct {
 		name    string
@@ -183,7 +189,7 @@ func TestH1ConnectionNotReused(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newConnCountingServer(t, tt.handler)
-			c := h1Client(t, Config{})
+			c := newClient(t, Options{})
 			for i := range 2 {
 				req, _ := http.NewRequest(tt.method, srv.URL, nil)
 				for k, v := range tt.reqHdr {
@@ -204,7 +210,7 @@ func TestH1ConnectionNotReused(t *testing.T) {
 			if n := srv.opened.Load(); n != 2 {
 				t.Fatalf("server accepted %d connections, want 2 (no reuse)", n)
 			}
-			if n := h1Base(t, c).idleCount(); n != 0 {
+			if n := transportOf(c).idleCount(); n != 0 {
 				t.Fatalf("%d idle connections pooled, want 0", n)
 			}
 		})
@@ -212,13 +218,13 @@ func TestH1ConnectionNotReused(t *testing.T) {
 }
 
 // idleCount is the number of pooled connections.
-func (t *h1Transport) idleCount() int {
+func (t *Transport) idleCount() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.nidle
 }
 
-func TestH1ChunkedResponseAndHead(t *testing.T) {
+func TestChunkedResponseAndHead(t *testing.T) {
 	srv := newConnCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodHead {
 			w.Header().Set("Content-Length", "1000")
@@ -229,7 +235,7 @@ func TestH1ChunkedResponseAndHead(t *testing.T) {
 			w.(http.Flusher).Flush()
 		}
 	})
-	c := h1Client(t, Config{})
+	c := newClient(t, Options{})
 	for i := range 3 {
 		body, resp, err := do(c, http.MethodGet, srv.URL, nil)
 		if err != nil {
@@ -251,7 +257,7 @@ func TestH1ChunkedResponseAndHead(t *testing.T) {
 	}
 }
 
-func TestH1StreamsEventByEvent(t *testing.T) {
+func TestStreamsEventByEvent(t *testing.T) {
 	ack := make(chan struct{})
 	srv := newConnCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -269,7 +275,7 @@ func TestH1StreamsEventByEvent(t *testing.T) {
 			}
 		}
 	})
-	c := h1Client(t, Config{Timeout: -1, MaxBodyBytes: -1})
+	c := newClient(t, Options{})
 	resp, err := c.Get(srv.URL)
 	if err != nil {
 		t.Fatal(err)
@@ -294,7 +300,7 @@ func TestH1StreamsEventByEvent(t *testing.T) {
 	}
 }
 
-func TestH1CancelInterruptsBlockedIO(t *testing.T) {
+func TestCancelInterruptsBlockedIO(t *testing.T) {
 	release := make(chan struct{})
 	t.Cleanup(func() { close(release) })
 	srv := newConnCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
@@ -308,7 +314,7 @@ func TestH1CancelInterruptsBlockedIO(t *testing.T) {
 		case <-r.Context().Done():
 		}
 	})
-	c := h1Client(t, Config{Timeout: -1})
+	c := newClient(t, Options{})
 
 	t.Run("headers", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -362,12 +368,12 @@ func TestH1CancelInterruptsBlockedIO(t *testing.T) {
 			t.Fatal("a request with a cancelled context reached the server")
 		}
 	})
-	if n := h1Base(t, c).idleCount(); n != 0 {
+	if n := transportOf(c).idleCount(); n != 0 {
 		t.Fatalf("%d interrupted connections pooled, want 0", n)
 	}
 }
 
-func TestH1CloseWhileReading(t *testing.T) {
+func TestCloseWhileReading(t *testing.T) {
 	release := make(chan struct{})
 	t.Cleanup(func() { close(release) })
 	srv := newConnCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
@@ -377,7 +383,7 @@ func TestH1CloseWhileReading(t *testing.T) {
 		case <-r.Context().Done():
 		}
 	})
-	c := h1Client(t, Config{Timeout: -1})
+	c := newClient(t, Options{})
 	resp, err := c.Get(srv.URL)
 	if err != nil {
 		t.Fatal(err)
@@ -399,7 +405,7 @@ func TestH1CloseWhileReading(t *testing.T) {
 	}
 }
 
-func TestH1ResponseHeaderTimeout(t *testing.T) {
+func TestResponseHeaderTimeout(t *testing.T) {
 	release := make(chan struct{})
 	t.Cleanup(func() { close(release) })
 	srv := newConnCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
@@ -415,7 +421,7 @@ func TestH1ResponseHeaderTimeout(t *testing.T) {
 		time.Sleep(500 * time.Millisecond)
 		_, _ = io.WriteString(w, "late")
 	})
-	c := h1Client(t, Config{ResponseHeaderTimeout: 200 * time.Millisecond})
+	c := newClient(t, Options{ResponseHeaderTimeout: 200 * time.Millisecond})
 	_, err := c.Get(srv.URL + "/slow")
 	var ne net.Error
 	if !errors.As(err, &ne) || !ne.Timeout() || !strings.Contains(err.Error(), "awaiting response headers") {
@@ -433,10 +439,10 @@ type opaqueReader struct{ r io.Reader }
 
 func (o *opaqueReader) Read(p []byte) (int, error) { return o.r.Read(p) }
 
-// TestH1ConnectionClosedWhileIdleIsNotUsed: a pooled connection the
+// TestConnectionClosedWhileIdleIsNotUsed: a pooled connection the
 // server closed while idle is noticed before a request is written to it,
 // so every request, replayable or not, goes once on a new connection.
-func TestH1ConnectionClosedWhileIdleIsNotUsed(t *testing.T) {
+func TestConnectionClosedWhileIdleIsNotUsed(t *testing.T) {
 	tests := []struct {
 		name   string
 		method string
@@ -452,7 +458,7 @@ func TestH1ConnectionClosedWhileIdleIsNotUsed(t *testing.T) {
 				b, _ := io.ReadAll(r.Body)
 				fmt.Fprintf(w, "%s", b)
 			})
-			c := h1Client(t, Config{})
+			c := newClient(t, Options{})
 			if _, _, err := do(c, tt.method, srv.URL, tt.body()); err != nil {
 				t.Fatal(err)
 			}
@@ -477,11 +483,11 @@ func TestH1ConnectionClosedWhileIdleIsNotUsed(t *testing.T) {
 	}
 }
 
-// TestH1SentRequestIsRepeatedOnlyIfIdempotent: when a reused connection
+// TestSentRequestIsRepeatedOnlyIfIdempotent: when a reused connection
 // fails after a request went out and before any response byte, the server
 // may have acted on it (a duplicate SendMessage would start a second
 // task), so only an idempotent request is sent again, as net/http does.
-func TestH1SentRequestIsRepeatedOnlyIfIdempotent(t *testing.T) {
+func TestSentRequestIsRepeatedOnlyIfIdempotent(t *testing.T) {
 	tests := []struct {
 		name      string
 		method    string
@@ -508,7 +514,7 @@ func TestH1SentRequestIsRepeatedOnlyIfIdempotent(t *testing.T) {
 					}
 				}
 			})
-			c := h1Client(t, Config{})
+			c := newClient(t, Options{})
 			send := func() error {
 				req, err := http.NewRequest(tt.method, addr, strings.NewReader("payload"))
 				if err != nil {
@@ -556,7 +562,7 @@ func waitFor(t *testing.T, cond func() bool) {
 	}
 }
 
-func TestH1NoRetryOnFreshConnectionOrAfterResponseBytes(t *testing.T) {
+func TestNoRetryOnFreshConnectionOrAfterResponseBytes(t *testing.T) {
 	var accepted atomic.Int64
 	srv := rawServer(t, func(conn net.Conn, br *bufio.Reader) {
 		n := accepted.Add(1)
@@ -576,7 +582,7 @@ func TestH1NoRetryOnFreshConnectionOrAfterResponseBytes(t *testing.T) {
 		}
 		// Other connections close without answering.
 	})
-	c := h1Client(t, Config{})
+	c := newClient(t, Options{})
 	if body, _, err := do(c, http.MethodGet, srv, nil); err != nil || body != "ok" {
 		t.Fatalf("first: %q, %v", body, err)
 	}
@@ -595,7 +601,7 @@ func TestH1NoRetryOnFreshConnectionOrAfterResponseBytes(t *testing.T) {
 	}
 }
 
-func TestH1TLS(t *testing.T) {
+func TestTLS(t *testing.T) {
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "%s tls=%v", r.Proto, r.TLS != nil)
 	}))
@@ -611,7 +617,7 @@ func TestH1TLS(t *testing.T) {
 	roots := x509.NewCertPool()
 	roots.AddCert(srv.Certificate())
 
-	c := h1Client(t, Config{RootCAs: roots})
+	c := newClient(t, Options{TLSConfig: &tls.Config{RootCAs: roots}})
 	for range 3 {
 		body, resp, err := do(c, http.MethodGet, srv.URL, nil)
 		if err != nil {
@@ -630,17 +636,17 @@ func TestH1TLS(t *testing.T) {
 	}
 
 	// Without the test root the certificate is refused.
-	_, _, err := do(h1Client(t, Config{}), http.MethodGet, srv.URL, nil)
+	_, _, err := do(newClient(t, Options{}), http.MethodGet, srv.URL, nil)
 	var uae x509.UnknownAuthorityError
 	if !errors.As(err, &uae) {
 		t.Fatalf("err = %v, want x509.UnknownAuthorityError", err)
 	}
 }
 
-func TestH1TLSHandshakeTimeout(t *testing.T) {
+func TestTLSHandshakeTimeout(t *testing.T) {
 	// A server that accepts and never speaks TLS.
 	srv := rawServer(t, func(conn net.Conn, br *bufio.Reader) { _, _ = io.Copy(io.Discard, br) })
-	c := h1Client(t, Config{TLSHandshakeTimeout: 50 * time.Millisecond})
+	c := newClient(t, Options{TLSHandshakeTimeout: 50 * time.Millisecond})
 	start := time.Now()
 	_, _, err := do(c, http.MethodGet, strings.Replace(srv, "http://", "https://", 1), nil)
 	if err == nil || !strings.Contains(err.Error(), "TLS handshake") {
@@ -651,81 +657,7 @@ func TestH1TLSHandshakeTimeout(t *testing.T) {
 	}
 }
 
-// fakeResolver answers every name with addrs.
-type fakeResolver struct{ addrs []netip.Addr }
-
-func (r fakeResolver) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
-	return r.addrs, nil
-}
-
-func TestH1GuardRefusesLoopbackThroughDirectTransport(t *testing.T) {
-	srv := newConnCountingServer(t, okHandler)
-	port := netip.MustParseAddrPort(srv.Listener.Addr().String()).Port()
-	loop := netip.MustParseAddr("127.0.0.1")
-	for _, tt := range []struct {
-		name  string
-		allow []netip.Prefix
-		url   string
-	}{
-		{"LiteralLoopback", nil, fmt.Sprintf("http://127.0.0.1:%d/", port)},
-		{"NameResolvingToLoopback", nil, fmt.Sprintf("http://rebind.test:%d/", port)},
-		{"AllowListedControl", []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, fmt.Sprintf("http://rebind.test:%d/", port)},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			g, err := New(Config{
-				AllowHTTP: true, Ports: []uint16{port}, UnsafeAllow: tt.allow,
-				Resolver: fakeResolver{[]netip.Addr{loop}}, HTTP1Direct: true,
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, ok := g.Client().Transport.(*roundTripper).base.(*h1Transport); !ok {
-				t.Fatal("HTTP1Direct did not select the direct transport")
-			}
-			var connects atomic.Int64
-			g.connectHook = func(network, address string) error {
-				connects.Add(1)
-				ap, err := netip.ParseAddrPort(address)
-				if err != nil || !ap.Addr().Unmap().IsLoopback() {
-					return fmt.Errorf("test: refusing to connect to non-loopback %s", address)
-				}
-				return nil
-			}
-			t.Cleanup(g.Client().CloseIdleConnections)
-			before := srv.hits.Load()
-			body, _, err := do(g.Client(), http.MethodGet, tt.url, nil)
-			if tt.allow != nil {
-				if err != nil || body != "ok" {
-					t.Fatalf("allow-listed loopback: %q, %v", body, err)
-				}
-				return
-			}
-			var be *BlockedError
-			if !errors.Is(err, ErrBlocked) || !errors.As(err, &be) || be.Reason != ReasonLoopback {
-				t.Fatalf("err = %v, want a loopback refusal", err)
-			}
-			if connects.Load() != 0 || srv.hits.Load() != before {
-				t.Fatalf("refused destination still reached: %d connects, %d hits", connects.Load(), srv.hits.Load()-before)
-			}
-		})
-	}
-}
-
-func TestH1IgnoresEnvironmentProxy(t *testing.T) {
-	var trapped atomic.Int64
-	trap := rawServer(t, func(net.Conn, *bufio.Reader) { trapped.Add(1) })
-	t.Setenv("HTTP_PROXY", trap)
-	t.Setenv("http_proxy", trap)
-	srv := newConnCountingServer(t, okHandler)
-	if body, _, err := do(h1Client(t, Config{}), http.MethodGet, srv.URL, nil); err != nil || body != "ok" {
-		t.Fatalf("%q, %v", body, err)
-	}
-	if trapped.Load() != 0 {
-		t.Fatal("the request went through the environment's proxy")
-	}
-}
-
-func TestH1RefusesUnsupportedRequests(t *testing.T) {
+func TestRefusesUnsupportedRequests(t *testing.T) {
 	srv := newConnCountingServer(t, okHandler)
 	tests := []struct {
 		name   string
@@ -739,7 +671,7 @@ func TestH1RefusesUnsupportedRequests(t *testing.T) {
 		{"BadHeaderName", http.MethodGet, http.Header{"X A": {"v"}}, "invalid header field name"},
 		{"RequestLineInjection", "GET / HTTP/1.1\r\nX:", nil, "invalid method"},
 	}
-	c := h1Client(t, Config{})
+	c := newClient(t, Options{})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			req := &http.Request{Method: tt.method, URL: mustURL(t, srv.URL), Header: tt.header, Body: io.NopCloser(strings.NewReader("x")), ContentLength: 1}
@@ -763,10 +695,10 @@ func mustURL(t *testing.T, s string) *url.URL {
 	return req.URL
 }
 
-func TestH1CloseIdleConnectionsAndReaping(t *testing.T) {
+func TestCloseIdleConnectionsAndReaping(t *testing.T) {
 	srv := newConnCountingServer(t, okHandler)
-	c := h1Client(t, Config{})
-	tr := h1Base(t, c)
+	c := newClient(t, Options{})
+	tr := transportOf(c)
 	if _, _, err := do(c, http.MethodGet, srv.URL, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -798,7 +730,7 @@ func TestH1CloseIdleConnectionsAndReaping(t *testing.T) {
 	}
 }
 
-func TestH1PoolLimits(t *testing.T) {
+func TestPoolLimits(t *testing.T) {
 	// All six requests meet in the handler, so six connections are open
 	// at once and four of them must be closed instead of pooled.
 	var arrived sync.WaitGroup
@@ -808,7 +740,7 @@ func TestH1PoolLimits(t *testing.T) {
 		arrived.Wait()
 		okHandler(w, r)
 	})
-	c := h1Client(t, Config{MaxIdleConnsPerHost: 2})
+	c := newClient(t, Options{MaxIdlePerHost: 2, MaxIdle: 8})
 	var wg sync.WaitGroup
 	for range 6 {
 		wg.Go(func() {
@@ -821,7 +753,7 @@ func TestH1PoolLimits(t *testing.T) {
 	if n := srv.opened.Load(); n != 6 {
 		t.Fatalf("server accepted %d connections, want 6", n)
 	}
-	if n := h1Base(t, c).idleCount(); n != 2 {
+	if n := transportOf(c).idleCount(); n != 2 {
 		t.Fatalf("idle = %d, want MaxIdleConnsPerHost 2", n)
 	}
 }
@@ -889,7 +821,7 @@ func readRequestHead(br *bufio.Reader) (string, error) {
 	return first, err
 }
 
-func TestH1MalformedResponses(t *testing.T) {
+func TestMalformedResponses(t *testing.T) {
 	tests := []struct {
 		name     string
 		response string
@@ -924,7 +856,7 @@ func TestH1MalformedResponses(t *testing.T) {
 				}
 				_, _ = io.WriteString(conn, tt.response)
 			})
-			c := h1Client(t, Config{})
+			c := newClient(t, Options{})
 			resp, err := c.Get(srv)
 			if tt.wantErr != "" {
 				if err == nil {
@@ -948,7 +880,7 @@ func TestH1MalformedResponses(t *testing.T) {
 			} else if err != nil || string(body) != tt.wantBody {
 				t.Fatalf("body %q, %v; want %q", body, err, tt.wantBody)
 			}
-			if n := h1Base(t, c).idleCount(); n != 0 && (tt.bodyErr || strings.Contains(tt.name, "CloseDelimited")) {
+			if n := transportOf(c).idleCount(); n != 0 && (tt.bodyErr || strings.Contains(tt.name, "CloseDelimited")) {
 				t.Fatalf("a connection whose response was broken or close-delimited was pooled")
 			}
 		})
@@ -958,7 +890,7 @@ func TestH1MalformedResponses(t *testing.T) {
 // Benchmarks: one POST with a small JSON body and a small JSON answer, like
 // a relayed SendMessage, against a minimal server (so that most of the
 // allocations and CPU counted are the client's).
-func BenchmarkH1RoundTrip(b *testing.B) {
+func BenchmarkRoundTrip(b *testing.B) {
 	const answer = `{"jsonrpc":"2.0","id":1,"result":{"kind":"message","messageId":"m","role":"agent","parts":[{"text":"hello"}]}}`
 	resp := []byte("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(answer)) + "\r\n\r\n" + answer)
 	srv := rawServer(b, func(conn net.Conn, br *bufio.Reader) {
@@ -973,10 +905,13 @@ func BenchmarkH1RoundTrip(b *testing.B) {
 	})
 	payload := []byte(`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"wrk-1","role":"ROLE_USER","parts":[{"text":"hello from the benchmark"}]}}}`)
 	for _, v := range []struct {
-		name   string
-		direct bool
-	}{{"net-http", false}, {"h1direct", true}} {
-		c := Trusted(Config{Timeout: -1, MaxBodyBytes: -1, HTTP1Direct: v.direct})
+		name string
+		rt   http.RoundTripper
+	}{
+		{"net-http", &http.Transport{MaxIdleConnsPerHost: 128, MaxIdleConns: 4 * 128, MaxResponseHeaderBytes: 64 << 10}},
+		{"h1pool", New(Options{MaxIdlePerHost: 128, MaxIdle: 4 * 128, MaxHeaderBytes: 64 << 10})},
+	} {
+		c := &http.Client{Transport: v.rt}
 		send := func(buf []byte) error {
 			req, _ := http.NewRequest(http.MethodPost, srv, bytes.NewReader(payload))
 			req.Header.Set("Content-Type", "application/json")
