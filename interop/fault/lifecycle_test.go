@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -428,7 +429,16 @@ func TestFault_SIGHUPRemovingAPIKey(t *testing.T) {
 	if code := callWithKey(t, base, APIKey); code != http.StatusOK {
 		t.Errorf("the kept key after the reload: %d", code)
 	}
-	line, ok := br.LogLine("configuration reloaded", nil)
+	// Info lines reach the output in batches (observability.log_flush_interval):
+	// wait for the reload's line rather than read the output once.
+	var line map[string]any
+	ok := false
+	eventually(t, 10*time.Second, "the reload's log line", func() error {
+		if line, ok = br.LogLine("configuration reloaded", nil); !ok {
+			return errors.New("not logged yet")
+		}
+		return nil
+	})
 	t.Logf("SIGHUP removing an API key: refused %s after the signal; log: %v", took.Round(time.Millisecond), line)
 	if took > 5*time.Second {
 		t.Errorf("the removed key still worked %s after SIGHUP", took)
