@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/a2a/internal/codectest"
 )
 
 // The server's writers (writeJSON, the SSE writer) are checked against the
@@ -40,14 +41,14 @@ func writeJSONEncodingJSON(s *Server, w http.ResponseWriter, status int, v any) 
 
 func TestWriteJSONMatchesEncodingJSON(t *testing.T) {
 	values := map[string]any{}
-	for name, v := range encCases() {
+	for name, v := range codectest.Cases(encFastDepth) {
 		values[name] = v
 		values[name+" rpc"] = a2a.RPCReply{JSONRPC: "2.0", ID: json.RawMessage(`"x"`), Result: v}
 	}
 	values["unknown part"] = a2a.RPCReply{JSONRPC: "2.0", ID: json.RawMessage(`1`), Result: &a2a.SendMessageResponse{Task: &a2a.Task{History: []a2a.Message{{Parts: []a2a.Part{{Kind: a2a.PartUnknown}}}}}}}
 	values["NaN"] = &a2a.StreamResponse{StatusUpdate: &a2a.TaskStatusUpdateEvent{Metadata: a2a.Metadata{"x": math.NaN()}}}
 	values["bad id"] = a2a.RPCReply{JSONRPC: "2.0", ID: json.RawMessage(`[`), Result: &a2a.Task{}}
-	values["rpc error"] = a2a.RPCReply{JSONRPC: "2.0", ID: nullID, Error: encRPCError(a2a.ErrTaskNotFound)}
+	values["rpc error"] = a2a.RPCReply{JSONRPC: "2.0", ID: nullID, Error: codectest.RPCError(a2a.ErrTaskNotFound)}
 	values["other type"] = &a2a.Empty{}
 	values["rest error"] = restError{Error: restStatus{Code: 404, Status: "NOT_FOUND", Message: "<x>"}}
 	for name, v := range values {
@@ -72,7 +73,7 @@ type encFlushRecorder struct{ *httptest.ResponseRecorder }
 
 func TestSSESendMatchesEncodingJSON(t *testing.T) {
 	events := []any{}
-	for _, v := range encCases() {
+	for _, v := range codectest.Cases(encFastDepth) {
 		if ev, ok := v.(*a2a.StreamResponse); ok {
 			events = append(events, ev, a2a.RPCReply{JSONRPC: "2.0", ID: json.RawMessage(`3`), Result: ev})
 		}
@@ -87,7 +88,7 @@ func TestSSESendMatchesEncodingJSON(t *testing.T) {
 		rec := httptest.NewRecorder()
 		sw := newSSEWriter(encFlushRecorder{rec}, 0, 0)
 		err := sw.send(v)
-		want, wantErr := encodeReference(v)
+		want, wantErr := codectest.Reference(v)
 		switch {
 		case wantErr != nil:
 			if err == nil || err.Error() != wantErr.Error() {
@@ -114,7 +115,7 @@ func TestAppendKnownGrowsPooledBuffer(t *testing.T) {
 	e.enc = json.NewEncoder(&e.buf)
 	big := &a2a.Task{ID: strings.Repeat("x", 10_000)}
 	b, ok := e.appendKnown("data: ", big, "\n\n")
-	want, _ := encodeReference(big)
+	want, _ := codectest.Reference(big)
 	if !ok || string(b) != "data: "+string(want)+"\n\n" {
 		t.Fatalf("ok %v, got %d bytes", ok, len(b))
 	}

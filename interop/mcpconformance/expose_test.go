@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"sort"
@@ -15,9 +14,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/a2a-mcp-bridge/bridge/config"
-	"github.com/a2a-mcp-bridge/bridge/examples"
-	"github.com/a2a-mcp-bridge/bridge/gateway"
+	"github.com/a2a-mcp-bridge/bridge/gateway/gatewaytest"
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
 	"github.com/a2a-mcp-bridge/bridge/mcp/expose"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
@@ -64,34 +61,13 @@ func serveExpose(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, stop, err := serveDemo(ln, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	_, stop, err := gatewaytest.ServeDemo(ln, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	if err != nil {
 		_ = ln.Close()
 		t.Fatal(err)
 	}
 	t.Cleanup(stop)
 	return "http://" + ln.Addr().String() + "/mcp"
-}
-
-// serveDemo builds `bridge demo`'s configuration (examples/demo.yaml, a
-// memory store) as the demo command does, through gateway.Build, and serves
-// it on ln; stop ends it.
-func serveDemo(ln net.Listener, log *slog.Logger) (b *gateway.Bridge, stop func(), err error) {
-	public := "http://" + ln.Addr().String()
-	cfg, err := examples.Demo(func(c *config.Config) { c.Listen, c.PublicURL, c.Store = ln.Addr().String(), public, "memory:" })
-	if err != nil {
-		return nil, nil, err
-	}
-	b, err = gateway.Build(context.Background(), cfg, gateway.Options{Logger: log, PublicURL: public})
-	if err != nil {
-		return nil, nil, err
-	}
-	hs := &http.Server{Handler: b.Handler()}
-	go func() { _ = hs.Serve(ln) }()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); b.Run(ctx) }()
-	return b, func() { _ = hs.Close(); cancel(); <-done; _ = b.Close() }, nil
 }
 
 // TestConformanceExposeFace runs the suite against the expose face serving
@@ -110,7 +86,7 @@ func TestConformanceExposeFace(t *testing.T) {
 // tests.
 const exposeStdioEnv = "BRIDGE_CONFORMANCE_EXPOSE_STDIO"
 
-// serveExposeStdio is the child mode: the demo agent (serveDemo on a
+// serveExposeStdio is the child mode: the demo agent (gatewaytest.ServeDemo on a
 // loopback listener of this process) exposed as MCP tools by expose
 // behind the face on this process's stdio.
 func serveExposeStdio() int {
@@ -122,7 +98,7 @@ func serveExposeStdio() int {
 		return 1
 	}
 	public := "http://" + ln.Addr().String()
-	demo, stopDemo, err := serveDemo(ln, log)
+	demo, stopDemo, err := gatewaytest.ServeDemo(ln, log)
 	if err != nil {
 		log.Error("conformance: demo", "err", err)
 		return 1

@@ -25,9 +25,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/a2a-mcp-bridge/bridge/config"
-	"github.com/a2a-mcp-bridge/bridge/examples"
-	"github.com/a2a-mcp-bridge/bridge/gateway"
+	"github.com/a2a-mcp-bridge/bridge/gateway/gatewaytest"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
 	front1 "github.com/a2a-mcp-bridge/bridge/mcp/front"
@@ -188,34 +186,13 @@ func serveExpose(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, stop, err := serveDemo(ln, quiet())
+	_, stop, err := gatewaytest.ServeDemo(ln, quiet())
 	if err != nil {
 		_ = ln.Close()
 		t.Fatal(err)
 	}
 	t.Cleanup(stop)
 	return "http://" + ln.Addr().String() + "/mcp"
-}
-
-// serveDemo builds `bridge demo`'s configuration (examples/demo.yaml, a
-// memory store) as the demo command does, through gateway.Build, and serves
-// it on ln; stop ends it.
-func serveDemo(ln net.Listener, log *slog.Logger) (b *gateway.Bridge, stop func(), err error) {
-	public := "http://" + ln.Addr().String()
-	cfg, err := examples.Demo(func(c *config.Config) { c.Listen, c.PublicURL, c.Store = ln.Addr().String(), public, "memory:" })
-	if err != nil {
-		return nil, nil, err
-	}
-	b, err = gateway.Build(context.Background(), cfg, gateway.Options{Logger: log, PublicURL: public})
-	if err != nil {
-		return nil, nil, err
-	}
-	hs := &http.Server{Handler: b.Handler()}
-	go func() { _ = hs.Serve(ln) }()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); b.Run(ctx) }()
-	return b, func() { _ = hs.Close(); cancel(); <-done; _ = b.Close() }, nil
 }
 
 // TestTSClientTaskFlow: MCP tasks through the expose face, the 2025-11-25
