@@ -29,6 +29,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
+	"github.com/a2a-mcp-bridge/bridge/gateway/listener"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector/connectortest"
 	"github.com/a2a-mcp-bridge/bridge/request"
@@ -554,7 +555,7 @@ func TestDrainEndsOpenStreamAndKeepsTask(t *testing.T) {
 	cfg := aliceToolsConfig(t, "drain.yaml")
 	st := store.NewMemory()
 	srv := connectortest.NewServer(connectortest.Options{})
-	l := &gateway.Listener{Addr: "127.0.0.1:0", Grace: 50 * time.Millisecond, Log: quiet}
+	l := &listener.Listener{Addr: "127.0.0.1:0", Grace: 50 * time.Millisecond, Log: quiet}
 	if err := l.Listen(); err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a/client"
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
+	"github.com/a2a-mcp-bridge/bridge/gateway/listener"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector/connectortest"
 )
@@ -82,7 +83,7 @@ func TestGRPCOwnListenerOverTLSIsDrained(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &gateway.Listener{Addr: "127.0.0.1:0", GRPCAddr: cfg.Server.GRPC.Listen, Grace: cfg.Server.ShutdownGrace.D(), Log: quiet}
+	l := &listener.Listener{Addr: "127.0.0.1:0", GRPCAddr: cfg.Server.GRPC.Listen, Grace: cfg.Server.ShutdownGrace.D(), Log: quiet}
 	if err := l.Listen(); err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +195,7 @@ func TestGRPCOwnListener_ConnectionFloodRefused(t *testing.T) {
 			}
 			grpcAddr := freeLoopbackAddr(t)
 			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
-			addr, _ := serveListener(t, h, func(l *gateway.Listener) {
+			addr, _ := serveListener(t, h, func(l *listener.Listener) {
 				l.MaxConns, l.MaxConnsPerClient = tt.total, tt.perClient
 				l.GRPCAddr, l.GRPC = grpcAddr, gs
 			})

@@ -24,6 +24,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
+	"github.com/a2a-mcp-bridge/bridge/gateway/listener"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector/connectortest"
 )
@@ -31,9 +32,9 @@ import (
 // serveListener serves h on a fresh Listener configured by set and
 // returns its address and a function that starts the drain (SIGTERM) and
 // waits for Serve to return.
-func serveListener(t *testing.T, h http.Handler, set func(*gateway.Listener)) (string, func() time.Duration) {
+func serveListener(t *testing.T, h http.Handler, set func(*listener.Listener)) (string, func() time.Duration) {
 	t.Helper()
-	l := &gateway.Listener{Addr: "127.0.0.1:0", Log: quiet, Handler: h}
+	l := &listener.Listener{Addr: "127.0.0.1:0", Log: quiet, Handler: h}
 	if set != nil {
 		set(l)
 	}
@@ -90,7 +91,7 @@ func TestSlowBody_ConnectionCutAtReadTimeout(t *testing.T) {
 			time.Sleep(rt / 2)
 		}
 	})
-	addr, _ := serveListener(t, mux, func(l *gateway.Listener) { l.ReadTimeout = rt })
+	addr, _ := serveListener(t, mux, func(l *listener.Listener) { l.ReadTimeout = rt })
 	for _, path := range []string{"/read", "/ignore"} {
 		t.Run(path, func(t *testing.T) {
 			c, err := net.Dial("tcp", addr)
@@ -152,7 +153,7 @@ func TestConnectionLimits_RefusedAndCounted(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			reg := prometheus.NewRegistry()
 			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
-			addr, _ := serveListener(t, h, func(l *gateway.Listener) {
+			addr, _ := serveListener(t, h, func(l *listener.Listener) {
 				l.MaxConns, l.MaxConnsPerClient, l.Registerer = tt.total, tt.perClient, reg
 			})
 			var open []net.Conn
@@ -247,7 +248,7 @@ func TestShutdownGraceExpired_TaskFailedAndStreamGetsFinalEvent(t *testing.T) {
 	const grace = 400 * time.Millisecond
 	srv := connectortest.NewServer(connectortest.Options{})
 	st := store.NewMemory()
-	l := &gateway.Listener{Addr: "127.0.0.1:0", Log: quiet, Grace: grace}
+	l := &listener.Listener{Addr: "127.0.0.1:0", Log: quiet, Grace: grace}
 	if err := l.Listen(); err != nil {
 		t.Fatal(err)
 	}
@@ -299,8 +300,8 @@ func TestShutdownGraceExpired_TaskFailedAndStreamGetsFinalEvent(t *testing.T) {
 	case <-time.After(grace + 5*time.Second):
 		t.Fatal("the drain did not end")
 	}
-	if d := time.Since(t0); d > grace+gateway.DrainOverrun+500*time.Millisecond {
-		t.Errorf("the drain took %s, want within %s + %s", d, grace, gateway.DrainOverrun)
+	if d := time.Since(t0); d > grace+listener.DrainOverrun+500*time.Millisecond {
+		t.Errorf("the drain took %s, want within %s + %s", d, grace, listener.DrainOverrun)
 	}
 	select {
 	case <-srv.Cancelled():
@@ -316,7 +317,7 @@ func TestShutdownGraceExpired_TaskFailedAndStreamGetsFinalEvent(t *testing.T) {
 // TestShutdownDrainedEarly: a drain with nothing running ends at once.
 func TestShutdownDrainedEarly(t *testing.T) {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {})
-	_, drain := serveListener(t, h, func(l *gateway.Listener) { l.Grace = 10 * time.Second })
+	_, drain := serveListener(t, h, func(l *listener.Listener) { l.Grace = 10 * time.Second })
 	if d := drain(); d > 2*time.Second {
 		t.Errorf("an idle drain took %s", d)
 	}

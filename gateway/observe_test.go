@@ -18,6 +18,7 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
+	"github.com/a2a-mcp-bridge/bridge/gateway/listener"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector/connectortest"
 )
@@ -178,7 +179,7 @@ func missing(body string, want []string) []string {
 func TestDrainTellsOpenStreamsServerIsGoingAway(t *testing.T) {
 	cfg := aliceToolsConfig(t, "goaway.yaml")
 	srv := connectortest.NewServer(connectortest.Options{})
-	l := &gateway.Listener{Addr: "127.0.0.1:0", Grace: 5 * time.Second, Log: quiet}
+	l := &listener.Listener{Addr: "127.0.0.1:0", Grace: 5 * time.Second, Log: quiet}
 	if err := l.Listen(); err != nil {
 		t.Fatal(err)
 	}

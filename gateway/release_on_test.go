@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/gateway"
+	"github.com/a2a-mcp-bridge/bridge/gateway/listener"
 )
 
 // The release of idle streams through the gateway's middleware (not built
@@ -90,7 +91,7 @@ func TestIdleStreamIsReleasedThroughTheGatewayMiddleware(t *testing.T) {
 // as active.
 func TestDrainTellsReleasedStreamServerIsGoingAway(t *testing.T) {
 	e := newReleaseEnv(t)
-	l := &gateway.Listener{Addr: "127.0.0.1:0", Grace: 500 * time.Millisecond, Log: quiet, Handler: e.handler, OnDrain: e.bridge.GoingAway}
+	l := &listener.Listener{Addr: "127.0.0.1:0", Grace: 500 * time.Millisecond, Log: quiet, Handler: e.handler, OnDrain: e.bridge.GoingAway}
 	if err := l.Listen(); err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
+	"github.com/a2a-mcp-bridge/bridge/gateway/listener"
 	"github.com/a2a-mcp-bridge/bridge/observe"
 )
 
@@ -126,7 +127,7 @@ func serveConfig(ctx context.Context, cfg *config.Config, o serveOptions, stdout
 	}
 	defer stopTracing()
 	reg := prometheus.NewRegistry()
-	l := &gateway.Listener{
+	l := &listener.Listener{
 		Addr: cfg.Listen, Grace: cfg.Server.ShutdownGrace.D(), Log: log,
 		ReadHeaderTimeout: cfg.Server.ReadHeaderTimeout.D(), ReadTimeout: cfg.Server.ReadTimeout.D(), IdleTimeout: cfg.Server.IdleTimeout.D(),
 		MaxConns: cfg.Server.MaxConnections, MaxConnsPerClient: cfg.Server.MaxConnectionsPerClient, Registerer: reg,

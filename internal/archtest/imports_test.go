@@ -96,9 +96,13 @@ type arrow struct {
 	// ("a2a" is the package a2a alone, not a2a/client).
 	fromOnly []string
 	to       []string
-	except   []string // importers that may
-	allow    []string // imported packages that may be
-	why      string
+	// toOnly names imported packages exactly, without the exemption of
+	// importers in the same tree ("gateway" is the root package alone: its
+	// subpackages must not import it, though they may import each other).
+	toOnly []string
+	except []string // importers that may
+	allow  []string // imported packages that may be
+	why    string
 }
 
 // arrows are the import arrows that must never exist (DESIGN.md §2:
@@ -140,6 +144,9 @@ var arrows = []arrow{
 		why: "the server calls the task manager, never the other way; an executor brings its own client"},
 	{from: []string{""}, to: []string{"bench", "interop"}, except: []string{"bench/cmd/benchsut"},
 		why: "the benchmark and interop harnesses are leaves: the product never depends on them"},
+	{from: []string{"gateway/listener"}, to: []string{"config", "mcp", "auth", "policy", "ratelimit", "hostguard", "admin", "observe"},
+		toOnly: []string{"gateway"},
+		why:    "the listener serves a handler it is given: no face, no guard, no config; the rest comes in as functions"},
 	{from: []string{""}, to: []string{"internal/archtest"},
 		why: "the architecture tests have no code to import"},
 }
@@ -164,6 +171,9 @@ func violations(pkgs map[string]pkg) []string {
 				out = append(out, from+" imports "+to+": test helpers (<pkg>test) are for tests only")
 			}
 			for _, a := range arrows {
+				if (anyUnder(from, a.from) || anyIs(from, a.fromOnly)) && anyIs(to, a.toOnly) && !anyIs(from, a.except) {
+					out = append(out, from+" imports "+to+": "+a.why)
+				}
 				if (anyUnder(from, a.from) || anyIs(from, a.fromOnly)) && anyUnder(to, a.to) && !under(from, toFirst(a.to, to)) &&
 					!anyIs(from, a.except) && !anyIs(to, a.allow) {
 					out = append(out, from+" imports "+to+": "+a.why)
@@ -217,6 +227,8 @@ func TestImports_RulesCatchAnArrow(t *testing.T) {
 		{"a2a/server", "a2a/client"},
 		{"a2a/taskmanager", "a2a/server"},
 		{"a2a/taskmanager", "a2a/client"},
+		{"gateway/listener", "gateway"},
+		{"gateway/listener", "config"},
 	} {
 		pkgs := map[string]pkg{tc.from: {Imports: []string{module + "/" + tc.to}}}
 		if v := violations(pkgs); len(v) == 0 {

@@ -1,6 +1,13 @@
-// Package gateway builds the running bridge: it mounts the faces on one
-// http.Server, applies the hop chain, and owns the server's lifecycle.
-package gateway
+// Package listener owns the bridge's listening sockets and their lifecycle:
+// the http.Server's timeouts, the connection caps (total and per client),
+// the per-request body deadline, the gRPC binding's own listener, and the
+// drain on shutdown in its three phases.
+//
+// It serves an http.Handler it is given and knows nothing of the faces,
+// the guards or the configuration: it must not import gateway, config,
+// mcp/..., or any guard (auth, policy, ratelimit, hostguard); what it needs
+// of the rest (OnDrain, Settle, Stop) comes in as functions.
+package listener
 
 import (
 	"context"
@@ -17,9 +24,6 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a/a2agrpc"
 	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 )
-
-// Version is the bridge's version, set at build time with -ldflags.
-var Version = "0.1.0-dev"
 
 // Listener serves a handler with the bridge's timeouts and limits, and
 // drains it on shutdown within its grace period:
@@ -101,18 +105,18 @@ const (
 func (l *Listener) Listen() error {
 	ln, err := net.Listen("tcp", l.Addr)
 	if err != nil {
-		return fmt.Errorf("gateway: listen on %s: %w", l.Addr, err)
+		return fmt.Errorf("listener: listen on %s: %w", l.Addr, err)
 	}
 	limits, err := newConnLimiter(ln, l.MaxConns, l.MaxConnsPerClient, l.logger(), l.Registerer)
 	if err != nil {
 		_ = ln.Close()
-		return fmt.Errorf("gateway: listener metrics: %w", err)
+		return fmt.Errorf("listener: listener metrics: %w", err)
 	}
 	var gln net.Listener
 	if l.GRPCAddr != "" {
 		if gln, err = net.Listen("tcp", l.GRPCAddr); err != nil {
 			_ = ln.Close()
-			return fmt.Errorf("gateway: listen on %s (server.grpc.listen): %w", l.GRPCAddr, err)
+			return fmt.Errorf("listener: listen on %s (server.grpc.listen): %w", l.GRPCAddr, err)
 		}
 	}
 	base, cancel := context.WithCancel(context.Background())
@@ -184,7 +188,7 @@ func (l *Listener) Serve(ctx context.Context) error {
 		}
 	}
 	if l.Handler == nil {
-		return errors.New("gateway: listener has no handler")
+		return errors.New("listener: listener has no handler")
 	}
 	rt := l.ReadTimeout
 	if rt <= 0 {
@@ -196,7 +200,7 @@ func (l *Listener) Serve(ctx context.Context) error {
 	if l.grpcLn != nil {
 		if l.GRPC == nil {
 			_ = l.grpcLn.Close()
-			return errors.New("gateway: the gRPC listener has no server")
+			return errors.New("listener: the gRPC listener has no server")
 		}
 		go func() {
 			if err := l.GRPC.Serve(l.grpcLn); err != nil {
@@ -206,7 +210,7 @@ func (l *Listener) Serve(ctx context.Context) error {
 	}
 	select {
 	case err := <-errc:
-		return fmt.Errorf("gateway: serve: %w", err)
+		return fmt.Errorf("listener: serve: %w", err)
 	case <-ctx.Done():
 	}
 	return l.drain()
