@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,6 +28,8 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/gateway/health"
+	"github.com/a2a-mcp-bridge/bridge/gateway/observability"
+	"github.com/a2a-mcp-bridge/bridge/gateway/upstream"
 	"github.com/a2a-mcp-bridge/bridge/hostguard"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
@@ -40,10 +41,6 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/ratelimit"
 	"github.com/a2a-mcp-bridge/bridge/request"
 )
-
-// upstreamStopGrace is each wait of a stdio child's stop (stdin closed,
-// SIGTERM, SIGKILL).
-const upstreamStopGrace = 300 * time.Millisecond
 
 // exposeMaxBodyBytes caps one exposed agent's response (a whole stream).
 const exposeMaxBodyBytes = 64 << 20
@@ -75,10 +72,10 @@ type Options struct {
 // Bridge is the running bridge built from one configuration.
 type Bridge struct {
 	cfg       *config.Config
-	tasks     *taskCounts // nil: the store does not count its tasks (bridge_tasks, and counter)
+	tasks     *observability.TaskCounts // nil: the store does not count its tasks (bridge_tasks, and counter)
 	log       *slog.Logger
 	reg       *prometheus.Registry
-	metrics   *Metrics
+	metrics   *observability.Metrics
 	publicURL string
 
 	store      taskmanager.Store
@@ -186,7 +183,7 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (_ *Bridge, er
 	for _, w := range cfg.Warnings() {
 		b.log.Warn(w)
 	}
-	if b.metrics, err = NewMetrics(b.reg); err != nil {
+	if b.metrics, err = observability.NewMetrics(b.reg); err != nil {
 		return nil, fmt.Errorf("gateway: metrics: %w", err)
 	}
 	b.initHealth()
@@ -274,7 +271,7 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (_ *Bridge, er
 	if err != nil {
 		return nil, err
 	}
-	b.handler = b.metrics.observe(b.log, cfg.Expose.MCP.Path, door)
+	b.handler = b.metrics.Observe(b.log, func(p string) string { return faceOf(p, cfg.Expose.MCP.Path) }, door)
 	b.recordUpstreams()
 	return b, nil
 }
@@ -375,7 +372,7 @@ func (b *Bridge) buildA2A(ctx context.Context, opts Options) error {
 		b.store, b.closeStore = st, closeFn
 	}
 	raw := b.store
-	b.store = countStoreErrors(b.store, b.metrics)
+	b.store = observability.CountStoreErrors(b.store, b.metrics)
 	if err := b.countTasks(raw); err != nil {
 		return fmt.Errorf("gateway: metrics: %w", err)
 	}
@@ -464,7 +461,7 @@ func (b *Bridge) keySet(k config.Keys, prev *signing) (*card.KeySet, []byte, err
 // publish connects one MCP server and mounts it as an A2A agent at
 // /a2a/{name} (a server down now is connected in the background).
 func (b *Bridge) publish(ctx context.Context, p *config.PublishedServer) error {
-	ucfg, err := upstreamConfig(p, b.streams, b.log)
+	ucfg, err := upstream.MCP(p, b.streams, b.log)
 	if err != nil {
 		return err
 	}
@@ -472,7 +469,7 @@ func (b *Bridge) publish(ctx context.Context, p *config.PublishedServer) error {
 	// sample with: the server is not told it may ask for sampling, which
 	// would always fail.
 	ucfg.NoSampling = true
-	ucfg.OnRestart = b.metrics.restarted("publish/" + p.Name)
+	ucfg.OnRestart = b.metrics.Restarted("publish/" + p.Name)
 	pa := &publishedAgent{name: p.Name, base: b.publicURL + "/a2a/" + p.Name}
 	ref := &connRef{}
 	skills := func() int {
@@ -605,11 +602,11 @@ func (b *Bridge) signV03Card(cardJSON []byte) ([]byte, error) {
 // one Execute runs the call by, so the limits count the tool that runs.
 func (b *Bridge) publishGuard(agent string, up *filteredUpstream, exec *publish.Agent) func(ctx context.Context, c *a2aserver.Call) error {
 	return func(ctx context.Context, c *a2aserver.Call) error {
-		setMethod(ctx, c.Method)
-		setTarget(ctx, target{agent: agent, skill: c.Skill})
+		observability.SetMethod(ctx, c.Method)
+		observability.SetTarget(ctx, observability.Target{Agent: agent, Skill: c.Skill})
 		hop := request.Hop{
 			Principal: request.PrincipalFrom(ctx), Face: request.FaceA2A, Direction: request.DirPublish,
-			Agent: agent, Skill: c.Skill, Method: c.Method, TaskID: c.TaskID, RemoteIP: clientIP(c.Request),
+			Agent: agent, Skill: c.Skill, Method: c.Method, TaskID: c.TaskID, RemoteIP: observability.ClientIP(c.Request),
 		}
 		isMessage := c.Method == a2a.MethodSendMessage || c.Method == a2a.MethodSendStreamingMessage
 		if isMessage {
@@ -619,7 +616,7 @@ func (b *Bridge) publishGuard(agent string, up *filteredUpstream, exec *publish.
 					return err // named two ways: refused before any count
 				}
 				hop.Tool = tool
-				setTarget(ctx, target{skill: tool, tool: tool})
+				observability.SetTarget(ctx, observability.Target{Skill: tool, Tool: tool})
 				if c.TaskID != "" {
 					// An answer to a tool's question that does not fit its
 					// schema gets InvalidParams; the task and the
@@ -649,38 +646,6 @@ func errorTable(s string) a2a.ErrorTable {
 		return a2a.ErrorTableV100
 	}
 	return a2a.ErrorTableV101
-}
-
-// upstreamConfig converts one publish entry.
-func upstreamConfig(p *config.PublishedServer, client *http.Client, log *slog.Logger) (connector.Config, error) {
-	u := connector.Config{Name: p.Name, Logger: log} // the Conn adds upstream=NAME
-	var creds auth.Credentials
-	if p.HTTP != nil || p.SSE != nil {
-		c, err := auth.NewCredentials(p.Credentials, client)
-		if err != nil {
-			return u, fmt.Errorf("gateway: publish[%s].credentials: %w", p.Name, err)
-		}
-		creds = c
-	}
-	switch {
-	case p.Stdio != nil:
-		// A child that has not exited upstreamStopGrace after its stdin
-		// closed is sent SIGTERM, then SIGKILL: short enough that a
-		// shutdown ends within its grace plus 2s.
-		u.Stdio = &connector.StdioConfig{Command: p.Stdio.Command, Args: p.Stdio.Args, Dir: p.Stdio.Dir, Env: p.Stdio.Env, InheritEnv: p.Stdio.InheritEnv, StopGrace: upstreamStopGrace}
-	case p.HTTP != nil:
-		u.HTTP = &connector.HTTPConfig{URL: p.HTTP.URL, Credentials: creds, Client: client, Headers: p.HTTP.Headers}
-		u.ToolsTTL = 5 * time.Minute
-	case p.SSE != nil:
-		u.SSE = &connector.HTTPConfig{URL: p.SSE.URL, Credentials: creds, Client: client, Headers: p.SSE.Headers}
-	case p.Builtin != "":
-		if _, err := builtinServer(p.Builtin); err != nil {
-			return u, fmt.Errorf("gateway: publish[%s].builtin: %w", p.Name, err)
-		}
-	default:
-		return u, fmt.Errorf("gateway: publish[%s]: no stdio, http, sse or builtin upstream", p.Name)
-	}
-	return u, nil
 }
 
 // sign fills the card's security from the auth chain and signs it; the
@@ -821,12 +786,12 @@ func (b *Bridge) exposedAgent(where string, a *config.ExposedAgent) (expose.Agen
 		u = b.ownAgentURL(a.Agent)
 	}
 	ac := expose.AgentConfig{
-		Alias: a.Alias, CardURL: cardURL(u), RequireSignature: a.Card.RequireSignature,
+		Alias: a.Alias, CardURL: upstream.CardURL(u), RequireSignature: a.Card.RequireSignature,
 		Timeout: a.Timeout.D(), SkillTools: a.PerSkillTools, CredentialHosts: a.CredentialHosts,
 		Binding: canonicalBinding(a.Binding),
 		// Interfaces named by the card: clear text only where netguard
 		// allows http.
-		GRPC: b.exposeGRPC.Factory(strings.HasPrefix(cardURL(u), "http://") && b.guard.AllowsHTTP()),
+		GRPC: b.exposeGRPC.Factory(strings.HasPrefix(upstream.CardURL(u), "http://") && b.guard.AllowsHTTP()),
 	}
 	// Token endpoints are named in the file: the trusted client.
 	creds, err := auth.NewCredentials(a.Credentials, b.trusted)
@@ -855,14 +820,6 @@ func (b *Bridge) exposedAgent(where string, a *config.ExposedAgent) (expose.Agen
 		ac.Keys = sk
 	}
 	return ac, nil
-}
-
-// cardURL accepts a card URL or an agent's base URL.
-func cardURL(u string) string {
-	if strings.Contains(u, "/.well-known/") {
-		return u
-	}
-	return strings.TrimRight(u, "/") + "/.well-known/agent-card.json"
 }
 
 // mountOps mounts /healthz, /readyz, /.well-known/jwks.json and metrics.
@@ -1075,23 +1032,7 @@ func (b *Bridge) Close() error {
 func OpenStore(ctx context.Context, u string) (taskmanager.Store, func() error, error) {
 	st, closeFn, err := store.Open(ctx, u)
 	if err != nil {
-		return nil, nil, fmt.Errorf("gateway: open store %s: %w", redactURL(u), netguard.RedactURL(err))
+		return nil, nil, fmt.Errorf("gateway: open store %s: %w", upstream.RedactURL(u), netguard.RedactURL(err))
 	}
 	return st, closeFn, nil
-}
-
-// redactURL drops the password and query of a URL for messages.
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.Scheme == "" {
-		if i := strings.IndexAny(s, "@?"); i >= 0 {
-			return s[:i] + "…"
-		}
-		return s
-	}
-	u.RawQuery = ""
-	if u.User != nil {
-		u.User = url.User(u.User.Username())
-	}
-	return u.String()
 }

@@ -10,14 +10,13 @@ import (
 	"sync/atomic"
 
 	jose "github.com/go-jose/go-jose/v4"
-	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
 	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
-	"github.com/a2a-mcp-bridge/bridge/examples/demomcp"
+	"github.com/a2a-mcp-bridge/bridge/gateway/upstream"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 )
 
@@ -41,23 +40,13 @@ func newBuiltinAgent(name string) (*builtinAgent, error) {
 	return nil, fmt.Errorf("no A2A agent %q is built in: use %q", name, config.BuiltinDemo)
 }
 
-// builtinServer is the MCP server publish[].builtin or front.mcp[].builtin
-// names.
-func builtinServer(name string) (*server.MCPServer, error) {
-	switch name {
-	case config.BuiltinDemo:
-		return demomcp.New(), nil
-	}
-	return nil, fmt.Errorf("no MCP server %q is built in: use %q", name, config.BuiltinDemo)
-}
-
 // connect connects an MCP server: a built-in one in process, any other
 // with b.dial.
 func (b *Bridge) connect(ctx context.Context, builtin string, ucfg connector.Config) (*connector.Conn, error) {
 	if builtin == "" {
 		return b.dial(ctx, ucfg)
 	}
-	s, err := builtinServer(builtin)
+	s, err := upstream.BuiltinServer(builtin)
 	if err != nil {
 		return nil, err
 	}

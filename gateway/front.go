@@ -22,6 +22,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/gateway/health"
+	"github.com/a2a-mcp-bridge/bridge/gateway/upstream"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
 	mcpfront "github.com/a2a-mcp-bridge/bridge/mcp/front"
@@ -151,8 +152,8 @@ func (b *Bridge) frontAgent(where string, a *config.FrontedAgent) (*frontedAgent
 			cfg: a2afront.Config{Name: a.Name, Logger: b.log.With("agent", a.Name)}}, nil
 	}
 	pc := a2afront.Config{
-		CardURL: cardURL(a.URL), HTTPClient: b.frontHC, CredentialHosts: a.CredentialHosts,
-		Binding: canonicalBinding(a.Binding), GRPC: b.frontGRPC.Factory(strings.HasPrefix(cardURL(a.URL), "http://")),
+		CardURL: upstream.CardURL(a.URL), HTTPClient: b.frontHC, CredentialHosts: a.CredentialHosts,
+		Binding: canonicalBinding(a.Binding), GRPC: b.frontGRPC.Factory(strings.HasPrefix(upstream.CardURL(a.URL), "http://")),
 		CardTTLMin: b.cfg.Health.CardRefreshMin.D(), CardTTLMax: b.cfg.Health.CardRefreshMax.D(),
 		Name: a.Name, Logger: b.log.With("agent", a.Name),
 	}
@@ -363,7 +364,7 @@ func (b *Bridge) buildFrontMCP(ctx context.Context) error {
 
 // frontMCPConfig converts one front.mcp entry.
 func (b *Bridge) frontMCPConfig(m *config.FrontedMCPServer) (connector.Config, error) {
-	u, err := upstreamConfig(&config.PublishedServer{Name: m.Name, MCPUpstream: m.MCPUpstream, Credentials: m.Credentials}, b.streams, b.log)
+	u, err := upstream.MCP(&config.PublishedServer{Name: m.Name, MCPUpstream: m.MCPUpstream, Credentials: m.Credentials}, b.streams, b.log)
 	// A fronted server's questions and sampling requests reach a 2025-era
 	// host on every face: stdio (bridge mcp), HTTP sessions
 	// (expose.mcp.sessions) and stateless HTTP, where the face asks on the
@@ -379,7 +380,7 @@ func (b *Bridge) frontMCPConfig(m *config.FrontedMCPServer) (connector.Config, e
 // openFrontMCP connects one front.mcp server (a server down now is
 // connected in the background) and registers its health.
 func (b *Bridge) openFrontMCP(ctx context.Context, m *config.FrontedMCPServer, ucfg connector.Config) (mcpfront.Server, error) {
-	ucfg.OnRestart = b.metrics.restarted("front/" + m.Name)
+	ucfg.OnRestart = b.metrics.Restarted("front/" + m.Name)
 	ref := &connRef{}
 	tools := func() int {
 		if c := ref.load(); c != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
+	"github.com/a2a-mcp-bridge/bridge/gateway/observability"
 	"github.com/a2a-mcp-bridge/bridge/observe"
 )
 
@@ -20,13 +21,13 @@ type skillCountingExecutor struct {
 	taskmanager.Executor
 	agent    string
 	hasSkill func(id string) bool // the card lists the skill, as it is now
-	m        *Metrics
+	m        *observability.Metrics
 }
 
 func (e *skillCountingExecutor) Execute(ctx context.Context, req *taskmanager.Request, u *taskmanager.Updater) error {
 	start := time.Now()
 	err := e.Executor.Execute(ctx, req, u)
-	e.m.series().SkillCall(e.agent, e.skillOf(req), executeOutcome(ctx, u, err), time.Since(start))
+	e.m.Series().SkillCall(e.agent, e.skillOf(req), executeOutcome(ctx, u, err), time.Since(start))
 	return err
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a/a2agrpc"
 	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 	"github.com/a2a-mcp-bridge/bridge/config"
+	"github.com/a2a-mcp-bridge/bridge/gateway/observability"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
 	"github.com/a2a-mcp-bridge/bridge/request"
 )
@@ -62,7 +63,7 @@ func (h *Hops) A2AContext(r *http.Request) (context.Context, error) {
 	if err != nil {
 		return nil, err
 	}
-	setPrincipal(r.Context(), p)
+	observability.SetPrincipal(r.Context(), p)
 	ctx := request.WithPrincipal(r.Context(), p)
 	return server.WithOwner(ctx, p.Key()), nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/gateway/observability"
 	"github.com/a2a-mcp-bridge/bridge/policy"
 	"github.com/a2a-mcp-bridge/bridge/ratelimit"
 	"github.com/a2a-mcp-bridge/bridge/request"
@@ -53,7 +53,7 @@ type Hops struct {
 	// Log receives refusals (never tokens).
 	Log *slog.Logger
 	// Metrics counts rate-limit refusals by face and rule (nil: none).
-	Metrics *Metrics
+	Metrics *observability.Metrics
 }
 
 func (h *Hops) log() *slog.Logger {
@@ -63,20 +63,11 @@ func (h *Hops) log() *slog.Logger {
 	return slog.Default()
 }
 
-// clientIP is the address of the peer (proxies are not trusted).
-func clientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
-}
-
 // authenticate applies the pre-auth IP limit and the authenticator. The
 // returned error is an *a2a.Error carrying the challenge headers.
 func (h *Hops) authenticate(r *http.Request) (*request.Principal, *a2a.Error) {
 	if h.IPLimit != nil {
-		if res := h.IPLimit.Check(clientIP(r)); !res.Allowed {
+		if res := h.IPLimit.Check(observability.ClientIP(r)); !res.Allowed {
 			e := a2a.ErrRateLimited.With("too many requests from this address")
 			e.Header = http.Header{}
 			ratelimit.WriteHeaders(headerWriter(e.Header), res)
@@ -102,7 +93,7 @@ func (h *Hops) authenticate(r *http.Request) (*request.Principal, *a2a.Error) {
 		e = a2a.ErrUnauthenticated.With(safeAuthMessage(err))
 	}
 	e.Header = hdr
-	h.log().Info("authentication refused", "remote", clientIP(r), "status", status, "reason", authReason(err))
+	h.log().Info("authentication refused", "remote", observability.ClientIP(r), "status", status, "reason", authReason(err))
 	return nil, e
 }
 
@@ -162,7 +153,7 @@ func (h *Hops) ProtectA2A(srv *server.Server) http.Handler {
 			srv.WriteError(w, r, err)
 			return
 		}
-		setPrincipal(r.Context(), p)
+		observability.SetPrincipal(r.Context(), p)
 		ctx := request.WithPrincipal(r.Context(), p)
 		ctx = server.WithOwner(ctx, p.Key())
 		srv.ServeHTTP(w, r.WithContext(ctx))
@@ -175,10 +166,10 @@ func (h *Hops) A2AGuard(agent string, dir request.Direction) func(ctx context.Co
 	return func(ctx context.Context, c *server.Call) error {
 		hop := request.Hop{
 			Principal: request.PrincipalFrom(ctx), Face: request.FaceA2A, Direction: dir,
-			Agent: agent, Skill: c.Skill, Method: c.Method, TaskID: c.TaskID, RemoteIP: clientIP(c.Request),
+			Agent: agent, Skill: c.Skill, Method: c.Method, TaskID: c.TaskID, RemoteIP: observability.ClientIP(c.Request),
 		}
-		setMethod(ctx, c.Method)
-		setTarget(ctx, target{agent: agent, skill: c.Skill})
+		observability.SetMethod(ctx, c.Method)
+		observability.SetTarget(ctx, observability.Target{Agent: agent, Skill: c.Skill})
 		return h.Check(ctx, hop)
 	}
 }
@@ -217,7 +208,7 @@ func (h *Hops) Limit(ctx context.Context, hop request.Hop) error {
 			if errors.Is(err, ratelimit.ErrUnavailable) {
 				e = a2a.ErrUnavailable.With("rate limiting is unavailable; retry later")
 			} else {
-				h.Metrics.series().RateLimited(string(hop.Face), le.Result.Rule)
+				h.Metrics.Series().RateLimited(string(hop.Face), le.Result.Rule)
 			}
 			e.Header = http.Header{}
 			ratelimit.WriteHeaders(headerWriter(e.Header), le.Result)

@@ -9,6 +9,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/gateway/health"
+	"github.com/a2a-mcp-bridge/bridge/gateway/upstream"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/mcp/expose"
 	"github.com/a2a-mcp-bridge/bridge/mcp/front"
@@ -124,7 +125,7 @@ func (b *Bridge) planUpstreams(cur upstreamLists, next *config.Config) (*upstrea
 		p.next.publish, p.next.frontA2A = cur.publish, cur.frontA2A
 	} else {
 		for _, e := range append(pubAdd, pubChange...) {
-			if _, err := upstreamConfig(e, b.streams, b.log); err != nil {
+			if _, err := upstream.MCP(e, b.streams, b.log); err != nil {
 				return nil, err
 			}
 		}

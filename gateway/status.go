@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"maps"
-	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -12,6 +11,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/gateway/health"
+	"github.com/a2a-mcp-bridge/bridge/gateway/observability"
 )
 
 // Faces of a Route.
@@ -94,7 +94,7 @@ func (b *Bridge) TasksByState(ctx context.Context) (map[a2a.TaskState]int64, err
 		return nil, err
 	}
 	out := maps.Clone(got)
-	for _, s := range lifecycle {
+	for _, s := range observability.TaskStates() {
 		out[s] += 0
 	}
 	return out, nil
@@ -112,9 +112,4 @@ func (b *Bridge) Gatherer() prometheus.Gatherer { return b.reg }
 
 // TaskStates lists the A2A task states in their lifecycle's order, for
 // views that show every state.
-func TaskStates() []a2a.TaskState {
-	return slices.Clone(lifecycle)
-}
-
-var lifecycle = []a2a.TaskState{a2a.TaskStateSubmitted, a2a.TaskStateWorking, a2a.TaskStateInputRequired, a2a.TaskStateAuthRequired,
-	a2a.TaskStateCompleted, a2a.TaskStateFailed, a2a.TaskStateCanceled, a2a.TaskStateRejected}
+func TaskStates() []a2a.TaskState { return observability.TaskStates() }

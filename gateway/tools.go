@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/gateway/observability"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
 	"github.com/a2a-mcp-bridge/bridge/mcp/expose"
@@ -32,7 +33,7 @@ type filteredUpstream struct {
 	// agent names the published agent in the skill call metrics (m, nil:
 	// none).
 	agent string
-	m     *Metrics
+	m     *observability.Metrics
 
 	mu    sync.Mutex
 	known map[string]connector.Annotations
@@ -103,7 +104,7 @@ func (f *filteredUpstream) CallTool(ctx context.Context, name string, args json.
 	if ctx.Err() != nil {
 		outcome = observe.OutcomeCanceled // the task was cancelled
 	}
-	f.m.series().SkillCall(f.agent, name, outcome, time.Since(start))
+	f.m.Series().SkillCall(f.agent, name, outcome, time.Since(start))
 	return res, err
 }
 
@@ -127,7 +128,7 @@ func callOutcome(res json.RawMessage, err error) string {
 // label takes served names only.
 func (b *Bridge) countToolCalls(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		setTarget(ctx, target{tool: req.Params.Name})
+		observability.SetTarget(ctx, observability.Target{Tool: req.Params.Name})
 		start := time.Now()
 		res, err := next(ctx, req)
 		outcome := observe.OutcomeOK
@@ -139,7 +140,7 @@ func (b *Bridge) countToolCalls(next server.ToolHandlerFunc) server.ToolHandlerF
 		case res != nil && res.IsError:
 			outcome = observe.OutcomeToolError
 		}
-		b.metrics.series().ToolCall(req.Params.Name, outcome, time.Since(start))
+		b.metrics.Series().ToolCall(req.Params.Name, outcome, time.Since(start))
 		return res, err
 	}
 }
@@ -148,8 +149,8 @@ func (b *Bridge) countToolCalls(next server.ToolHandlerFunc) server.ToolHandlerF
 // limits do not count it) for the metrics and the access line, and what
 // was called for the access line.
 func observeMCPRequest(ctx context.Context, hop request.Hop, resource string) {
-	setMethod(ctx, hop.Method)
-	setTarget(ctx, target{agent: hop.Agent, tool: hop.Tool, resource: resource})
+	observability.SetMethod(ctx, hop.Method)
+	observability.SetTarget(ctx, observability.Target{Agent: hop.Agent, Tool: hop.Tool, Resource: resource})
 }
 
 // OnToolsChanged implements publish.Upstream.
@@ -201,7 +202,7 @@ func (l *limitedTools) Tools() []server.ServerTool {
 	for i, t := range ts {
 		name, next := t.Tool.Name, t.Handler
 		t.Handler = func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			setMethod(ctx, "tools/call")
+			observability.SetMethod(ctx, "tools/call")
 			if !endpoint.Counted(ctx) {
 				// stdio: no front door counted the call (over HTTP the face
 				// did, and answered 429 when over a limit).
@@ -263,7 +264,7 @@ var _ endpoint.Limiter = mcpLimits{}
 
 // Allow implements endpoint.Limiter.
 func (l mcpLimits) Allow(ctx context.Context, hop request.Hop) (ratelimit.Result, error) {
-	setMethod(ctx, hop.Method)
+	observability.SetMethod(ctx, hop.Method)
 	if l.h.Limits == nil {
 		return ratelimit.Result{Allowed: true}, nil
 	}
@@ -273,7 +274,7 @@ func (l mcpLimits) Allow(ctx context.Context, hop request.Hop) (ratelimit.Result
 	res, err := l.h.Limits.Allow(ctx, hop)
 	var le *ratelimit.LimitError
 	if errors.As(err, &le) && !errors.Is(err, ratelimit.ErrUnavailable) {
-		l.h.Metrics.series().RateLimited(string(hop.Face), le.Result.Rule)
+		l.h.Metrics.Series().RateLimited(string(hop.Face), le.Result.Rule)
 	}
 	return res, err
 }

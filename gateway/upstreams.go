@@ -44,7 +44,7 @@ func (b *Bridge) Health() *health.Registry { return b.health }
 // recordUpstream sets bridge_upstream_up{upstream,kind} and
 // bridge_upstream_state{upstream,kind,state} for one upstream.
 func (b *Bridge) recordUpstream(st health.Status, removed bool) {
-	m := b.metrics.series()
+	m := b.metrics.Series()
 	if m == nil {
 		return // before observe: recordUpstreams catches up
 	}

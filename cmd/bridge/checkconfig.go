@@ -10,11 +10,11 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/a2a-mcp-bridge/bridge/config"
-	"github.com/a2a-mcp-bridge/bridge/gateway"
+	"github.com/a2a-mcp-bridge/bridge/gateway/preflight"
 )
 
 // runCheckConfig loads and validates each FILE, then checks what it needs
-// of this machine (gateway.Preflight: key files, stdio commands, the store,
+// of this machine (preflight.Run: key files, stdio commands, the store,
 // Redis; with --probe every upstream and issuer), prints every problem as
 // FILE:LINE:COL: field: message (or "FILE: ok"), and fails when any file has
 // problems.
@@ -23,7 +23,7 @@ func runCheckConfig(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.SetOutput(stderr)
 	probe := fs.Bool("probe", false, "also reach each upstream (MCP servers are started or connected, A2A agents serve their card) and each OIDC issuer once")
 	fileOnly := fs.Bool("file-only", false, "validate the file alone: do not check key files, commands, the store or Redis on this machine (for a file written for another one)")
-	timeout := fs.Duration("timeout", gateway.DefaultPreflightTimeout, "bound on each network check and probe")
+	timeout := fs.Duration("timeout", preflight.DefaultTimeout, "bound on each network check and probe")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: bridge check-config [--probe | --file-only] [--timeout 3s] FILE...")
 		fs.PrintDefaults()
@@ -54,7 +54,7 @@ func runCheckConfig(ctx context.Context, args []string, stdout, stderr io.Writer
 			failed++
 		default:
 			if !*fileOnly {
-				ps = gateway.Preflight(ctx, c, gateway.PreflightOptions{Probe: *probe, Timeout: *timeout})
+				ps = preflight.Run(ctx, c, preflight.Options{Probe: *probe, Timeout: *timeout})
 			}
 			for _, p := range ps {
 				fmt.Fprintln(stdout, p.Error())

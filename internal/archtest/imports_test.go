@@ -147,6 +147,12 @@ var arrows = []arrow{
 	{from: []string{"gateway/listener"}, to: []string{"config", "mcp", "auth", "policy", "ratelimit", "hostguard", "admin", "observe"},
 		toOnly: []string{"gateway"},
 		why:    "the listener serves a handler it is given: no face, no guard, no config; the rest comes in as functions"},
+	{from: []string{"gateway/observability"}, to: []string{"config", "mcp", "auth", "policy", "ratelimit", "hostguard", "admin", "gateway/listener"},
+		toOnly: []string{"gateway"},
+		why:    "the faces record into observability; it does not reach back into them, the guards or the config"},
+	{from: []string{"gateway/preflight", "gateway/upstream"}, to: []string{"a2a/server", "a2a/taskmanager", "mcp/endpoint", "mcp/expose", "mcp/publish", "mcp/front", "admin", "observe"},
+		toOnly: []string{"gateway"},
+		why:    "check-config's preflight and the reading of upstream entries start nothing that outlives them: no face, no task manager"},
 	{from: []string{""}, to: []string{"internal/archtest"},
 		why: "the architecture tests have no code to import"},
 }
@@ -229,6 +235,9 @@ func TestImports_RulesCatchAnArrow(t *testing.T) {
 		{"a2a/taskmanager", "a2a/client"},
 		{"gateway/listener", "gateway"},
 		{"gateway/listener", "config"},
+		{"gateway/preflight", "gateway"},
+		{"gateway/observability", "mcp/endpoint"},
+		{"gateway/upstream", "mcp/endpoint"},
 	} {
 		pkgs := map[string]pkg{tc.from: {Imports: []string{module + "/" + tc.to}}}
 		if v := violations(pkgs); len(v) == 0 {

@@ -1,8 +1,7 @@
-package gateway
+package observability
 
 import (
 	"context"
-	"errors"
 	"maps"
 	"slices"
 	"strings"
@@ -27,10 +26,19 @@ const (
 // that a state without tasks reads 0 and the label set is fixed.
 var taskStates = lifecycle
 
-// taskCounts reads the tasks by state from a store that counts them
+// TaskStates lists the A2A task states in their lifecycle's order, for
+// views that show every state.
+func TaskStates() []a2a.TaskState {
+	return slices.Clone(lifecycle)
+}
+
+var lifecycle = []a2a.TaskState{a2a.TaskStateSubmitted, a2a.TaskStateWorking, a2a.TaskStateInputRequired, a2a.TaskStateAuthRequired,
+	a2a.TaskStateCompleted, a2a.TaskStateFailed, a2a.TaskStateCanceled, a2a.TaskStateRejected}
+
+// TaskCounts reads the tasks by state from a store that counts them
 // (taskmanager.TaskCounter: one query, every replica's tasks on a shared store),
 // remembering the answer for taskCountsTTL.
-type taskCounts struct {
+type TaskCounts struct {
 	c   taskmanager.TaskCounter
 	now func() time.Time
 
@@ -40,8 +48,13 @@ type taskCounts struct {
 	err    error
 }
 
+// NewTaskCounts reads c's counts, at most every taskCountsTTL.
+func NewTaskCounts(c taskmanager.TaskCounter) *TaskCounts {
+	return &TaskCounts{c: c, now: time.Now}
+}
+
 // get returns the counts, read now or at most taskCountsTTL ago.
-func (t *taskCounts) get(ctx context.Context) (map[a2a.TaskState]int64, error) {
+func (t *TaskCounts) get(ctx context.Context) (map[a2a.TaskState]int64, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if now := t.now(); t.at.IsZero() || now.Sub(t.at) >= taskCountsTTL {
@@ -56,18 +69,18 @@ func (t *taskCounts) get(ctx context.Context) (map[a2a.TaskState]int64, error) {
 // CountTasks implements taskmanager.TaskCounter with the remembered counts (a
 // copy), so that the status page (Bridge.TasksByState) and bridge_tasks
 // read the same.
-func (t *taskCounts) CountTasks(ctx context.Context) (map[a2a.TaskState]int64, error) {
+func (t *TaskCounts) CountTasks(ctx context.Context) (map[a2a.TaskState]int64, error) {
 	counts, err := t.get(ctx)
 	return maps.Clone(counts), err
 }
 
-// taskGauge is the collector of bridge_tasks{state}.
+// taskGauge is the collector of bridge_tasks{state} (NewTaskGauge).
 type taskGauge struct {
-	t    *taskCounts
+	t    *TaskCounts
 	desc *prometheus.Desc
 }
 
-func newTaskGauge(t *taskCounts) *taskGauge {
+func NewTaskGauge(t *TaskCounts) prometheus.Collector {
 	return &taskGauge{t: t, desc: prometheus.NewDesc("bridge_tasks",
 		"Stored tasks by state, of every owner (on a shared PostgreSQL store, of every replica), read from the store at scrape time (at most every 2s).",
 		[]string{"state"}, nil)}
@@ -101,23 +114,4 @@ func (g *taskGauge) Collect(ch chan<- prometheus.Metric) {
 // stateName is a state as a short label ("working", "input_required").
 func stateName(s a2a.TaskState) string {
 	return strings.ToLower(strings.TrimPrefix(string(s), "TASK_STATE_"))
-}
-
-// countTasks sets up the task counts and bridge_tasks when raw, the store
-// under b.store, can count its tasks.
-func (b *Bridge) countTasks(raw taskmanager.Store) error {
-	if _, ok := raw.(taskmanager.TaskCounter); !ok {
-		return nil
-	}
-	c, ok := b.store.(taskmanager.TaskCounter)
-	if !ok {
-		return nil
-	}
-	b.tasks = &taskCounts{c: c, now: time.Now}
-	if err := b.reg.Register(newTaskGauge(b.tasks)); err != nil {
-		if _, ok := errors.AsType[prometheus.AlreadyRegisteredError](err); !ok {
-			return err
-		}
-	}
-	return nil
 }

@@ -1,4 +1,4 @@
-package gateway
+package observability
 
 import (
 	"context"
@@ -17,9 +17,9 @@ type countingStore struct {
 	m *Metrics
 }
 
-// countStoreErrors wraps st so that its failures are counted on m (read at
+// CountStoreErrors wraps st so that its failures are counted on m (read at
 // each failure: the observe series exist only once the handler is built).
-func countStoreErrors(st taskmanager.Store, m *Metrics) taskmanager.Store {
+func CountStoreErrors(st taskmanager.Store, m *Metrics) taskmanager.Store {
 	if st == nil || m == nil {
 		return st
 	}
@@ -44,7 +44,7 @@ func storeFailed(err error) bool {
 
 func (s *countingStore) count(op string, err error) {
 	if storeFailed(err) {
-		s.m.series().StoreError(op)
+		s.m.Series().StoreError(op)
 	}
 }
 
@@ -214,10 +214,10 @@ func (s *countingStore) Orphans(ctx context.Context, after string, limit int) ([
 	return refs, err
 }
 
-// restarted is an upstream.Config.OnRestart that counts the restarts of
+// Restarted is a connector.Config.OnRestart that counts the restarts of
 // the upstream labelled label in bridge_upstream_restarts_total.
-func (m *Metrics) restarted(label string) func(string) {
-	return func(string) { m.series().UpstreamRestarted(label) }
+func (m *Metrics) Restarted(label string) func(string) {
+	return func(string) { m.Series().UpstreamRestarted(label) }
 }
 
 // CountTasks implements taskmanager.TaskCounter when the store underneath does.

@@ -1,4 +1,4 @@
-package gateway
+package observability
 
 import (
 	"io"
@@ -26,7 +26,7 @@ func TestPanicInOneRequestKeepsServing(t *testing.T) {
 	mux.HandleFunc("/mcp", func(http.ResponseWriter, *http.Request) { panic("boom") })
 	mux.HandleFunc("/a2a/x", func(http.ResponseWriter, *http.Request) { panic("boom") })
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") })
-	srv := httptest.NewServer(m.observe(slog.New(slog.DiscardHandler), "/mcp", mux))
+	srv := httptest.NewServer(m.Observe(slog.New(slog.DiscardHandler), testFaces, mux))
 	defer srv.Close()
 	for _, path := range []string{"/mcp", "/a2a/x", "/healthz"} {
 		resp, err := http.Post(srv.URL+path, "application/json", strings.NewReader("{}"))
@@ -102,17 +102,17 @@ func TestReleasedStreamIsToldOfTheDrainAndForgottenWhenItEnds(t *testing.T) {
 					}
 				}
 			})
-			h := m.observe(slog.New(slog.NewJSONHandler(&logs, nil)), "/mcp", mux)
+			h := m.Observe(slog.New(slog.NewJSONHandler(&logs, nil)), testFaces, mux)
 			h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/a2a/x", nil))
 			if n := strings.Count(logs.String(), `"msg":"request"`); n != 0 || len(m.streams) != 1 {
 				t.Fatalf("released: %d access log lines, %d streams tracked; want 0, 1", n, len(m.streams))
 			}
 			if tc.drainFirst {
-				m.goingAway()
+				m.GoingAway()
 			}
 			end()
 			if !tc.drainFirst {
-				m.goingAway()
+				m.GoingAway()
 			}
 			mu.Lock()
 			defer mu.Unlock()
@@ -131,4 +131,18 @@ func TestReleasedStreamIsToldOfTheDrainAndForgottenWhenItEnds(t *testing.T) {
 			}
 		})
 	}
+}
+
+// testFaces names the faces of the paths the tests serve, as the bridge
+// does (gateway's faceOf) for these.
+func testFaces(path string) string {
+	switch {
+	case strings.HasPrefix(path, "/a2a/"):
+		return FaceA2A
+	case path == "/mcp":
+		return FaceMCP
+	case path == "/healthz":
+		return FaceOps
+	}
+	return FaceOther
 }

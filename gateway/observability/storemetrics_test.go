@@ -1,4 +1,4 @@
-package gateway
+package observability
 
 import (
 	"context"
@@ -49,7 +49,7 @@ func observedMetrics(t *testing.T) (*Metrics, *prometheus.Registry) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.observe(slog.New(slog.DiscardHandler), "/mcp", http.NewServeMux())
+	m.Observe(slog.New(slog.DiscardHandler), testFaces, http.NewServeMux())
 	return m, reg
 }
 
@@ -93,7 +93,7 @@ func TestStoreErrorsCountsFailuresNotProtocolOutcomes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m, reg := observedMetrics(t)
 			fake := &failingStore{err: tc.err}
-			st := countStoreErrors(fake, m)
+			st := CountStoreErrors(fake, m)
 			if _, err := st.GetTask(context.Background(), "alice", "t1"); err != tc.err {
 				t.Fatalf("GetTask err = %v, want the store's %v unchanged", err, tc.err)
 			}
@@ -109,7 +109,7 @@ func TestStoreErrorsCountsFailuresNotProtocolOutcomes(t *testing.T) {
 
 func TestStoreErrorsLabelledByMethod(t *testing.T) {
 	m, reg := observedMetrics(t)
-	st := countStoreErrors(&failingStore{err: errors.New("store: disk full")}, m)
+	st := CountStoreErrors(&failingStore{err: errors.New("store: disk full")}, m)
 	ctx := context.Background()
 	_, _ = st.UpdateTask(ctx, "alice", &a2a.Task{}, 1, nil)
 	_, _ = st.UpdateTask(ctx, "alice", &a2a.Task{}, 1, nil)
@@ -128,7 +128,7 @@ func TestStoreErrorsBeforeObserve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := countStoreErrors(&failingStore{err: errors.New("store: down")}, m)
+	st := CountStoreErrors(&failingStore{err: errors.New("store: down")}, m)
 	if _, err := st.GetTask(context.Background(), "alice", "t1"); err == nil {
 		t.Fatal("want the store's error")
 	}
@@ -136,7 +136,7 @@ func TestStoreErrorsBeforeObserve(t *testing.T) {
 
 func TestUpstreamRestartHookCounts(t *testing.T) {
 	m, reg := observedMetrics(t)
-	hook := m.restarted("publish/weather")
+	hook := m.Restarted("publish/weather")
 	hook("weather")
 	hook("weather")
 	if got := counterValue(t, reg, "bridge_upstream_restarts_total", "upstream", "publish/weather"); got != 2 {
@@ -198,7 +198,7 @@ func (b brokenStore) Orphans(context.Context, string, int) ([]taskmanager.TaskRe
 // is counted under its own name (none is left to the embedded store).
 func TestStoreErrorsCountedOnEveryMethod(t *testing.T) {
 	m, reg := observedMetrics(t)
-	st := countStoreErrors(brokenStore{err: errors.New("store: down")}, m)
+	st := CountStoreErrors(brokenStore{err: errors.New("store: down")}, m)
 	ctx, now := context.Background(), time.Now()
 	calls := map[string]func() error{
 		"CreateTask":       func() error { return st.CreateTask(ctx, "o", &a2a.Task{}) },

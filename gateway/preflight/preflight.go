@@ -1,4 +1,11 @@
-package gateway
+// Package preflight owns the checks `bridge check-config` makes of the
+// machine a valid configuration is to run on, where config.Validate (which
+// reads nothing) cannot: key files, stdio commands, the store, Redis and,
+// with a probe, every upstream and OIDC issuer once.
+//
+// It starts nothing that outlives a check: it must not import gateway,
+// admin, the faces' servers (a2a/server, mcp/endpoint) or observe.
+package preflight
 
 import (
 	"context"
@@ -19,40 +26,41 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/config"
+	"github.com/a2a-mcp-bridge/bridge/gateway/upstream"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
 	"github.com/a2a-mcp-bridge/bridge/ratelimit"
 )
 
-// DefaultPreflightTimeout bounds each network check of [Preflight].
-const DefaultPreflightTimeout = 3 * time.Second
+// DefaultTimeout bounds each network check of [Run].
+const DefaultTimeout = 3 * time.Second
 
-// PreflightOptions configure [Preflight].
-type PreflightOptions struct {
+// Options configure [Run].
+type Options struct {
 	// Probe also reaches each upstream (MCP servers are started or
 	// connected and list their tools; A2A agents serve their card) and each
 	// OIDC issuer (its discovery document) once.
 	Probe bool
 	// Timeout bounds each network check and each probe (default
-	// DefaultPreflightTimeout).
+	// DefaultTimeout).
 	Timeout time.Duration
 	// LookupEnv reads the environment, for the PATH commands are looked up
 	// in (default os.LookupEnv).
 	LookupEnv func(string) (string, bool)
 }
 
-// Preflight checks what a valid configuration needs of the machine it is
+// Run checks what a valid configuration needs of the machine it is
 // to run on, where Validate (which reads nothing) cannot: the key files
 // exist and parse, every stdio command resolves on the PATH the child
 // gets and its directory exists, the store can be opened (a SQLite file
 // created or opened, a PostgreSQL server reached) and Redis answers; with
 // Probe, every upstream and OIDC issuer is reached once. Each problem is
-// positioned at the field it is about. Preflight starts nothing that
+// positioned at the field it is about. Run starts nothing that
 // outlives it and changes nothing but what a probe's server does when
 // started.
-func Preflight(ctx context.Context, c *config.Config, o PreflightOptions) config.Problems {
+func Run(ctx context.Context, c *config.Config, o Options) config.Problems {
 	if o.Timeout <= 0 {
-		o.Timeout = DefaultPreflightTimeout
+		o.Timeout = DefaultTimeout
 	}
 	if o.LookupEnv == nil {
 		o.LookupEnv = os.LookupEnv
@@ -83,7 +91,7 @@ func Preflight(ctx context.Context, c *config.Config, o PreflightOptions) config
 
 type preflight struct {
 	c  *config.Config
-	o  PreflightOptions
+	o  Options
 	ps config.Problems
 	// broken are the entries whose stdio check failed: not probed.
 	broken map[string]bool
@@ -308,7 +316,7 @@ func (p *preflight) probe(ctx context.Context) {
 		if p.broken[path] || e.Builtin != "" {
 			return // its command or directory is reported already; a builtin is in the binary
 		}
-		ucfg, err := upstreamConfig(e, client, quiet)
+		ucfg, err := upstream.MCP(e, client, quiet)
 		if err != nil {
 			return // Validate or the credentials check reports it
 		}
@@ -345,7 +353,7 @@ func (p *preflight) probe(ctx context.Context) {
 // probeCard fetches an agent's card once: it must answer 200 with a JSON
 // object.
 func (p *preflight) probeCard(ctx context.Context, client *http.Client, path, agentURL string) {
-	u := cardURL(agentURL)
+	u := upstream.CardURL(agentURL)
 	cctx, cancel := context.WithTimeout(ctx, p.o.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(cctx, http.MethodGet, u, nil)
@@ -355,16 +363,16 @@ func (p *preflight) probeCard(ctx context.Context, client *http.Client, path, ag
 	req.Header.Set("Accept", "application/json")
 	resp, err := client.Do(req)
 	if err != nil {
-		p.add(path, "probe: cannot fetch the agent card %s: %v", redactURL(u), netguard.RedactURL(err))
+		p.add(path, "probe: cannot fetch the agent card %s: %v", upstream.RedactURL(u), netguard.RedactURL(err))
 		return
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		p.add(path, "probe: the agent card %s answered HTTP %d", redactURL(u), resp.StatusCode)
+		p.add(path, "probe: the agent card %s answered HTTP %d", upstream.RedactURL(u), resp.StatusCode)
 		return
 	}
 	var obj map[string]json.RawMessage
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&obj); err != nil {
-		p.add(path, "probe: the agent card %s is not a JSON object", redactURL(u))
+		p.add(path, "probe: the agent card %s is not a JSON object", upstream.RedactURL(u))
 	}
 }

@@ -1,9 +1,21 @@
-package gateway
+// Package observability owns what the bridge records about the requests
+// it serves, in front of every face: the request id, panic recovery, the
+// access log line (who, face, method, target), the request metrics and
+// server spans per face (the observe series), the event streams open now
+// (told when the server drains), the store's failures
+// (bridge_store_errors_total), upstream restarts and the task gauge
+// (bridge_tasks).
+//
+// The faces record into it (SetMethod, SetTarget, SetPrincipal); it does
+// not reach back into them: it must not import gateway, config, mcp/...,
+// or the guards (auth, policy, ratelimit, hostguard).
+package observability
 
 import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"runtime/debug"
 	"strings"
@@ -13,14 +25,10 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 	"github.com/a2a-mcp-bridge/bridge/observe"
 	"github.com/a2a-mcp-bridge/bridge/request"
 )
-
-// RequestIDHeader carries the request id in and out (observe's header).
-const RequestIDHeader = observe.RequestIDHeader
 
 // GoingAwayComment is the SSE comment every open event stream receives when
 // the server starts draining. Comments are ignored by A2A and MCP clients,
@@ -30,11 +38,11 @@ const GoingAwayComment = ": server shutting down\n\n"
 
 // Faces of the metrics and span labels.
 const (
-	faceA2A   = "a2a"
-	faceMCP   = "mcp"
-	faceCard  = "card"
-	faceOps   = "ops"
-	faceOther = "other"
+	FaceA2A   = "a2a"
+	FaceMCP   = "mcp"
+	FaceCard  = "card"
+	FaceOps   = "ops"
+	FaceOther = "other"
 )
 
 type ctxKey int
@@ -47,19 +55,19 @@ type requestInfo struct {
 	mu     sync.Mutex
 	method string
 	who    string
-	target target
+	target Target
 }
 
-// target is what a request called, beyond its method: the agent, skill,
+// Target is what a request called, beyond its method: the agent, skill,
 // tool or resource, for the access log (never a metrics label as given:
 // a caller chooses them).
-type target struct {
-	agent, skill, tool, resource string
+type Target struct {
+	Agent, Skill, Tool, Resource string
 }
 
-// setTarget records what the request ctx belongs to called; empty fields
+// SetTarget records what the request ctx belongs to called; empty fields
 // keep what was recorded before.
-func setTarget(ctx context.Context, t target) {
+func SetTarget(ctx context.Context, t Target) {
 	ri, _ := ctx.Value(infoKey).(*requestInfo)
 	if ri == nil {
 		return
@@ -70,7 +78,7 @@ func setTarget(ctx context.Context, t target) {
 		dst *string
 		v   string
 	}{
-		{&ri.target.agent, t.agent}, {&ri.target.skill, t.skill}, {&ri.target.tool, t.tool}, {&ri.target.resource, t.resource},
+		{&ri.target.Agent, t.Agent}, {&ri.target.Skill, t.Skill}, {&ri.target.Tool, t.Tool}, {&ri.target.Resource, t.Resource},
 	} {
 		if f.v != "" {
 			*f.dst = clipLog(f.v)
@@ -78,7 +86,7 @@ func setTarget(ctx context.Context, t target) {
 	}
 }
 
-func (ri *requestInfo) getTarget() target {
+func (ri *requestInfo) getTarget() Target {
 	ri.mu.Lock()
 	defer ri.mu.Unlock()
 	return ri.target
@@ -93,9 +101,9 @@ func clipLog(s string) string {
 	return s
 }
 
-// setPrincipal records who the request was authenticated as, for the
+// SetPrincipal records who the request was authenticated as, for the
 // access log (the principal's safe String form: never a token).
-func setPrincipal(ctx context.Context, p *request.Principal) {
+func SetPrincipal(ctx context.Context, p *request.Principal) {
 	if ri, _ := ctx.Value(infoKey).(*requestInfo); ri != nil && p != nil {
 		ri.mu.Lock()
 		ri.who = p.String()
@@ -109,20 +117,9 @@ func (ri *requestInfo) getWho() string {
 	return ri.who
 }
 
-// auditedAuthn records the principal an authenticator accepted.
-type auditedAuthn struct{ Authenticator }
-
-func (a auditedAuthn) Authenticate(r *http.Request) (*request.Principal, error) {
-	p, err := a.Authenticator.Authenticate(r)
-	if err == nil {
-		setPrincipal(r.Context(), p)
-	}
-	return p, err
-}
-
-// setMethod records the protocol method of the request ctx belongs to, for
+// SetMethod records the protocol method of the request ctx belongs to, for
 // metrics and the span name ([observe.SetMethod]) and the access log.
-func setMethod(ctx context.Context, m string) {
+func SetMethod(ctx context.Context, m string) {
 	observe.SetMethod(ctx, m)
 	if ri, _ := ctx.Value(infoKey).(*requestInfo); ri != nil {
 		ri.mu.Lock()
@@ -135,21 +132,6 @@ func (ri *requestInfo) getMethod() string {
 	ri.mu.Lock()
 	defer ri.mu.Unlock()
 	return ri.method
-}
-
-// faceOf names the face a path belongs to, for metrics labels.
-func faceOf(path, mcpPath string) string {
-	switch {
-	case strings.HasSuffix(path, "/.well-known/agent-card.json") || path == JWKSPath:
-		return faceCard
-	case strings.HasPrefix(path, "/a2a/") || grpcPath(path):
-		return faceA2A
-	case mcpPath != "" && (path == mcpPath || strings.HasPrefix(path, "/.well-known/oauth-protected-resource")):
-		return faceMCP
-	case path == "/healthz" || path == "/readyz" || path == "/metrics":
-		return faceOps
-	}
-	return faceOther
 }
 
 // yieldingRegisterer registers collectors on reg, except one whose series
@@ -172,7 +154,7 @@ func (y yieldingRegisterer) Register(c prometheus.Collector) error {
 	if _, ok := errors.AsType[prometheus.AlreadyRegisteredError](err); ok {
 		return err
 	}
-	y.log.Debug("gateway: metrics: a package's own series of the same name is exported instead", "err", err)
+	y.log.Debug("observability: metrics: a package's own series of the same name is exported instead", "err", err)
 	return nil
 }
 
@@ -219,38 +201,39 @@ func NewMetrics(reg *prometheus.Registry) (*Metrics, error) {
 			return nil, err
 		}
 		if m.panics, ok = are.ExistingCollector.(prometheus.Counter); !ok {
-			return nil, errors.New("gateway: bridge_handler_panics_total has another type")
+			return nil, errors.New("observability: bridge_handler_panics_total has another type")
 		}
 	}
 	return m, nil
 }
 
-// series is the observe metrics, nil (records nothing) before observe.
-func (m *Metrics) series() *observe.Metrics {
+// Series is the observe metrics, nil (records nothing) before Observe.
+func (m *Metrics) Series() *observe.Metrics {
 	if m == nil {
 		return nil
 	}
 	return m.metrics.Load()
 }
 
-// observe registers the observe series and puts the observing middlewares
+// Observe registers the observe series and puts the observing middlewares
 // in front of mux: request id (outermost, so every log line has it), panic
-// recovery and the access log, then per face the server span (A2A and MCP
-// only) and the request metrics.
-func (m *Metrics) observe(log *slog.Logger, mcpPath string, mux http.Handler) http.Handler {
+// recovery and the access log, then per face (faceOf names a path's: one
+// of the Face constants) the server span (A2A and MCP only) and the
+// request metrics.
+func (m *Metrics) Observe(log *slog.Logger, faceOf func(path string) string, mux http.Handler) http.Handler {
 	series := observe.NewMetrics(yieldingRegisterer{Registerer: m.reg, log: log})
 	m.metrics.Store(series)
 	o := m
 	byFace := map[string]http.Handler{}
-	for _, f := range []string{faceA2A, faceMCP} {
+	for _, f := range []string{FaceA2A, FaceMCP} {
 		byFace[f] = observe.TraceMiddleware(f, series.Middleware(f, nil, mux))
 	}
-	for _, f := range []string{faceCard, faceOps, faceOther} {
+	for _, f := range []string{FaceCard, FaceOps, FaceOther} {
 		byFace[f] = series.Middleware(f, nil, mux)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		face := faceOf(r.URL.Path, mcpPath)
+		face := faceOf(r.URL.Path)
 		ri := &requestInfo{}
 		// The request id (observe.RequestIDMiddleware's) and the request's
 		// info in one copy of the request.
@@ -304,7 +287,7 @@ func (e *accessEntry) detach() {
 	if e.r == nil {
 		return
 	}
-	e.httpMethod, e.path, e.remote, e.bytesIn = e.r.Method, e.r.URL.Path, clientIP(e.r), e.r.ContentLength
+	e.httpMethod, e.path, e.remote, e.bytesIn = e.r.Method, e.r.URL.Path, ClientIP(e.r), e.r.ContentLength
 	e.r = nil
 }
 
@@ -319,7 +302,7 @@ func (e *accessEntry) write(status int) {
 	attrs = append(attrs, slog.String("who", e.ri.getWho()),
 		slog.String("face", e.face), slog.String("method", method))
 	t := e.ri.getTarget()
-	for _, f := range [...]struct{ k, v string }{{"agent", t.agent}, {"skill", t.skill}, {"tool", t.tool}, {"resource", t.resource}} {
+	for _, f := range [...]struct{ k, v string }{{"agent", t.Agent}, {"skill", t.Skill}, {"tool", t.Tool}, {"resource", t.Resource}} {
 		if f.v != "" {
 			attrs = append(attrs, slog.String(f.k, f.v))
 		}
@@ -334,10 +317,10 @@ func (e *accessEntry) write(status int) {
 	e.log.LogAttrs(e.ctx, slog.LevelInfo, "request", attrs...)
 }
 
-// goingAway tells every open event stream that the server is draining
+// GoingAway tells every open event stream that the server is draining
 // ([GoingAwayComment]); streams opened afterwards get it as they open.
 // Streams released from net/http are told through their own writer.
-func (o *Metrics) goingAway() {
+func (o *Metrics) GoingAway() {
 	o.mu.Lock()
 	o.draining = true
 	ws := make([]*streamWriter, 0, len(o.streams))
@@ -502,59 +485,11 @@ func (releasedWriter) Write([]byte) (int, error) { return 0, http.ErrHijacked }
 
 func (releasedWriter) WriteHeader(int) {}
 
-// GoingAway tells the open event streams that the server is draining; the
-// serve command calls it when SIGTERM starts the drain (Listener.OnDrain).
-// From then on /readyz answers 503 ("shutting down"), so that a load
-// balancer sends no more. The streams, those released from net/http too
-// ([server.StreamReleaseObserver]), stay open until their tasks end, their
-// clients leave or the grace expires; then Stop fails the tasks still
-// running, which gives their streams the final event.
-func (b *Bridge) GoingAway() {
-	b.draining.Store(true)
-	if b.metrics != nil {
-		b.metrics.goingAway()
+// ClientIP is the address of the peer (proxies are not trusted).
+func ClientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
 	}
-}
-
-// watchUpstreams sets the upstream metrics from the health registry now and
-// every interval until ctx ends (each change is recorded as it happens; this
-// catches up with the changes made before the metrics existed).
-func (b *Bridge) watchUpstreams(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		b.recordUpstreams()
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
-
-// taskEvent is the managers' OnEvent: task transitions counted, then push
-// delivery.
-func (b *Bridge) taskEvent(ctx context.Context, owner string, t *a2a.Task, ev a2a.StreamResponse) {
-	b.metrics.series().OnTaskEvent(ctx, owner, t, ev)
-	if b.dispatcher != nil {
-		b.dispatcher.OnEvent(ctx, owner, t, ev)
-	}
-}
-
-// tracedClient is c with every request in a client span whose trace
-// context is sent in traceparent ([observe.Transport]), so the agent's
-// spans join the caller's trace.
-func tracedClient(c *http.Client) *http.Client {
-	if c.Transport == nil {
-		return c // never fall back to a transport without the guard
-	}
-	cp := *c
-	cp.Transport = observe.Transport(c.Transport)
-	return &cp
-}
-
-// taskEvents is the OnEvent of one agent's manager ([Bridge.taskEvent]);
-// transitions are counted by state, not by agent.
-func (b *Bridge) taskEvents(string) func(ctx context.Context, owner string, t *a2a.Task, ev a2a.StreamResponse) {
-	return b.taskEvent
+	return host
 }

@@ -1,4 +1,4 @@
-package gateway
+package observability
 
 import (
 	"context"
@@ -36,7 +36,7 @@ func TestClientDisconnectIsLoggedAsSuch(t *testing.T) {
 	})
 	mux.HandleFunc("/a2a/fast", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	var logs syncbuf.Buffer
-	srv := httptest.NewServer(m.observe(slog.New(slog.NewJSONHandler(&logs, nil)), "/mcp", mux))
+	srv := httptest.NewServer(m.Observe(slog.New(slog.NewJSONHandler(&logs, nil)), testFaces, mux))
 	defer srv.Close()
 
 	ctx, cancel := context.WithCancel(context.Background())
