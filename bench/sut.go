@@ -28,7 +28,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
 	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/auth"
-	"github.com/a2a-mcp-bridge/bridge/gateway"
+	"github.com/a2a-mcp-bridge/bridge/gateway/hops"
 	"github.com/a2a-mcp-bridge/bridge/policy"
 	"github.com/a2a-mcp-bridge/bridge/ratelimit"
 	"github.com/a2a-mcp-bridge/bridge/request"
@@ -206,7 +206,7 @@ func NewBridge(ctx context.Context, cfg BridgeConfig) (*Bridge, error) {
 		lim.Close()
 		return nil, fmt.Errorf("bench: bridge manager: %w", err)
 	}
-	hops := &gateway.Hops{Authn: chain, Authz: engine, Limits: lim, Realm: "bench", Log: log}
+	hops := &hops.Chain{Authn: chain, Authz: engine, Limits: lim, Realm: "bench", Log: log}
 	srv, err := server.New(server.Config{
 		Manager: mgr, Card: px.Card(cfg.BaseURL, false), KeepAlive: time.Minute, Logger: log,
 		Guard: hops.A2AGuard(AgentName, request.DirFrontA2A),

@@ -28,6 +28,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/gateway/health"
+	"github.com/a2a-mcp-bridge/bridge/gateway/hops"
 	"github.com/a2a-mcp-bridge/bridge/gateway/observability"
 	"github.com/a2a-mcp-bridge/bridge/gateway/upstream"
 	"github.com/a2a-mcp-bridge/bridge/hostguard"
@@ -87,7 +88,7 @@ type Bridge struct {
 	authn      liveAuthn
 	engine     *policy.Engine
 	limiter    *ratelimit.Limiter
-	hops       *Hops
+	hops       *hops.Chain
 	signing    atomic.Pointer[signing] // keys and card security; Reload swaps it
 	dispatcher *push.Dispatcher
 
@@ -224,7 +225,7 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (_ *Bridge, er
 	}
 	b.policy.p.Store(b.engine)
 	b.limits.p.Store(b.limiter)
-	b.hops = &Hops{Authz: &b.policy, Limits: &b.limits, Realm: "a2a-mcp-bridge", Log: b.log, Metrics: b.metrics}
+	b.hops = &hops.Chain{Authz: &b.policy, Limits: &b.limits, Realm: "a2a-mcp-bridge", Log: b.log, Metrics: b.metrics}
 	b.signing.Store(&signing{})
 	if b.chain != nil {
 		b.authn.p.Store(b.chain)

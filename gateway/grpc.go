@@ -16,9 +16,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a/a2agrpc"
 	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 	"github.com/a2a-mcp-bridge/bridge/config"
-	"github.com/a2a-mcp-bridge/bridge/gateway/observability"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
-	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
 // The A2A gRPC binding (server.grpc): one lf.a2a.v1.A2AService for every
@@ -54,18 +52,6 @@ func (g *grpcTargets) get(name string) func() (*a2agrpc.Target, error) {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	return g.byName[name]
-}
-
-// A2AContext authenticates r with the hop chain and returns the context
-// an A2A call runs with: the principal, and its key as the tasks' owner.
-func (h *Hops) A2AContext(r *http.Request) (context.Context, error) {
-	p, err := h.authenticate(r)
-	if err != nil {
-		return nil, err
-	}
-	observability.SetPrincipal(r.Context(), p)
-	ctx := request.WithPrincipal(r.Context(), p)
-	return server.WithOwner(ctx, p.Key()), nil
 }
 
 // grpcTarget is a served agent's target with its hop chain.

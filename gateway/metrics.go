@@ -9,6 +9,7 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
+	"github.com/a2a-mcp-bridge/bridge/gateway/hops"
 	"github.com/a2a-mcp-bridge/bridge/gateway/observability"
 	"github.com/a2a-mcp-bridge/bridge/observe"
 	"github.com/a2a-mcp-bridge/bridge/request"
@@ -80,7 +81,7 @@ func (b *Bridge) taskEvents(string) func(ctx context.Context, owner string, t *a
 }
 
 // auditedAuthn records the principal an authenticator accepted.
-type auditedAuthn struct{ Authenticator }
+type auditedAuthn struct{ hops.Authenticator }
 
 func (a auditedAuthn) Authenticate(r *http.Request) (*request.Principal, error) {
 	p, err := a.Authenticator.Authenticate(r)

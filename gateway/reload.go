@@ -21,6 +21,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/config"
+	"github.com/a2a-mcp-bridge/bridge/gateway/hops"
 	"github.com/a2a-mcp-bridge/bridge/observe"
 	"github.com/a2a-mcp-bridge/bridge/policy"
 	"github.com/a2a-mcp-bridge/bridge/ratelimit"
@@ -30,7 +31,7 @@ import (
 // livePolicy is the policy engine in use; Reload swaps it.
 type livePolicy struct{ p atomic.Pointer[policy.Engine] }
 
-var _ Authorizer = (*livePolicy)(nil)
+var _ hops.Authorizer = (*livePolicy)(nil)
 
 // Decide implements Authorizer.
 func (l *livePolicy) Decide(ctx context.Context, hop request.Hop) policy.Decision {
@@ -42,7 +43,7 @@ type liveLimits struct {
 	p atomic.Pointer[ratelimit.Limiter]
 }
 
-var _ Limiter = (*liveLimits)(nil)
+var _ hops.Limiter = (*liveLimits)(nil)
 
 // Allow implements Limiter.
 func (l *liveLimits) Allow(ctx context.Context, hop request.Hop) (ratelimit.Result, error) {
@@ -54,7 +55,7 @@ func (l *liveLimits) Allow(ctx context.Context, hop request.Hop) (ratelimit.Resu
 // from the next request on.
 type liveAuthn struct{ p atomic.Pointer[auth.Chain] }
 
-var _ Authenticator = (*liveAuthn)(nil)
+var _ hops.Authenticator = (*liveAuthn)(nil)
 
 // Authenticate implements Authenticator.
 func (l *liveAuthn) Authenticate(r *http.Request) (*request.Principal, error) {
@@ -63,7 +64,7 @@ func (l *liveAuthn) Authenticate(r *http.Request) (*request.Principal, error) {
 
 // ForAudience is the chain in use, for a face whose tokens must name one of
 // aud (auth.Chain.AuthenticateFor); it follows reloads.
-func (l *liveAuthn) ForAudience(aud ...string) Authenticator {
+func (l *liveAuthn) ForAudience(aud ...string) hops.Authenticator {
 	return &liveAudienced{l: l, aud: slices.Clone(aud)}
 }
 

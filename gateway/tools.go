@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/gateway/hops"
 	"github.com/a2a-mcp-bridge/bridge/gateway/observability"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
@@ -181,7 +182,7 @@ func (f *filteredUpstream) readOnly(name string) bool {
 // call the tool).
 type limitedTools struct {
 	src  *expose.AgentTools
-	hops *Hops
+	hops *hops.Chain
 }
 
 var (
@@ -246,7 +247,7 @@ func (l *limitedTools) ResourceHop(uri string) (request.Hop, bool) {
 }
 
 // exposeDecider marks the face's hops as the expose direction.
-type exposeDecider struct{ e Authorizer }
+type exposeDecider struct{ e hops.Authorizer }
 
 // Decide implements endpoint.Decider.
 func (d exposeDecider) Decide(ctx context.Context, hop request.Hop) policy.Decision {
@@ -258,7 +259,7 @@ func (d exposeDecider) Decide(ctx context.Context, hop request.Hop) policy.Decis
 
 // mcpLimits is the MCP face's front-door limiter: the hop chain's limits,
 // with the face's refusals counted in the metrics.
-type mcpLimits struct{ h *Hops }
+type mcpLimits struct{ h *hops.Chain }
 
 var _ endpoint.Limiter = mcpLimits{}
 

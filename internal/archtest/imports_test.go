@@ -150,6 +150,9 @@ var arrows = []arrow{
 	{from: []string{"gateway/observability"}, to: []string{"config", "mcp", "auth", "policy", "ratelimit", "hostguard", "admin", "gateway/listener"},
 		toOnly: []string{"gateway"},
 		why:    "the faces record into observability; it does not reach back into them, the guards or the config"},
+	{from: []string{"gateway/hops"}, to: []string{"config", "mcp", "admin", "hostguard", "netguard", "gateway/listener", "gateway/preflight", "gateway/upstream"},
+		toOnly: []string{"gateway"},
+		why:    "the hop chain applies the guards to a Hop a face built: it knows no MCP face, no config, no listener"},
 	{from: []string{"gateway/preflight", "gateway/upstream"}, to: []string{"a2a/server", "a2a/taskmanager", "mcp/endpoint", "mcp/expose", "mcp/publish", "mcp/front", "admin", "observe"},
 		toOnly: []string{"gateway"},
 		why:    "check-config's preflight and the reading of upstream entries start nothing that outlives them: no face, no task manager"},
@@ -237,6 +240,7 @@ func TestImports_RulesCatchAnArrow(t *testing.T) {
 		{"gateway/listener", "config"},
 		{"gateway/preflight", "gateway"},
 		{"gateway/observability", "mcp/endpoint"},
+		{"gateway/hops", "config"},
 		{"gateway/upstream", "mcp/endpoint"},
 	} {
 		pkgs := map[string]pkg{tc.from: {Imports: []string{module + "/" + tc.to}}}

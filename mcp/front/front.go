@@ -55,7 +55,7 @@ type Upstream interface {
 
 var _ Upstream = (*connector.Conn)(nil)
 
-// Checker applies rate limits and policy to one call (gateway.Hops). A
+// Checker applies rate limits and policy to one call (gateway/hops.Chain). A
 // refusal's text is shown to the caller: for an *a2a.Error its Message,
 // else the error's text.
 type Checker interface {

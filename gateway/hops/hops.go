@@ -1,4 +1,13 @@
-package gateway
+// Package hops owns the hop chain every inbound call goes through:
+// authenticate (after the pre-auth address limit) → rate-limit →
+// authorize, and the A2A errors a refusal answers with (challenge headers,
+// RateLimit and Retry-After). The faces apply it to a request.Hop they
+// have built; the guards behind it are interfaces (Authenticator,
+// Authorizer, Limiter) so that the gateway can swap them on reload.
+//
+// It must not import gateway, config, or any MCP package: the MCP faces
+// read it through their own one-method interfaces (mcp/front.Checker).
+package hops
 
 import (
 	"context"
@@ -37,9 +46,9 @@ type IPLimiter interface {
 	Check(ip string) ratelimit.Result
 }
 
-// Hops is the hop chain every inbound request goes through:
+// Chain is the hop chain every inbound request goes through:
 // authenticate → rate-limit → authorize, in that order.
-type Hops struct {
+type Chain struct {
 	// Authn authenticates callers; nil makes every caller anonymous.
 	Authn Authenticator
 	// IPLimit runs before authentication (nil: none).
@@ -56,7 +65,7 @@ type Hops struct {
 	Metrics *observability.Metrics
 }
 
-func (h *Hops) log() *slog.Logger {
+func (h *Chain) log() *slog.Logger {
 	if h.Log != nil {
 		return h.Log
 	}
@@ -65,7 +74,7 @@ func (h *Hops) log() *slog.Logger {
 
 // authenticate applies the pre-auth IP limit and the authenticator. The
 // returned error is an *a2a.Error carrying the challenge headers.
-func (h *Hops) authenticate(r *http.Request) (*request.Principal, *a2a.Error) {
+func (h *Chain) authenticate(r *http.Request) (*request.Principal, *a2a.Error) {
 	if h.IPLimit != nil {
 		if res := h.IPLimit.Check(observability.ClientIP(r)); !res.Allowed {
 			e := a2a.ErrRateLimited.With("too many requests from this address")
@@ -122,14 +131,14 @@ func (headerWriter) Write(b []byte) (int, error) { return len(b), nil }
 func (headerWriter) WriteHeader(int)             {}
 
 // audiencer is an authenticator that can hold a face to audiences of its
-// own (liveAuthn).
+// own (gateway's live chain).
 type audiencer interface {
 	ForAudience(aud ...string) Authenticator
 }
 
 // ForAudience is the hop chain of a face whose tokens must name one of aud
 // (auth.Chain.AuthenticateFor); empty aud keeps each issuer's own audiences.
-func (h *Hops) ForAudience(aud []string) *Hops {
+func (h *Chain) ForAudience(aud []string) *Chain {
 	a, ok := h.Authn.(audiencer)
 	if !ok || len(aud) == 0 {
 		return h
@@ -142,7 +151,7 @@ func (h *Hops) ForAudience(aud []string) *Hops {
 // ProtectA2A puts the hop chain's authentication in front of an agent's
 // handler. The public card stays public; everything else needs a principal,
 // which also becomes the owner of the tasks the caller creates.
-func (h *Hops) ProtectA2A(srv *server.Server) http.Handler {
+func (h *Chain) ProtectA2A(srv *server.Server) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasSuffix(r.URL.Path, "/.well-known/agent-card.json") {
 			srv.ServeHTTP(w, r)
@@ -162,7 +171,7 @@ func (h *Hops) ProtectA2A(srv *server.Server) http.Handler {
 
 // A2AGuard is the server.Config.Guard of one agent: rate limits, then
 // policy, for every parsed call.
-func (h *Hops) A2AGuard(agent string, dir request.Direction) func(ctx context.Context, c *server.Call) error {
+func (h *Chain) A2AGuard(agent string, dir request.Direction) func(ctx context.Context, c *server.Call) error {
 	return func(ctx context.Context, c *server.Call) error {
 		hop := request.Hop{
 			Principal: request.PrincipalFrom(ctx), Face: request.FaceA2A, Direction: dir,
@@ -176,7 +185,7 @@ func (h *Hops) A2AGuard(agent string, dir request.Direction) func(ctx context.Co
 
 // Check applies the rate limits and the policy to a hop, returning an
 // *a2a.Error for a refusal (callers of other protocols map it).
-func (h *Hops) Check(ctx context.Context, hop request.Hop) error {
+func (h *Chain) Check(ctx context.Context, hop request.Hop) error {
 	if err := h.Limit(ctx, hop); err != nil {
 		return err
 	}
@@ -186,7 +195,7 @@ func (h *Hops) Check(ctx context.Context, hop request.Hop) error {
 // Authorize applies the policy alone to a hop (for a second decision on the
 // same request once more is known, e.g. the tool a message selected, so
 // that the limits are not counted twice).
-func (h *Hops) Authorize(ctx context.Context, hop request.Hop) error {
+func (h *Chain) Authorize(ctx context.Context, hop request.Hop) error {
 	if h.Authz != nil {
 		if d := h.Authz.Decide(ctx, hop); !d.Allow {
 			return a2a.ErrPermissionDenied.Withf("denied by policy: %s", d.Reason)
@@ -196,7 +205,7 @@ func (h *Hops) Authorize(ctx context.Context, hop request.Hop) error {
 }
 
 // Limit counts a hop against the rate limits alone.
-func (h *Hops) Limit(ctx context.Context, hop request.Hop) error {
+func (h *Chain) Limit(ctx context.Context, hop request.Hop) error {
 	if h.Limits != nil {
 		res, err := h.Limits.Allow(ctx, hop)
 		if err != nil {
@@ -220,4 +229,16 @@ func (h *Hops) Limit(ctx context.Context, hop request.Hop) error {
 		_ = res
 	}
 	return nil
+}
+
+// A2AContext authenticates r with the hop chain and returns the context
+// an A2A call runs with: the principal, and its key as the tasks' owner.
+func (h *Chain) A2AContext(r *http.Request) (context.Context, error) {
+	p, err := h.authenticate(r)
+	if err != nil {
+		return nil, err
+	}
+	observability.SetPrincipal(r.Context(), p)
+	ctx := request.WithPrincipal(r.Context(), p)
+	return server.WithOwner(ctx, p.Key()), nil
 }

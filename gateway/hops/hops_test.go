@@ -1,4 +1,4 @@
-package gateway
+package hops
 
 import (
 	"bytes"
@@ -46,7 +46,7 @@ func securedDemo(t *testing.T, rules []ratelimit.Rule) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hops := &Hops{Authn: auth.NewChain(auth.ChainOptions{}, keys), Authz: eng, Limits: lim, Realm: "bridge"}
+	hops := &Chain{Authn: auth.NewChain(auth.ChainOptions{}, keys), Authz: eng, Limits: lim, Realm: "bridge"}
 	mgr, err := taskmanager.New(taskmanager.Config{Store: store.NewMemory(), Executor: &demoagent.Agent{Tick: 20 * time.Millisecond}, PollInterval: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
