@@ -29,6 +29,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/gateway/health"
 	"github.com/a2a-mcp-bridge/bridge/gateway/hops"
+	"github.com/a2a-mcp-bridge/bridge/gateway/mcptools"
 	"github.com/a2a-mcp-bridge/bridge/gateway/observability"
 	"github.com/a2a-mcp-bridge/bridge/gateway/upstream"
 	"github.com/a2a-mcp-bridge/bridge/hostguard"
@@ -490,7 +491,7 @@ func (b *Bridge) publish(ctx context.Context, p *config.PublishedServer) error {
 	b.upMu.Lock()
 	b.agents = append(b.agents, pa)
 	b.upMu.Unlock()
-	up := &filteredUpstream{Upstream: conn, allow: p.AllowTools, deny: p.DenyTools, agent: p.Name, m: b.metrics}
+	up := &mcptools.Filtered{Upstream: conn, Allow: p.AllowTools, Deny: p.DenyTools, Agent: p.Name, M: b.metrics}
 	name := p.Name
 	pa.exec, err = publish.New(publish.Config{
 		Name: p.Name, Description: p.Description, Version: Version,
@@ -500,7 +501,7 @@ func (b *Bridge) publish(ctx context.Context, p *config.PublishedServer) error {
 			// with the tool the message actually selected.
 			return b.hops.Authorize(ctx, request.Hop{
 				Principal: request.PrincipalFrom(ctx), Face: request.FaceA2A, Direction: request.DirPublish,
-				Agent: name, Skill: tool, Tool: tool, ToolDestructive: destructive, ToolReadOnly: !destructive && up.readOnly(tool),
+				Agent: name, Skill: tool, Tool: tool, ToolDestructive: destructive, ToolReadOnly: !destructive && up.ReadOnly(tool),
 				Method: a2a.MethodSendMessage,
 			})
 		},
@@ -601,7 +602,7 @@ func (b *Bridge) signV03Card(cardJSON []byte) ([]byte, error) {
 // Authorize), unless the message names its tool already. The tool a
 // message names is read by publish's one function (Agent.ToolOf), the
 // one Execute runs the call by, so the limits count the tool that runs.
-func (b *Bridge) publishGuard(agent string, up *filteredUpstream, exec *publish.Agent) func(ctx context.Context, c *a2aserver.Call) error {
+func (b *Bridge) publishGuard(agent string, up *mcptools.Filtered, exec *publish.Agent) func(ctx context.Context, c *a2aserver.Call) error {
 	return func(ctx context.Context, c *a2aserver.Call) error {
 		observability.SetMethod(ctx, c.Method)
 		observability.SetTarget(ctx, observability.Target{Agent: agent, Skill: c.Skill})
@@ -629,7 +630,7 @@ func (b *Bridge) publishGuard(agent string, up *filteredUpstream, exec *publish.
 				}
 			}
 			if hop.Tool != "" {
-				hop.ToolDestructive, hop.ToolReadOnly = up.hints(hop.Tool)
+				hop.ToolDestructive, hop.ToolReadOnly = up.Hints(hop.Tool)
 			}
 		}
 		if err := b.hops.Limit(ctx, hop); err != nil {
@@ -738,14 +739,14 @@ func (b *Bridge) buildExpose(ctx context.Context, mux *http.ServeMux, mcpOnly bo
 	fcfg := endpoint.Config{
 		Name: "a2a-mcp-bridge", Version: Version, PublicURL: b.publicURL, Path: cfg.Expose.MCP.Path,
 		AllowedOrigins: cfg.Expose.MCP.AllowedOrigins, MaxBodyBytes: int64(cfg.Server.MaxBodyBytes),
-		Policy: b.front.decider(exposeDecider{&b.policy}), Sources: append([]endpoint.ToolSource{&limitedTools{src: tools, hops: b.hops}}, b.front.sources...),
-		Logger: b.log, OnRequest: observeMCPRequest,
-		ServerOptions: []server.ServerOption{server.WithToolHandlerMiddleware(observe.ToolMiddleware()), server.WithToolHandlerMiddleware(b.countToolCalls)},
+		Policy: b.front.decider(mcptools.ExposeDecider{E: &b.policy}), Sources: append([]endpoint.ToolSource{&mcptools.Limited{Src: tools, Hops: b.hops}}, b.front.sources...),
+		Logger: b.log, OnRequest: mcptools.ObserveRequest,
+		ServerOptions: []server.ServerOption{server.WithToolHandlerMiddleware(observe.ToolMiddleware()), server.WithToolHandlerMiddleware(mcptools.CountCalls(b.metrics))},
 	}
 	if mcpOnly {
 		fcfg.UnsafeNoAuth = true // stdio only: never mounted on a listener
 	} else {
-		fcfg.Limiter, fcfg.LimitedMethods = mcpLimits{b.hops}, cfg.Expose.MCP.RateLimitedMethods
+		fcfg.Limiter, fcfg.LimitedMethods = mcptools.Limits{H: b.hops}, cfg.Expose.MCP.RateLimitedMethods
 		// The face accepts only tokens issued for its own resource
 		// (RFC 8707), the URL its protected-resource metadata names: a
 		// token for an A2A agent is refused here, and check-config refuses

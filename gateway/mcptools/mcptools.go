@@ -1,4 +1,13 @@
-package gateway
+// Package mcptools owns the MCP tools as the gateway wires them between
+// the faces and the guards: a publish entry's allow_tools/deny_tools with
+// the tools' hints (Filtered), the exposed agents' tools counted against
+// the limits on stdio (Limited), the expose direction of the face's
+// decisions and limits (ExposeDecider, Limits), and the tool call metrics
+// and access-line fields (CountCalls, ObserveRequest).
+//
+// It must not import gateway or config: the gateway builds it from typed
+// options.
+package mcptools
 
 import (
 	"context"
@@ -25,44 +34,44 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
-// filteredUpstream applies a publish entry's allow_tools and deny_tools: a
+// Filtered applies a publish entry's allow_tools and deny_tools: a
 // hidden tool is neither listed nor callable. It remembers the tools' hints
 // for the policy.
-type filteredUpstream struct {
+type Filtered struct {
 	publish.Upstream
-	allow, deny []string
-	// agent names the published agent in the skill call metrics (m, nil:
+	Allow, Deny []string
+	// Agent names the published agent in the skill call metrics (M, nil:
 	// none).
-	agent string
-	m     *observability.Metrics
+	Agent string
+	M     *observability.Metrics
 
 	mu    sync.Mutex
 	known map[string]connector.Annotations
 }
 
 var (
-	_ publish.Upstream     = (*filteredUpstream)(nil)
-	_ publish.Availability = (*filteredUpstream)(nil)
+	_ publish.Upstream     = (*Filtered)(nil)
+	_ publish.Availability = (*Filtered)(nil)
 )
 
 // Available implements publish.Availability for upstreams that know it.
-func (f *filteredUpstream) Available() error {
+func (f *Filtered) Available() error {
 	if av, ok := f.Upstream.(publish.Availability); ok {
 		return av.Available()
 	}
 	return nil
 }
 
-func (f *filteredUpstream) visible(name string) bool {
-	for _, p := range f.deny {
+func (f *Filtered) visible(name string) bool {
+	for _, p := range f.Deny {
 		if ok, _ := path.Match(p, name); ok {
 			return false
 		}
 	}
-	if len(f.allow) == 0 {
+	if len(f.Allow) == 0 {
 		return true
 	}
-	for _, p := range f.allow {
+	for _, p := range f.Allow {
 		if ok, _ := path.Match(p, name); ok {
 			return true
 		}
@@ -70,7 +79,7 @@ func (f *filteredUpstream) visible(name string) bool {
 	return false
 }
 
-func (f *filteredUpstream) filter(ts []connector.Tool) []connector.Tool {
+func (f *Filtered) filter(ts []connector.Tool) []connector.Tool {
 	out := make([]connector.Tool, 0, len(ts))
 	known := make(map[string]connector.Annotations, len(ts))
 	for _, t := range ts {
@@ -86,7 +95,7 @@ func (f *filteredUpstream) filter(ts []connector.Tool) []connector.Tool {
 }
 
 // Tools implements publish.Upstream.
-func (f *filteredUpstream) Tools(ctx context.Context) ([]connector.Tool, error) {
+func (f *Filtered) Tools(ctx context.Context) ([]connector.Tool, error) {
 	ts, err := f.Upstream.Tools(ctx)
 	if err != nil {
 		return nil, err
@@ -95,7 +104,7 @@ func (f *filteredUpstream) Tools(ctx context.Context) ([]connector.Tool, error) 
 }
 
 // CallTool implements publish.Upstream.
-func (f *filteredUpstream) CallTool(ctx context.Context, name string, args json.RawMessage, progress connector.ProgressFunc, elicit connector.ElicitFunc) (json.RawMessage, error) {
+func (f *Filtered) CallTool(ctx context.Context, name string, args json.RawMessage, progress connector.ProgressFunc, elicit connector.ElicitFunc) (json.RawMessage, error) {
 	if !f.visible(name) {
 		return nil, fmt.Errorf("gateway: tool %q is not published", name)
 	}
@@ -105,7 +114,7 @@ func (f *filteredUpstream) CallTool(ctx context.Context, name string, args json.
 	if ctx.Err() != nil {
 		outcome = observe.OutcomeCanceled // the task was cancelled
 	}
-	f.m.Series().SkillCall(f.agent, name, outcome, time.Since(start))
+	f.M.Series().SkillCall(f.Agent, name, outcome, time.Since(start))
 	return res, err
 }
 
@@ -123,45 +132,47 @@ func callOutcome(res json.RawMessage, err error) string {
 	return observe.OutcomeOK
 }
 
-// countToolCalls is the MCP face's tool middleware that counts every
+// CountCalls is the MCP face's tool middleware that counts every
 // tools/call by tool, outcome and latency, and names the tool in the
 // access line. mcp-go runs it only for a tool the face serves, so the tool
 // label takes served names only.
-func (b *Bridge) countToolCalls(next server.ToolHandlerFunc) server.ToolHandlerFunc {
-	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		observability.SetTarget(ctx, observability.Target{Tool: req.Params.Name})
-		start := time.Now()
-		res, err := next(ctx, req)
-		outcome := observe.OutcomeOK
-		switch {
-		case ctx.Err() != nil:
-			outcome = observe.OutcomeCanceled // the host went away or cancelled
-		case err != nil:
-			outcome = observe.OutcomeError
-		case res != nil && res.IsError:
-			outcome = observe.OutcomeToolError
+func CountCalls(m *observability.Metrics) func(server.ToolHandlerFunc) server.ToolHandlerFunc {
+	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			observability.SetTarget(ctx, observability.Target{Tool: req.Params.Name})
+			start := time.Now()
+			res, err := next(ctx, req)
+			outcome := observe.OutcomeOK
+			switch {
+			case ctx.Err() != nil:
+				outcome = observe.OutcomeCanceled // the host went away or cancelled
+			case err != nil:
+				outcome = observe.OutcomeError
+			case res != nil && res.IsError:
+				outcome = observe.OutcomeToolError
+			}
+			m.Series().ToolCall(req.Params.Name, outcome, time.Since(start))
+			return res, err
 		}
-		b.metrics.Series().ToolCall(req.Params.Name, outcome, time.Since(start))
-		return res, err
 	}
 }
 
-// observeMCPRequest is the MCP face's OnRequest: the method (also when the
+// ObserveRequest is the MCP face's OnRequest: the method (also when the
 // limits do not count it) for the metrics and the access line, and what
 // was called for the access line.
-func observeMCPRequest(ctx context.Context, hop request.Hop, resource string) {
+func ObserveRequest(ctx context.Context, hop request.Hop, resource string) {
 	observability.SetMethod(ctx, hop.Method)
 	observability.SetTarget(ctx, observability.Target{Agent: hop.Agent, Tool: hop.Tool, Resource: resource})
 }
 
 // OnToolsChanged implements publish.Upstream.
-func (f *filteredUpstream) OnToolsChanged(fn func([]connector.Tool)) {
+func (f *Filtered) OnToolsChanged(fn func([]connector.Tool)) {
 	f.Upstream.OnToolsChanged(func(ts []connector.Tool) { fn(f.filter(ts)) })
 }
 
-// hints reports a tool's destructive and read-only hints (unknown tools are
+// Hints reports a tool's destructive and read-only hints (unknown tools are
 // treated as destructive, as MCP says).
-func (f *filteredUpstream) hints(name string) (destructive, readOnly bool) {
+func (f *Filtered) Hints(name string) (destructive, readOnly bool) {
 	f.mu.Lock()
 	a, ok := f.known[name]
 	f.mu.Unlock()
@@ -171,34 +182,35 @@ func (f *filteredUpstream) hints(name string) (destructive, readOnly bool) {
 	return a.Destructive(), a.ReadOnly()
 }
 
-func (f *filteredUpstream) readOnly(name string) bool {
-	_, ro := f.hints(name)
+// ReadOnly reports a tool's read-only hint (Hints).
+func (f *Filtered) ReadOnly(name string) bool {
+	_, ro := f.Hints(name)
 	return ro
 }
 
-// limitedTools wraps the exposed agents' tools so that a call the face's
+// Limited wraps the exposed agents' tools so that a call the face's
 // front door did not count (stdio) is counted against the rate limits (the
 // face's policy filter has already decided that the caller may see and
 // call the tool).
-type limitedTools struct {
-	src  *expose.AgentTools
-	hops *hops.Chain
+type Limited struct {
+	Src  *expose.AgentTools
+	Hops *hops.Chain
 }
 
 var (
-	_ endpoint.ToolSource     = (*limitedTools)(nil)
-	_ endpoint.HopDescriber   = (*limitedTools)(nil)
-	_ endpoint.Notifier       = (*limitedTools)(nil)
-	_ endpoint.ResourceSource = (*limitedTools)(nil)
+	_ endpoint.ToolSource     = (*Limited)(nil)
+	_ endpoint.HopDescriber   = (*Limited)(nil)
+	_ endpoint.Notifier       = (*Limited)(nil)
+	_ endpoint.ResourceSource = (*Limited)(nil)
 	// The cards' resources are decided under their agent: without this,
 	// a card's hop would name no agent, and a policy that allows the
 	// agent (deny by default) would hide its card.
-	_ endpoint.ResourceHopDescriber = (*limitedTools)(nil)
+	_ endpoint.ResourceHopDescriber = (*Limited)(nil)
 )
 
 // Tools implements endpoint.ToolSource.
-func (l *limitedTools) Tools() []server.ServerTool {
-	ts := l.src.Tools()
+func (l *Limited) Tools() []server.ServerTool {
+	ts := l.Src.Tools()
 	out := make([]server.ServerTool, len(ts))
 	for i, t := range ts {
 		name, next := t.Tool.Name, t.Handler
@@ -207,10 +219,10 @@ func (l *limitedTools) Tools() []server.ServerTool {
 			if !endpoint.Counted(ctx) {
 				// stdio: no front door counted the call (over HTTP the face
 				// did, and answered 429 when over a limit).
-				hop, _ := l.src.Hop(name)
+				hop, _ := l.Src.Hop(name)
 				hop.Principal = request.PrincipalFrom(ctx)
 				hop.Face, hop.Direction, hop.Tool, hop.Method = request.FaceMCP, request.DirExpose, name, "tools/call"
-				if err := l.hops.Limit(ctx, hop); err != nil {
+				if err := l.Hops.Limit(ctx, hop); err != nil {
 					msg := "refused"
 					if e := a2a.AsError(err); e != nil {
 						msg = e.Message
@@ -226,56 +238,56 @@ func (l *limitedTools) Tools() []server.ServerTool {
 }
 
 // Hop implements endpoint.HopDescriber.
-func (l *limitedTools) Hop(tool string) (request.Hop, bool) {
-	h, ok := l.src.Hop(tool)
+func (l *Limited) Hop(tool string) (request.Hop, bool) {
+	h, ok := l.Src.Hop(tool)
 	h.Direction = request.DirExpose
 	return h, ok
 }
 
 // OnChange implements endpoint.Notifier.
-func (l *limitedTools) OnChange(fn func()) { l.src.OnChange(fn) }
+func (l *Limited) OnChange(fn func()) { l.Src.OnChange(fn) }
 
 // Resources implements endpoint.ResourceSource.
-func (l *limitedTools) Resources() []server.ServerResource { return l.src.Resources() }
+func (l *Limited) Resources() []server.ServerResource { return l.Src.Resources() }
 
 // ResourceHop implements endpoint.ResourceHopDescriber: an agent card belongs
 // to its agent.
-func (l *limitedTools) ResourceHop(uri string) (request.Hop, bool) {
-	h, ok := l.src.ResourceHop(uri)
+func (l *Limited) ResourceHop(uri string) (request.Hop, bool) {
+	h, ok := l.Src.ResourceHop(uri)
 	h.Direction = request.DirExpose
 	return h, ok
 }
 
-// exposeDecider marks the face's hops as the expose direction.
-type exposeDecider struct{ e hops.Authorizer }
+// ExposeDecider marks the face's hops as the expose direction.
+type ExposeDecider struct{ E hops.Authorizer }
 
 // Decide implements endpoint.Decider.
-func (d exposeDecider) Decide(ctx context.Context, hop request.Hop) policy.Decision {
+func (d ExposeDecider) Decide(ctx context.Context, hop request.Hop) policy.Decision {
 	if hop.Direction == "" {
 		hop.Direction = request.DirExpose
 	}
-	return d.e.Decide(ctx, hop)
+	return d.E.Decide(ctx, hop)
 }
 
-// mcpLimits is the MCP face's front-door limiter: the hop chain's limits,
+// Limits is the MCP face's front-door limiter: the hop chain's limits,
 // with the face's refusals counted in the metrics.
-type mcpLimits struct{ h *hops.Chain }
+type Limits struct{ H *hops.Chain }
 
-var _ endpoint.Limiter = mcpLimits{}
+var _ endpoint.Limiter = Limits{}
 
 // Allow implements endpoint.Limiter.
-func (l mcpLimits) Allow(ctx context.Context, hop request.Hop) (ratelimit.Result, error) {
+func (l Limits) Allow(ctx context.Context, hop request.Hop) (ratelimit.Result, error) {
 	observability.SetMethod(ctx, hop.Method)
-	if l.h.Limits == nil {
+	if l.H.Limits == nil {
 		return ratelimit.Result{Allowed: true}, nil
 	}
 	if hop.Direction == "" {
 		hop.Direction = request.DirExpose
 	}
-	res, err := l.h.Limits.Allow(ctx, hop)
+	res, err := l.H.Limits.Allow(ctx, hop)
 	var le *ratelimit.LimitError
 	if errors.As(err, &le) && !errors.Is(err, ratelimit.ErrUnavailable) {
-		l.h.Metrics.Series().RateLimited(string(hop.Face), le.Result.Rule)
+		l.H.Metrics.Series().RateLimited(string(hop.Face), le.Result.Rule)
 	}
 	return res, err
 }
