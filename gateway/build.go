@@ -100,7 +100,7 @@ type Bridge struct {
 	face   *endpoint.Face
 
 	health   *health.Registry
-	monitors *monitors
+	monitors *health.Monitors
 
 	// What a reload of the upstream lists needs: the routes of /a2a/, the
 	// lists in force, and how upstreams are reached.
@@ -536,7 +536,7 @@ func (b *Bridge) publish(ctx context.Context, p *config.PublishedServer) error {
 	b.grpcTargets.set(p.Name, func() (*a2agrpc.Target, error) { return target, nil })
 	ref.store(conn)
 	b.reportConn(health.KindPublish, p.Name, conn, skills)
-	b.monitors.add(b.connMonitor(health.KindPublish, p.Name, conn, skills))
+	b.monitors.Add(b.connMonitor(health.KindPublish, p.Name, conn, skills))
 	return nil
 }
 
@@ -734,7 +734,7 @@ func (b *Bridge) buildExpose(ctx context.Context, mux *http.ServeMux, mcpOnly bo
 	b.reportExposed()
 	tools.OnChange(b.reportExposed)
 	for _, a := range cfg.Expose.Agents {
-		b.monitors.add(b.exposeMonitor(a.Alias))
+		b.monitors.Add(b.exposeMonitor(a.Alias))
 	}
 	fcfg := endpoint.Config{
 		Name: "a2a-mcp-bridge", Version: Version, PublicURL: b.publicURL, Path: cfg.Expose.MCP.Path,
@@ -941,7 +941,7 @@ func (b *Bridge) Run(ctx context.Context) {
 		wg.Go(func() { b.maintain(ctx) })
 	}
 	wg.Go(func() { b.watchUpstreams(ctx, upstreamWatch) })
-	wg.Go(func() { b.monitors.run(ctx) })
+	wg.Go(func() { b.monitors.Run(ctx) })
 	wg.Wait()
 }
 

@@ -136,7 +136,7 @@ func (b *Bridge) startFront(ctx context.Context, fa *frontedAgent) {
 		b.log.Warn("fronted agent not reachable yet; retrying in the background", "agent", fa.name, "err", netguard.RedactURL(err))
 	}
 	b.reportFront(fa, err)
-	b.monitors.add(b.frontMonitor(fa))
+	b.monitors.Add(b.frontMonitor(fa))
 }
 
 // frontAgent turns one front.a2a entry (where names it in errors) into a
@@ -397,7 +397,7 @@ func (b *Bridge) openFrontMCP(ctx context.Context, m *config.FrontedMCPServer, u
 	}
 	ref.store(conn)
 	b.reportConn(health.KindFrontMCP, m.Name, conn, tools)
-	b.monitors.add(b.connMonitor(health.KindFrontMCP, m.Name, conn, tools))
+	b.monitors.Add(b.connMonitor(health.KindFrontMCP, m.Name, conn, tools))
 	b.upMu.Lock()
 	b.front.servers = append(b.front.servers, frontedServer{name: m.Name, conn: conn})
 	b.upMu.Unlock()

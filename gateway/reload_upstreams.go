@@ -306,7 +306,7 @@ func (b *Bridge) applyUpstreams(ctx context.Context, p *upstreamPlan) {
 	// expose.agents.
 	if p.exposeTouch {
 		for _, n := range append(p.exposeRemoved, p.exposeChanged...) {
-			b.monitors.remove(health.KindExpose, n)
+			b.monitors.Remove(health.KindExpose, n)
 			b.health.Remove(health.KindExpose, n)
 		}
 		b.setOwnExposed(p.next.expose)
@@ -321,7 +321,7 @@ func (b *Bridge) applyUpstreams(ctx context.Context, p *upstreamPlan) {
 			}
 			b.reportExposed()
 			for _, n := range append(p.exposeAdded, p.exposeChanged...) {
-				b.monitors.add(b.exposeMonitor(n))
+				b.monitors.Add(b.exposeMonitor(n))
 			}
 		}
 	}
@@ -331,7 +331,7 @@ func (b *Bridge) applyUpstreams(ctx context.Context, p *upstreamPlan) {
 func (b *Bridge) unpublish(name string) {
 	b.routes.remove(name)
 	b.grpcTargets.remove(name)
-	b.monitors.remove(health.KindPublish, name)
+	b.monitors.Remove(health.KindPublish, name)
 	b.health.Remove(health.KindPublish, name)
 	b.upMu.Lock()
 	var pa *publishedAgent
@@ -352,7 +352,7 @@ func (b *Bridge) unpublish(name string) {
 func (b *Bridge) unfront(name string) {
 	b.routes.remove(name)
 	b.grpcTargets.remove(name)
-	b.monitors.remove(health.KindFrontA2A, name)
+	b.monitors.Remove(health.KindFrontA2A, name)
 	b.health.Remove(health.KindFrontA2A, name)
 	b.upMu.Lock()
 	var fa *frontedAgent
@@ -374,7 +374,7 @@ func (b *Bridge) unfront(name string) {
 
 // dropFrontMCP forgets a fronted MCP server and returns its connection.
 func (b *Bridge) dropFrontMCP(name string) *connector.Conn {
-	b.monitors.remove(health.KindFrontMCP, name)
+	b.monitors.Remove(health.KindFrontMCP, name)
 	b.health.Remove(health.KindFrontMCP, name)
 	b.upMu.Lock()
 	defer b.upMu.Unlock()

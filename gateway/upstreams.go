@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -28,13 +27,14 @@ func (b *Bridge) initHealth() {
 	b.health = health.New(health.Options{Logger: b.log})
 	b.health.OnChange(b.recordUpstream)
 	h := b.cfg.Health
-	b.monitors = &monitors{interval: h.CheckInterval.D(), timeout: h.CheckTimeout.D(), all: map[monitorKey]*monitor{}}
-	if b.monitors.interval <= 0 {
-		b.monitors.interval = defaultCheckInterval
+	interval, timeout := h.CheckInterval.D(), h.CheckTimeout.D()
+	if interval <= 0 {
+		interval = defaultCheckInterval
 	}
-	if b.monitors.timeout <= 0 {
-		b.monitors.timeout = min(defaultCheckTimeout, b.monitors.interval)
+	if timeout <= 0 {
+		timeout = min(defaultCheckTimeout, interval)
 	}
+	b.monitors = health.NewMonitors(interval, timeout)
 }
 
 // Health is the registry of the upstreams' health that /readyz, the
@@ -105,8 +105,8 @@ func (b *Bridge) reportConn(kind health.Kind, name string, conn *connector.Conn,
 // connMonitor checks an MCP connection: a ping (or a re-read of the tool
 // list on 2026-07-28); a failure drops the connection, which the Conn
 // re-establishes with backoff.
-func (b *Bridge) connMonitor(kind health.Kind, name string, conn *connector.Conn, tools func() int) *monitor {
-	return &monitor{kind: kind, name: name, check: func(ctx context.Context) time.Duration {
+func (b *Bridge) connMonitor(kind health.Kind, name string, conn *connector.Conn, tools func() int) *health.Monitor {
+	return &health.Monitor{Kind: kind, Name: name, Check: func(ctx context.Context) time.Duration {
 		if err := conn.Check(ctx); err != nil {
 			b.log.Debug("upstream check failed", "upstream", name, "kind", string(kind), "err", err)
 		}
@@ -168,8 +168,8 @@ func (b *Bridge) reportExposed() {
 
 // exposeMonitor checks an exposed agent: its card fetched now
 // (If-None-Match) and verified if it changed.
-func (b *Bridge) exposeMonitor(alias string) *monitor {
-	return &monitor{kind: health.KindExpose, name: alias, check: func(ctx context.Context) time.Duration {
+func (b *Bridge) exposeMonitor(alias string) *health.Monitor {
+	return &health.Monitor{Kind: health.KindExpose, Name: alias, Check: func(ctx context.Context) time.Duration {
 		if err := b.tools.Check(ctx, alias); err != nil {
 			b.log.Debug("exposed agent check failed", "agent", alias, "err", err)
 		}
@@ -210,19 +210,19 @@ func cardReason(err error) string {
 // to load it with backoff; once loaded, it refreshes it every check (and
 // when its Cache-Control lifetime ends), takes the agent out while a card
 // fails verification and brings it back when one verifies.
-func (b *Bridge) frontMonitor(fa *frontedAgent) *monitor {
-	bo := backoff{min: b.cfg.Health.ReconnectMin.D(), max: b.cfg.Health.ReconnectMax.D()}
+func (b *Bridge) frontMonitor(fa *frontedAgent) *health.Monitor {
+	bo := health.Backoff{Min: b.cfg.Health.ReconnectMin.D(), Max: b.cfg.Health.ReconnectMax.D()}
 	var first time.Duration
 	if fa.proxy() == nil {
-		first = bo.next()
+		first = bo.Next()
 	}
-	return &monitor{kind: health.KindFrontA2A, name: fa.name, first: first, check: func(ctx context.Context) time.Duration {
+	return &health.Monitor{Kind: health.KindFrontA2A, Name: fa.name, First: first, Check: func(ctx context.Context) time.Duration {
 		if fa.proxy() == nil {
 			if err := b.connectFront(ctx, fa); err != nil {
 				b.reportFront(fa, err)
-				return bo.next()
+				return bo.Next()
 			}
-			bo.reset()
+			bo.Reset()
 			b.reportFront(fa, nil)
 		} else {
 			b.refreshFront(ctx, fa)
@@ -275,135 +275,4 @@ func (b *Bridge) reportFront(fa *frontedAgent, err error) {
 		rep.State, rep.Err = health.StateDown, "card fetch failed: "+health.Describe(err)
 	}
 	b.health.Report(health.KindFrontA2A, fa.name, rep)
-}
-
-// backoff is the wait before the next attempt at something that failed:
-// doubling from min to max, each drawn from [wait/2, wait].
-type backoff struct {
-	min, max, cur time.Duration
-}
-
-func (bo *backoff) next() time.Duration {
-	if bo.min <= 0 {
-		bo.min = time.Second
-	}
-	if bo.max < bo.min {
-		bo.max = bo.min
-	}
-	if bo.cur == 0 {
-		bo.cur = bo.min
-	} else {
-		bo.cur = min(2*bo.cur, bo.max)
-	}
-	return bo.cur/2 + rand.N(bo.cur/2+1)
-}
-
-func (bo *backoff) reset() { bo.cur = 0 }
-
-// monitor checks one upstream actively and reports to the registry.
-type monitor struct {
-	kind health.Kind
-	name string
-	// check runs one check, bounded by ctx (health.check_timeout), reports
-	// its outcome and returns when to check next (0 or more than the
-	// interval: the interval).
-	check func(ctx context.Context) time.Duration
-	// first, if positive, bounds the wait before the first check.
-	first time.Duration
-
-	stop context.CancelFunc
-	done chan struct{}
-}
-
-type monitorKey struct {
-	kind health.Kind
-	name string
-}
-
-// monitors runs every upstream's monitor, each in its own goroutine, from
-// Run until its context ends; monitors added while running start at once.
-type monitors struct {
-	interval, timeout time.Duration
-
-	mu  sync.Mutex
-	ctx context.Context // nil until run
-	all map[monitorKey]*monitor
-}
-
-func (ms *monitors) add(m *monitor) {
-	ms.mu.Lock()
-	defer ms.mu.Unlock()
-	ms.all[monitorKey{m.kind, m.name}] = m
-	if ms.ctx != nil {
-		ms.start(m)
-	}
-}
-
-// remove stops an upstream's monitor and waits for it.
-func (ms *monitors) remove(kind health.Kind, name string) {
-	ms.mu.Lock()
-	m := ms.all[monitorKey{kind, name}]
-	delete(ms.all, monitorKey{kind, name})
-	ms.mu.Unlock()
-	if m != nil && m.stop != nil {
-		m.stop()
-		<-m.done
-	}
-}
-
-// start runs m (ms.mu held, ms.ctx set).
-func (ms *monitors) start(m *monitor) {
-	ctx, stop := context.WithCancel(ms.ctx)
-	m.stop, m.done = stop, make(chan struct{})
-	go ms.loop(ctx, m)
-}
-
-// run starts every monitor and waits, until ctx ends, for them to stop.
-func (ms *monitors) run(ctx context.Context) {
-	ms.mu.Lock()
-	ms.ctx = ctx
-	for _, m := range ms.all {
-		ms.start(m)
-	}
-	ms.mu.Unlock()
-	<-ctx.Done()
-	ms.mu.Lock()
-	running := make([]*monitor, 0, len(ms.all))
-	for _, m := range ms.all {
-		running = append(running, m)
-	}
-	ms.mu.Unlock()
-	for _, m := range running {
-		if m.done != nil {
-			<-m.done
-		}
-	}
-}
-
-func (ms *monitors) loop(ctx context.Context, m *monitor) {
-	defer close(m.done)
-	// The upstream was probed when it was added: the first check comes
-	// within an interval (sooner when the monitor asks, e.g. to retry an
-	// agent not loaded yet), each monitor at its own point of it so that
-	// they do not all fire at once.
-	wait := ms.interval/2 + rand.N(ms.interval/2+1)
-	if m.first > 0 {
-		wait = min(wait, m.first)
-	}
-	for {
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-t.C:
-		}
-		cctx, cancel := context.WithTimeout(ctx, ms.timeout)
-		next := m.check(cctx)
-		cancel()
-		if next <= 0 || next > ms.interval {
-			next = ms.interval
-		}
-		wait = next
-	}
 }

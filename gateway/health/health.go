@@ -8,7 +8,11 @@
 // the connection events in between); /readyz, the bridge_upstream_up and
 // bridge_upstream_state metrics and the "upstream down" / "upstream up" log
 // lines all read it, so they never disagree. A status page or an admin API
-// reads the same List.
+// reads the same List. Monitors runs each upstream's active check on its
+// interval (the check itself, which reaches the upstream, is the gateway's).
+//
+// It must not import gateway, config or any face: it holds states and
+// timers, nothing that reaches an upstream.
 package health
 
 import (

@@ -1,4 +1,4 @@
-package gateway
+package health
 
 import (
 	"context"
@@ -6,8 +6,6 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
-
-	"github.com/a2a-mcp-bridge/bridge/gateway/health"
 )
 
 // TestMonitorsCheckOnTheirIntervalAndStopWhenRemoved: a monitor's first
@@ -17,7 +15,7 @@ import (
 // every monitor has stopped.
 func TestMonitorsCheckOnTheirIntervalAndStopWhenRemoved(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		ms := &monitors{interval: 10 * time.Second, timeout: time.Second, all: map[monitorKey]*monitor{}}
+		ms := NewMonitors(10*time.Second, time.Second)
 		var mu sync.Mutex
 		checks := map[string][]time.Duration{}
 		start := time.Now()
@@ -32,15 +30,15 @@ func TestMonitorsCheckOnTheirIntervalAndStopWhenRemoved(t *testing.T) {
 				return next
 			}
 		}
-		ms.add(&monitor{kind: health.KindPublish, name: "steady", check: record("steady", 0)})
-		ms.add(&monitor{kind: health.KindFrontA2A, name: "eager", first: time.Second, check: record("eager", 3*time.Second)})
+		ms.Add(&Monitor{Kind: KindPublish, Name: "steady", Check: record("steady", 0)})
+		ms.Add(&Monitor{Kind: KindFrontA2A, Name: "eager", First: time.Second, Check: record("eager", 3*time.Second)})
 		ctx, stop := context.WithCancel(context.Background())
 		done := make(chan struct{})
-		go func() { ms.run(ctx); close(done) }()
+		go func() { ms.Run(ctx); close(done) }()
 		time.Sleep(25 * time.Second)
-		ms.add(&monitor{kind: health.KindExpose, name: "late", check: record("late", 0)})
+		ms.Add(&Monitor{Kind: KindExpose, Name: "late", Check: record("late", 0)})
 		time.Sleep(20 * time.Second)
-		ms.remove(health.KindPublish, "steady")
+		ms.Remove(KindPublish, "steady")
 		removedAt := time.Since(start)
 		time.Sleep(30 * time.Second)
 		stop()
@@ -73,16 +71,16 @@ func TestMonitorsCheckOnTheirIntervalAndStopWhenRemoved(t *testing.T) {
 
 // TestBackoffDoublesWithinHalfToWhole pins the fronted agents' retry waits.
 func TestBackoffDoublesWithinHalfToWhole(t *testing.T) {
-	bo := backoff{min: 100 * time.Millisecond, max: time.Second}
+	bo := Backoff{Min: 100 * time.Millisecond, Max: time.Second}
 	want := 100 * time.Millisecond
 	for i := range 8 {
-		if w := bo.next(); w < want/2 || w > want {
+		if w := bo.Next(); w < want/2 || w > want {
 			t.Fatalf("wait %d = %s, want within [%s, %s]", i, w, want/2, want)
 		}
 		want = min(2*want, time.Second)
 	}
-	bo.reset()
-	if w := bo.next(); w > 100*time.Millisecond {
+	bo.Reset()
+	if w := bo.Next(); w > 100*time.Millisecond {
 		t.Fatalf("after reset: %s", w)
 	}
 }
