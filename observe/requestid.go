@@ -2,10 +2,10 @@ package observe
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"net/http"
 	"sync"
-
-	"github.com/google/uuid"
 )
 
 // RequestIDHeader carries the request id in (when the caller sets a valid
@@ -42,8 +42,49 @@ func ValidRequestID(s string) bool {
 	return true
 }
 
-// NewRequestID mints a request id (a random UUID).
-func NewRequestID() string { return uuid.NewString() }
+// NewRequestID mints a request id: a random (version 4) UUID in its
+// canonical form. The random bytes come from crypto/rand in blocks of
+// idBlock ids, read under a lock: one read per 32 ids instead of one per id,
+// and one allocation per id (the string). A request id is not a secret (it
+// is sent back in every answer); it only has to be unique.
+func NewRequestID() string {
+	var b [16]byte
+	idPool.mu.Lock()
+	if idPool.next == len(idPool.buf) {
+		if _, err := rand.Read(idPool.buf[:]); err != nil {
+			idPool.mu.Unlock()
+			panic("observe: crypto/rand: " + err.Error()) // crypto/rand.Read does not fail on supported systems
+		}
+		idPool.next = 0
+	}
+	copy(b[:], idPool.buf[idPool.next:])
+	idPool.next += len(b)
+	idPool.mu.Unlock()
+	b[6] = b[6]&0x0f | 0x40 // version 4
+	b[8] = b[8]&0x3f | 0x80 // RFC 4122 variant
+	var s [36]byte
+	hex.Encode(s[0:8], b[0:4])
+	s[8] = '-'
+	hex.Encode(s[9:13], b[4:6])
+	s[13] = '-'
+	hex.Encode(s[14:18], b[6:8])
+	s[18] = '-'
+	hex.Encode(s[19:23], b[8:10])
+	s[23] = '-'
+	hex.Encode(s[24:], b[10:])
+	return string(s[:])
+}
+
+// idBlock is how many request ids one crypto/rand read serves.
+const idBlock = 32
+
+// idPool holds random bytes for the next request ids; next is the offset of
+// the first unused byte (len(buf): none left).
+var idPool = struct {
+	mu   sync.Mutex
+	buf  [16 * idBlock]byte
+	next int
+}{next: 16 * idBlock}
 
 // WithRequestID returns a context carrying id (for work not started by an
 // HTTP request, e.g. a push delivery or a stdio MCP call). An invalid id is
@@ -79,7 +120,7 @@ func RequestIDContext(w http.ResponseWriter, r *http.Request) context.Context {
 	if !ValidRequestID(id) {
 		id = NewRequestID()
 	}
-	w.Header().Set(RequestIDHeader, id)
+	w.Header()[RequestIDHeader] = []string{id} // the name is canonical: Set without canonicalising
 	return context.WithValue(r.Context(), requestIDKey, id)
 }
 

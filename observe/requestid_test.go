@@ -162,3 +162,20 @@ func BenchmarkContextHandler(b *testing.B) {
 		log.InfoContext(ctx, "request", "face", "a2a")
 	}
 }
+
+// TestNewRequestID_UUIDv4 pins the form of minted request ids: canonical
+// version 4 UUIDs, all distinct.
+func TestNewRequestID_UUIDv4(t *testing.T) {
+	seen := map[string]bool{}
+	for i := 0; i < 1000; i++ {
+		id := NewRequestID()
+		u, err := uuid.Parse(id)
+		if err != nil || u.String() != id || u.Version() != 4 || u.Variant() != uuid.RFC4122 {
+			t.Fatalf("NewRequestID() = %q: not a canonical version 4 UUID (err %v)", id, err)
+		}
+		if seen[id] {
+			t.Fatalf("NewRequestID() repeated %q", id)
+		}
+		seen[id] = true
+	}
+}

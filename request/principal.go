@@ -66,7 +66,12 @@ func (p *Principal) String() string {
 	if p == nil {
 		return "<none>"
 	}
+	n := len(p.Method) + 1 + len(p.Subject)
+	if p.Issuer != "" {
+		n += 1 + len(p.Issuer)
+	}
 	var b strings.Builder
+	b.Grow(n) // one allocation: it is written on every audit line
 	b.WriteString(p.Method)
 	b.WriteString(":")
 	b.WriteString(p.Subject)

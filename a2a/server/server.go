@@ -281,18 +281,17 @@ func (s *Server) checkVersion(r *http.Request) error {
 }
 
 func versionSupported(v string) bool {
-	parts := strings.Split(v, ".")
-	if len(parts) < 2 || len(parts) > 3 || parts[0] != "1" || parts[1] != "0" {
+	// "1.0" or "1.0.<digits>", read in place: it is checked on every request.
+	if v == "1.0" {
+		return true
+	}
+	patch, ok := strings.CutPrefix(v, "1.0.")
+	if !ok || patch == "" {
 		return false
 	}
-	if len(parts) == 3 {
-		if parts[2] == "" {
+	for i := 0; i < len(patch); i++ {
+		if c := patch[i]; c < '0' || c > '9' {
 			return false
-		}
-		for _, c := range parts[2] {
-			if c < '0' || c > '9' {
-				return false
-			}
 		}
 	}
 	return true

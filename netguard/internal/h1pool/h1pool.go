@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -237,7 +238,11 @@ func checkRequest(req *http.Request) (key, addr string, err error) {
 	if len(req.Header["Upgrade"]) > 0 || httpguts.HeaderValuesContainsToken(req.Header["Connection"], "upgrade") {
 		return "", "", errUpgrade
 	}
-	addr = net.JoinHostPort(host, port)
+	if u.Port() != "" && !strings.Contains(host, ":") {
+		addr = u.Host // already host:port, as JoinHostPort would write it
+	} else {
+		addr = net.JoinHostPort(host, port)
+	}
 	return u.Scheme + "://" + addr, addr, nil
 }
 
@@ -260,7 +265,7 @@ func (t *Transport) getConn(ctx context.Context, key, addr string, u *url.URL, f
 	// here, before anything is written to it (a request written to it
 	// could not always be sent again: see roundTrip).
 	for pc := t.takeIdle(key); pc != nil; pc = t.takeIdle(key) {
-		if usable(pc.conn) {
+		if pc.probe.usable() {
 			return pc, nil
 		}
 		pc.close()
@@ -423,6 +428,7 @@ func (t *Transport) dialConn(ctx context.Context, key, addr string, u *url.URL) 
 		conn = tc
 	}
 	pc.conn = conn
+	pc.probe = newProber(conn)
 	pc.br = bufio.NewReaderSize(pc, bufSize)
 	pc.bw = bufio.NewWriterSize(countingWriter{pc}, bufSize)
 	return pc, nil
@@ -438,6 +444,7 @@ type pconn struct {
 	br       *bufio.Reader // reads through pconn.Read, for the header limit
 	bw       *bufio.Writer
 	tlsState *tls.ConnectionState
+	probe    *prober   // peeks at the socket before a reuse
 	reused   bool      // taken from the pool: the server may have closed it
 	idleAt   time.Time // when it was pooled; guarded by t.mu while pooled
 	limit    int64     // bytes left to read before the header limit trips
