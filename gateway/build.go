@@ -703,6 +703,10 @@ func (b *Bridge) buildExpose(ctx context.Context, mux *http.ServeMux, mcpOnly bo
 	}
 	ngcfg.Timeout = max(ngcfg.Timeout, longest+time.Minute)
 	ngcfg.MaxBodyBytes = max(ngcfg.MaxBodyBytes, exposeMaxBodyBytes)
+	// One A2A call per tool call, as for fronted agents: HTTP/1.1 with the
+	// call's I/O on the calling goroutine (netguard Config.HTTP1Direct),
+	// under the same address policy.
+	ngcfg.HTTP1Direct = true
 	callGuard, err := netguard.New(ngcfg)
 	if err != nil {
 		return fmt.Errorf("gateway: netguard for exposed agents: %w", err)
