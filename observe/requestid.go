@@ -152,6 +152,15 @@ func SetMethod(ctx context.Context, method string) {
 	}
 }
 
+// WithMethodSlot returns ctx with the slot [SetMethod] writes to, for a
+// middleware in front of [Metrics.Middleware] and [TraceMiddleware] that
+// copies the request once for all its context values: those two then find
+// the slot and make no copy of the request of their own.
+func WithMethodSlot(ctx context.Context) context.Context {
+	ctx, _ = slotFor(ctx)
+	return ctx
+}
+
 // slotFor returns the request's method slot, adding one to ctx if absent.
 func slotFor(ctx context.Context) (context.Context, *methodSlot) {
 	if s, _ := ctx.Value(slotKey).(*methodSlot); s != nil {

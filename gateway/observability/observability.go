@@ -235,9 +235,10 @@ func (m *Metrics) Observe(log *slog.Logger, faceOf func(path string) string, mux
 		start := time.Now()
 		face := faceOf(r.URL.Path)
 		ri := &requestInfo{}
-		// The request id (observe.RequestIDMiddleware's) and the request's
-		// info in one copy of the request.
-		ctx := context.WithValue(observe.RequestIDContext(w, r), infoKey, ri)
+		// The request id (observe.RequestIDMiddleware's), the method slot
+		// of the metrics and span middlewares and the request's info in
+		// one copy of the request.
+		ctx := context.WithValue(observe.WithMethodSlot(observe.RequestIDContext(w, r)), infoKey, ri)
 		sw := &streamWriter{ResponseWriter: w, o: o, access: accessEntry{log: log, ctx: ctx, ri: ri, face: face, start: start, r: r}}
 		defer func() {
 			if rec := recover(); rec != nil {

@@ -1,6 +1,7 @@
 package expose
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/base64"
@@ -121,7 +122,7 @@ func (t *AgentTools) call(ctx context.Context, a *agent, skill string, req mcp.C
 			}
 			raw = b
 		}
-		dec := json.NewDecoder(strings.NewReader(string(raw)))
+		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&in); err != nil {
 			return errResult("agent %s: invalid arguments: %s (expected {message, data?, files?, contextId?, taskId?})", alias, cleanText(err.Error(), 200))
