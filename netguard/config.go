@@ -107,9 +107,9 @@ type Config struct {
 	// and does each request's I/O on the calling goroutine, without
 	// net/http's reader and writer goroutines per connection and their
 	// hand-offs per request. It is meant for many short calls to few
-	// hosts (a fronted agent). Dialing, the address policy, TLS roots, the
-	// timeouts and the header cap are the same. Differences: TLS offers
-	// only http/1.1 (no HTTP/2), no gzip is asked for, Expect:
+	// hosts (a fronted or an exposed agent). Dialing, the address policy,
+	// TLS roots, the timeouts and the header cap are the same. Differences:
+	// TLS offers only http/1.1 (no HTTP/2), no gzip is asked for, Expect:
 	// 100-continue and protocol upgrades are refused, and a pooled
 	// connection the server closed is only noticed when a request is
 	// written to it (the request is then sent again once on a new

@@ -2,9 +2,9 @@
 // [http.RoundTripper] that writes a request and reads its response on the
 // caller's goroutine, with no reader or writer goroutine per connection.
 // netguard uses it for the clients whose Config sets HTTP1Direct (the
-// gateway's calls to a fronted A2A agent); every other client, and every
-// client of a binary built with the build tag bridge_noh1pool, uses
-// net/http's Transport instead.
+// gateway's calls to a fronted A2A agent and to an exposed one); every
+// other client, and every client of a binary built with the build tag
+// bridge_noh1pool, uses net/http's Transport instead.
 //
 // # What it buys
 //
