@@ -30,6 +30,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
 	"github.com/a2a-mcp-bridge/bridge/gateway/listener"
+	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector/connectortest"
 	"github.com/a2a-mcp-bridge/bridge/request"
@@ -538,14 +539,13 @@ func TestStreamingThroughMiddleware(t *testing.T) {
 		`bridge_requests_total{face="a2a",method="SendStreamingMessage",outcome="2xx"} 1`,
 		`bridge_active_streams{face="a2a"} 0`,
 	}
-	var body []byte
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		_, body = get(t, e.url+"/metrics")
-		if strings.Contains(string(body), want[0]) && strings.Contains(string(body), want[1]) {
-			return
+	bridgetest.Eventually(t, 10*time.Second, "the stream's metrics", func() error {
+		_, body := get(t, e.url+"/metrics")
+		if !strings.Contains(string(body), want[0]) || !strings.Contains(string(body), want[1]) {
+			return fmt.Errorf("metrics lack %q:\n%s", want, grepLines(string(body), "bridge_"))
 		}
-	}
-	t.Fatalf("metrics lack %q:\n%s", want, grepLines(string(body), "bridge_"))
+		return nil
+	})
 }
 
 // TestDrainEndsOpenStreamAndKeepsTask is SIGTERM during an open stream: the

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/examples"
+	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
 	"github.com/a2a-mcp-bridge/bridge/internal/syncbuf"
 )
 
@@ -90,12 +92,13 @@ func callTool(id, tool, args string) string {
 func mcpEcho(t *testing.T, base string) string {
 	t.Helper()
 	var body string
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	bridgetest.Eventually(t, 10*time.Second, "the MCP tool echo answers", func() error {
 		_, body = post(t, base+"/mcp", mcpHdr, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}`)
-		if strings.Contains(body, "echo: hi") {
-			break
+		if !strings.Contains(body, "echo: hi") {
+			return fmt.Errorf("tools/call: %s", body)
 		}
-	}
+		return nil
+	})
 	return body
 }
 

@@ -28,6 +28,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
+	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector/connectortest"
 )
@@ -366,13 +367,12 @@ func TestFrontReadyWhenUpstreamsAre(t *testing.T) {
 	}
 	// The metrics read the same state: the fronted agent is up, by kind.
 	want := `bridge_upstream_up{kind="front.a2a",upstream="agent"} 1`
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if _, m := get(t, e.url+"/metrics"); strings.Contains(string(m), want) {
-			break
-		} else if time.Now().After(deadline) {
-			t.Fatalf("metrics lack %s:\n%s", want, grepLines(string(m), "bridge_upstream"))
+	bridgetest.Eventually(t, 10*time.Second, "metrics with "+want, func() error {
+		if _, m := get(t, e.url+"/metrics"); !strings.Contains(string(m), want) {
+			return fmt.Errorf("metrics lack %s:\n%s", want, grepLines(string(m), "bridge_upstream"))
 		}
-	}
+		return nil
+	})
 }
 
 // TestFrontA2ATaskContinuesAfterRestart: with a signing key, the state key
@@ -561,12 +561,13 @@ func TestFrontedSkillCallsAreCounted(t *testing.T) {
 		`bridge_skill_call_duration_seconds_count{agent="agent",skill="echo"} 1`,
 	}
 	var body string
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	bridgetest.Eventually(t, 10*time.Second, "the metrics the test expects", func() error {
 		_, b := get(t, e.url+"/metrics")
-		if body = string(b); missing(body, want) == nil {
-			break
+		if body = string(b); missing(body, want) != nil {
+			return fmt.Errorf("metrics lack %q", missing(body, want))
 		}
-	}
+		return nil
+	})
 	if m := missing(body, want); m != nil {
 		t.Fatalf("metrics lack %q:\n%s", m, grepLines(body, "bridge_skill"))
 	}

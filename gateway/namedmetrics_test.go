@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"regexp"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
+	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
 )
 
 // logLines decodes the JSON log lines whose msg is msg.
@@ -92,13 +94,13 @@ func TestMetricsAndLogsNameWhatHappened(t *testing.T) {
 		`bridge_upstream_up{kind="expose",upstream="echo"} 1`,
 	}
 	var body string
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	bridgetest.Eventually(t, 10*time.Second, "the metrics the test expects", func() error {
 		_, b := get(t, e.url+"/metrics")
-		body = string(b)
-		if missing(body, want) == nil {
-			break
+		if body = string(b); missing(body, want) != nil {
+			return fmt.Errorf("metrics lack %q", missing(body, want))
 		}
-	}
+		return nil
+	})
 	if m := missing(body, want); m != nil {
 		t.Fatalf("metrics lack %q:\n%s", m, grepLines(body, "bridge_"))
 	}

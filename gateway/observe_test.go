@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
 	"github.com/a2a-mcp-bridge/bridge/gateway/listener"
+	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector/connectortest"
 )
@@ -154,14 +156,13 @@ func TestMetricsSeriesAfterMixedTraffic(t *testing.T) {
 	var body string
 	// The stream's handler may return after the client saw the last event,
 	// and the upstream watch runs in the background: wait for both.
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	bridgetest.Eventually(t, 10*time.Second, "the metrics the test expects", func() error {
 		_, b := get(t, e.url+"/metrics")
-		body = string(b)
-		if missing(body, want) == nil {
-			return
+		if body = string(b); missing(body, want) != nil {
+			return fmt.Errorf("metrics lack %q:\n%s", missing(body, want), grepLines(body, "bridge_"))
 		}
-	}
-	t.Fatalf("metrics lack %q:\n%s", missing(body, want), grepLines(body, "bridge_"))
+		return nil
+	})
 }
 
 func missing(body string, want []string) []string {

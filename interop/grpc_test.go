@@ -4,10 +4,9 @@ package interop
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
+
+	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
 )
 
 // TestJSGRPCClientAgainstBridgeDemo runs the @a2a-js/sdk gRPC client
@@ -65,15 +64,9 @@ front:
 }
 
 // startBridgeServe runs `bridge serve` with the configuration yaml (listen
-// is added: a free loopback port) and returns the bridge's base URL.
+// is added: a free loopback port) and returns the bridge's base URL once
+// /readyz answers.
 func startBridgeServe(t *testing.T, yaml string) string {
 	t.Helper()
-	bin := buildBridge(t)
-	addr := freeAddr(t)
-	file := filepath.Join(t.TempDir(), "bridge.yaml")
-	if err := os.WriteFile(file, []byte("listen: "+addr+"\n"+yaml), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	startServer(t, exec.Command(bin, "serve", "--config", file), "http://"+addr+"/healthz")
-	return "http://" + addr
+	return bridgetest.StartBridge(t, yaml).URL
 }

@@ -2,6 +2,7 @@ package push_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a/push"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
 	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
+	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
 	"github.com/a2a-mcp-bridge/bridge/netguard/netguardtest"
 )
@@ -64,16 +66,7 @@ func TestDeliversFromMemoryStore(t *testing.T) {
 	done := make(chan error)
 	go func() { done <- d.Run(rctx) }()
 	d.Notify()
-	for {
-		due, err := st.DuePushes(ctx, timeFar, 10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(due) == 0 {
-			break
-		}
-		waitABit()
-	}
+	waitDelivered(t, st)
 	cancel()
 	<-done
 	mu.Lock()
@@ -88,9 +81,21 @@ func TestDeliversFromMemoryStore(t *testing.T) {
 
 var timeFar = time.Now().Add(24 * time.Hour)
 
-// waitABit yields while the dispatcher works; the loop around it is bounded
-// by the test binary's timeout.
-func waitABit() { time.Sleep(2 * time.Millisecond) }
+// waitDelivered waits until the store has no push due any more: the
+// dispatcher delivered everything.
+func waitDelivered(t *testing.T, st *store.Memory) {
+	t.Helper()
+	bridgetest.Eventually(t, 20*time.Second, "every push delivered", func() error {
+		due, err := st.DuePushes(context.Background(), timeFar, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(due) > 0 {
+			return fmt.Errorf("%d pushes still due", len(due))
+		}
+		return nil
+	})
+}
 
 // TestLegacyConfigsGetTheLegacyBody: a config registered in an older
 // protocol version gets what Config.LegacyBody writes of the stored task;
@@ -138,16 +143,7 @@ func TestLegacyConfigsGetTheLegacyBody(t *testing.T) {
 	done := make(chan error)
 	go func() { done <- d.Run(rctx) }()
 	d.Notify()
-	for {
-		due, err := st.DuePushes(ctx, timeFar, 10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(due) == 0 {
-			break
-		}
-		waitABit()
-	}
+	waitDelivered(t, st)
 	cancel()
 	<-done
 	mu.Lock()

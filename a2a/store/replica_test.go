@@ -19,6 +19,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
 	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
+	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
 )
 
 // gatedAgent is an executor the test steers. A new task emits WORKING
@@ -373,19 +374,16 @@ func TestReplicaSecondMessageWaitsForLease(t *testing.T) {
 		done <- result{resp, err}
 	}()
 	// Let the follow-up reach B and wait; then A's run may end.
-	for deadline := time.Now().Add(20 * time.Second); ; {
+	bridgetest.Eventually(t, 20*time.Second, "the task WORKING", func() error {
 		rec, err := sa.GetTask(ctx, "alice", id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rec.Task.Status.State == a2a.TaskStateWorking {
-			break
+		if rec.Task.Status.State != a2a.TaskStateWorking {
+			return fmt.Errorf("task %s", rec.Task.Status.State)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("task never WORKING")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return nil
+	})
 	agent.gate <- struct{}{}
 	r := <-done
 	if r.err != nil {
@@ -448,19 +446,16 @@ func TestReplicaDeathFailsTaskAfterLeaseExpiry(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var before *taskmanager.TaskRecord
-	for deadline := time.Now().Add(20 * time.Second); ; {
+	bridgetest.Eventually(t, 20*time.Second, "step 1 stored", func() error {
 		var err error
 		if before, err = sb.GetTask(ctx, "alice", id); err != nil {
 			t.Fatal(err)
 		}
-		if before.LastSeq == 2 {
-			break
+		if before.LastSeq != 2 {
+			return fmt.Errorf("last seq %d, want 2", before.LastSeq)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("step 1 never stored")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return nil
+	})
 	// While A lives and renews its lease, nothing is an orphan.
 	if n, err := b.mgr.Recover(ctx); err != nil || n != 0 {
 		t.Fatalf("Recover while A is alive: %d, %v; want 0", n, err)
@@ -468,16 +463,16 @@ func TestReplicaDeathFailsTaskAfterLeaseExpiry(t *testing.T) {
 
 	dying.dead.Store(true)
 	var n int
-	for deadline := time.Now().Add(20 * time.Second); n == 0; {
+	bridgetest.Eventually(t, 20*time.Second, "the dead replica's task recovered", func() error {
 		var err error
 		if n, err = b.mgr.Recover(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the dead replica's task was never recovered")
+		if n == 0 {
+			return errors.New("no task recovered yet")
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return nil
+	})
 	if n != 1 {
 		t.Errorf("Recover ended %d tasks, want 1", n)
 	}

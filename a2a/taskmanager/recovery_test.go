@@ -165,43 +165,46 @@ func TestRecoveryPagesThroughManyOrphans(t *testing.T) {
 // still running FAILED with the shutdown message (its history intact),
 // cancels the executor, and refuses messages from then on.
 func TestManagerStop_FailsRunningTaskAndRefusesNewMessages(t *testing.T) {
-	st := store.NewMemory()
-	m, err := taskmanager.New(taskmanager.Config{Store: st, Executor: &demoagent.Agent{Tick: 10 * time.Millisecond}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	msg := func(text string) *a2a.SendMessageRequest {
-		return &a2a.SendMessageRequest{Message: &a2a.Message{MessageID: "m-" + text, Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart(text)}},
-			Configuration: &a2a.SendMessageConfiguration{ReturnImmediately: true}}
-	}
-	res, err := m.SendMessage(ctx, "alice", msg("/slow 600"))
-	if err != nil || res.Task == nil {
-		t.Fatalf("send: %v %+v", err, res)
-	}
-	id := res.Task.ID
-	for deadline := time.Now().Add(10 * time.Second); stateOf(t, st, id) != a2a.TaskStateWorking; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("never WORKING")
+	synctest.Test(t, func(t *testing.T) {
+		st := store.NewMemory()
+		m, err := taskmanager.New(taskmanager.Config{Store: st, Executor: &demoagent.Agent{Tick: 10 * time.Millisecond}})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	if err := m.Stop(sctx, ""); err != nil {
-		t.Fatalf("Stop: %v", err)
-	}
-	rec, _ := st.GetTask(ctx, "alice", id)
-	if rec.Task.Status.State != a2a.TaskStateFailed || rec.Task.Status.Message == nil || rec.Task.Status.Message.Parts[0].Text != taskmanager.ShutdownMessage {
-		t.Errorf("after Stop: %s %+v", rec.Task.Status.State, rec.Task.Status.Message)
-	}
-	if rec.Task.History[0].MessageID != "m-/slow 600" {
-		t.Errorf("history lost its first message: %+v", rec.Task.History[0])
-	}
-	if m.Running(id) {
-		t.Error("the execution still runs after Stop")
-	}
-	_, err = m.SendMessage(ctx, "alice", msg("hello"))
-	if ae := a2a.AsError(err); ae == nil || ae.Reason != a2a.ErrUnavailable.Reason {
-		t.Errorf("a message after Stop: %v, want UNAVAILABLE", err)
-	}
+		ctx := context.Background()
+		msg := func(text string) *a2a.SendMessageRequest {
+			return &a2a.SendMessageRequest{Message: &a2a.Message{MessageID: "m-" + text, Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart(text)}},
+				Configuration: &a2a.SendMessageConfiguration{ReturnImmediately: true}}
+		}
+		res, err := m.SendMessage(ctx, "alice", msg("/slow 600"))
+		if err != nil || res.Task == nil {
+			t.Fatalf("send: %v %+v", err, res)
+		}
+		id := res.Task.ID
+		// The demo agent's first tick: the task is WORKING, its run not over.
+		time.Sleep(10 * time.Millisecond)
+		synctest.Wait()
+		if got := stateOf(t, st, id); got != a2a.TaskStateWorking {
+			t.Fatalf("after the first tick: %s, want WORKING", got)
+		}
+		sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		if err := m.Stop(sctx, ""); err != nil {
+			t.Fatalf("Stop: %v", err)
+		}
+		rec, _ := st.GetTask(ctx, "alice", id)
+		if rec.Task.Status.State != a2a.TaskStateFailed || rec.Task.Status.Message == nil || rec.Task.Status.Message.Parts[0].Text != taskmanager.ShutdownMessage {
+			t.Errorf("after Stop: %s %+v", rec.Task.Status.State, rec.Task.Status.Message)
+		}
+		if rec.Task.History[0].MessageID != "m-/slow 600" {
+			t.Errorf("history lost its first message: %+v", rec.Task.History[0])
+		}
+		if m.Running(id) {
+			t.Error("the execution still runs after Stop")
+		}
+		_, err = m.SendMessage(ctx, "alice", msg("hello"))
+		if ae := a2a.AsError(err); ae == nil || ae.Reason != a2a.ErrUnavailable.Reason {
+			t.Errorf("a message after Stop: %v, want UNAVAILABLE", err)
+		}
+	})
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -15,7 +14,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -24,92 +22,15 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/admin"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
 	"github.com/a2a-mcp-bridge/bridge/gateway/health"
-	"github.com/a2a-mcp-bridge/bridge/internal/syncbuf"
+	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
 )
-
-// process is a child process of a test with its output, and the lines it
-// printed on stdout.
-type process struct {
-	cmd   *exec.Cmd
-	out   *syncbuf.Buffer
-	lines chan string
-	done  chan struct{}
-}
-
-// startProcess runs bin with args until the test ends.
-func startProcess(t *testing.T, name, bin string, env []string, args ...string) *process {
-	t.Helper()
-	p := &process{cmd: exec.Command(bin, args...), out: &syncbuf.Buffer{}, lines: make(chan string, 64), done: make(chan struct{})}
-	p.cmd.Env = append(os.Environ(), env...)
-	p.cmd.Stderr = p.out
-	stdout, err := p.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			_, _ = p.out.Write([]byte(sc.Text() + "\n"))
-			select {
-			case p.lines <- sc.Text():
-			default:
-			}
-		}
-		_ = p.cmd.Wait()
-		close(p.done)
-	}()
-	t.Cleanup(func() {
-		p.stop()
-		if t.Failed() {
-			t.Logf("%s output:\n%s", name, p.out.String())
-		}
-	})
-	return p
-}
-
-// stop ends the process (SIGKILL) and waits for it.
-func (p *process) stop() {
-	_ = p.cmd.Process.Signal(syscall.SIGKILL)
-	<-p.done
-}
-
-// line waits for the stdout line starting with prefix and returns the rest.
-func (p *process) line(t *testing.T, prefix string) string {
-	t.Helper()
-	timeout := time.After(60 * time.Second)
-	for {
-		select {
-		case l := <-p.lines:
-			if rest, ok := strings.CutPrefix(l, prefix); ok {
-				return rest
-			}
-		case <-p.done:
-			t.Fatalf("process exited before printing %q:\n%s", prefix, p.out.String())
-		case <-timeout:
-			t.Fatalf("no line %q:\n%s", prefix, p.out.String())
-		}
-	}
-}
 
 // demoProcess runs `bridge demo` (the real binary) on a free port and
 // returns it with its agent's URL.
-func demoProcess(t *testing.T, bin, name string) (*process, string) {
-	p := startProcess(t, name, bin, nil, "demo", "--addr", "127.0.0.1:0", "--store", "memory:")
-	rest := p.line(t, "demo agent at ")
+func demoProcess(t *testing.T, bin, name string) (*bridgetest.Proc, string) {
+	p := bridgetest.StartProc(t, name, bridgetest.Command("", nil, bin, "demo", "--addr", "127.0.0.1:0", "--store", "memory:"), nil)
+	rest := p.WaitLine(60*time.Second, "demo agent at ")
 	return p, strings.Fields(rest)[0]
-}
-
-// mcpServerBinary builds the MCP test server (stdio) once per test.
-func mcpServerBinary(t *testing.T) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "mcptestserver")
-	if out, err := exec.Command("go", "build", "-o", path, "github.com/a2a-mcp-bridge/bridge/mcp/connector/connectortest/mcptestserver").CombinedOutput(); err != nil {
-		t.Fatalf("build the MCP test server: %v\n%s", err, out)
-	}
-	return path
 }
 
 // adminSetup is a running `bridge serve` with a published MCP server
@@ -117,8 +38,8 @@ func mcpServerBinary(t *testing.T) string {
 // agent a `bridge demo` of its own, and its admin listener.
 type adminSetup struct {
 	bin           string
-	serve         *process
-	front, expose *process
+	serve         *bridgetest.Proc
+	front, expose *bridgetest.Proc
 	base, admin   string // http://HOST:PORT
 }
 
@@ -155,7 +76,7 @@ health: {check_interval: 1s, check_timeout: 500ms}
 
 func startAdminSetup(t *testing.T, adminSection string, env ...string) *adminSetup {
 	t.Helper()
-	bin := bridgeBinary(t)
+	bin := bridgetest.BridgeBinary(t)
 	s := &adminSetup{bin: bin}
 	var frontURL, exposeURL string
 	s.front, frontURL = demoProcess(t, bin, "fronted agent")
@@ -172,15 +93,15 @@ func startAdminSetup(t *testing.T, adminSection string, env ...string) *adminSet
 	if err := os.WriteFile(jwks, keys, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg := strings.Replace(adminConfig(mcpServerBinary(t), frontURL, exposeURL, adminSection),
+	cfg := strings.Replace(adminConfig(bridgetest.MCPTestServerBinary(t), frontURL, exposeURL, adminSection),
 		fmt.Sprintf("- {alias: exposed, url: %q}", exposeURL), fmt.Sprintf("- {alias: exposed, url: %q, card: {keys: %q}}", exposeURL, jwks), 1)
 	file := filepath.Join(t.TempDir(), "bridge.yaml")
 	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s.serve = startProcess(t, "bridge serve", bin, env, "serve", "--config", file)
-	s.base = "http://" + strings.Fields(s.serve.line(t, "bridge serving on "))[0]
-	s.admin = strings.TrimSuffix(s.serve.line(t, "admin status page at "), admin.PagePath)
+	s.serve = bridgetest.StartProc(t, "bridge serve", bridgetest.Command("", env, bin, "serve", "--config", file), nil)
+	s.base = "http://" + strings.Fields(s.serve.WaitLine(60*time.Second, "bridge serving on "))[0]
+	s.admin = strings.TrimSuffix(s.serve.WaitLine(60*time.Second, "admin status page at "), admin.PagePath)
 	return s
 }
 
@@ -253,15 +174,13 @@ func rowState(ctx context.Context, kind health.Kind, name string) (string, error
 // waitRow waits until the row shows want, the page reloading itself.
 func waitRow(t *testing.T, ctx context.Context, kind health.Kind, name, want string, within time.Duration) {
 	t.Helper()
-	var last string
-	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+	bridgetest.Eventually(t, within, fmt.Sprintf("the %s %s row turns %s", kind, name, want), func() error {
 		st, err := rowState(ctx, kind, name)
 		if err == nil && st == want {
-			return
+			return nil
 		}
-		last = fmt.Sprint(st, err)
-	}
-	t.Fatalf("the %s %s row did not turn %s within %s (last: %s)", kind, name, want, within, last)
+		return fmt.Errorf("last: %s", fmt.Sprint(st, err))
+	})
 }
 
 // TestStatusPageInBrowser opens the status page of a running `bridge
@@ -310,7 +229,7 @@ func TestStatusPageInBrowser(t *testing.T) {
 	}
 	screenshot(t, ctx, "status-all-up.png")
 
-	s.front.stop()
+	s.front.Kill()
 	// Down within the check interval (1s), seen on the next reload (1s):
 	// a generous bound, as timing is not what this test is about.
 	waitRow(t, ctx, health.KindFrontA2A, "front", "down", 30*time.Second)
@@ -339,12 +258,12 @@ func TestStatusPageInBrowser(t *testing.T) {
 func TestAdminAPIAndStatusCommand(t *testing.T) {
 	s := startAdminSetup(t, "admin: {listen: 127.0.0.1:0}")
 	var st admin.Status
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		st = getStatus(t, s.admin, "")
-		if st.Ready || time.Now().After(deadline) {
-			break
+	bridgetest.Eventually(t, 30*time.Second, "the admin API says ready", func() error {
+		if st = getStatus(t, s.admin, ""); !st.Ready {
+			return fmt.Errorf("status: %+v", st)
 		}
-	}
+		return nil
+	})
 	if !st.Ready || len(st.Upstreams) != 3 {
 		t.Fatalf("status: %+v", st)
 	}
@@ -396,15 +315,14 @@ func TestAdminAPIAndStatusCommand(t *testing.T) {
 	if strings.Contains(text, "secret-payload") || strings.Contains(string(mustGet(t, s.admin+admin.APIPath)), "secret-payload") {
 		t.Error("a call's payload reached the admin view")
 	}
-	s.front.stop()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	s.front.Kill()
+	bridgetest.Eventually(t, 30*time.Second, "bridge status shows the fronted agent down", func() error {
 		out, _ = exec.Command(s.bin, "status", "--admin", s.admin).CombinedOutput()
-		if containsLine(string(out), "front +front.a2a +down ") || time.Now().After(deadline) {
-			break
+		if !containsLine(string(out), "front +front.a2a +down ") {
+			return fmt.Errorf("bridge status:\n%s", out)
 		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return nil
+	})
 	if !containsLine(string(out), "front +front.a2a +down ") || !strings.Contains(string(out), "NOT READY") {
 		t.Errorf("after the fronted agent stopped:\n%s", out)
 	}
@@ -494,7 +412,7 @@ func nonLoopbackIP(t *testing.T) string {
 // serve the admin.
 func TestAdminOffLoopbackRefusesCallersWithoutAdminCredentials(t *testing.T) {
 	ip := nonLoopbackIP(t)
-	bin := bridgeBinary(t)
+	bin := bridgetest.BridgeBinary(t)
 	file := filepath.Join(t.TempDir(), "open.yaml")
 	if err := os.WriteFile(file, []byte(fmt.Sprintf("listen: 127.0.0.1:0\nstore: \"memory:\"\nauth: {anonymous: true}\npolicy: {default: deny}\nadmin: {listen: %q}\n", ip+":0")), 0o600); err != nil {
 		t.Fatal(err)

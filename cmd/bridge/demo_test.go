@@ -7,8 +7,10 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"syscall"
 	"testing"
+	"time"
+
+	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
 )
 
 // TestDemoPrintsItsConfiguration: --print-config prints the file the demo
@@ -45,10 +47,10 @@ func TestDemoRefusesANetworkListener(t *testing.T) {
 // logs the unsafe push flag as netguard's own warning, and drains on
 // SIGTERM.
 func TestDemoServesItsConfigurationWithTheFlags(t *testing.T) {
-	bin := bridgeBinary(t)
-	p := startProcess(t, "demo", bin, nil, "demo", "--addr", "127.0.0.1:0", "--store", "memory:", "--public-url", "",
-		"--lease-ttl", "2s", "--maintenance-every", "300ms", "--shutdown-grace", "1s", "--unsafe-allow-loopback-push")
-	rest := p.line(t, "demo agent at ")
+	bin := bridgetest.BridgeBinary(t)
+	p := bridgetest.StartProc(t, "demo", bridgetest.Command("", nil, bin, "demo", "--addr", "127.0.0.1:0", "--store", "memory:", "--public-url", "",
+		"--lease-ttl", "2s", "--maintenance-every", "300ms", "--shutdown-grace", "1s", "--unsafe-allow-loopback-push"), nil)
+	rest := p.WaitLine(60*time.Second, "demo agent at ")
 	agent := strings.Fields(rest)[0]
 	base := strings.TrimSuffix(agent, "/a2a/echo")
 	// /readyz lists the configuration's upstreams (it is 503 until the
@@ -75,14 +77,11 @@ func TestDemoServesItsConfigurationWithTheFlags(t *testing.T) {
 			t.Fatalf("GET %s: %d %s", path, resp.StatusCode, b)
 		}
 	}
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
+	p.Stop() // SIGTERM
+	if code := p.ExitCode(); code != 0 {
+		t.Fatalf("exit %d after SIGTERM:\n%s", code, p.Out.String())
 	}
-	<-p.done
-	if code := p.cmd.ProcessState.ExitCode(); code != 0 {
-		t.Fatalf("exit %d after SIGTERM:\n%s", code, p.out.String())
-	}
-	if !strings.Contains(p.out.String(), "127.0.0.0/8") {
-		t.Fatalf("no warning naming the loopback push range:\n%s", p.out.String())
+	if !strings.Contains(p.Out.String(), "127.0.0.0/8") {
+		t.Fatalf("no warning naming the loopback push range:\n%s", p.Out.String())
 	}
 }

@@ -2,17 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -24,50 +20,15 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/bench"
-	"github.com/a2a-mcp-bridge/bridge/internal/syncbuf"
+	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
 )
 
-var bridgeBin = struct {
-	once sync.Once
-	dir  string
-	path string
-	err  error
-}{}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if bridgeBin.dir != "" {
-		_ = os.RemoveAll(bridgeBin.dir)
-	}
-	os.Exit(code)
-}
-
-// bridgeBinary builds ./cmd/bridge once for the package's process tests.
-func bridgeBinary(t *testing.T) string {
-	t.Helper()
-	bridgeBin.once.Do(func() {
-		dir, err := os.MkdirTemp("", "bridge-bin-")
-		if err != nil {
-			bridgeBin.err = err
-			return
-		}
-		bridgeBin.dir, bridgeBin.path = dir, filepath.Join(dir, "bridge")
-		if out, err := exec.Command("go", "build", "-o", bridgeBin.path, ".").CombinedOutput(); err != nil {
-			bridgeBin.err = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if bridgeBin.err != nil {
-		t.Fatal(bridgeBin.err)
-	}
-	return bridgeBin.path
-}
+func TestMain(m *testing.M) { os.Exit(bridgetest.Main(m)) }
 
 // servedBridge is one `bridge serve` process.
 type servedBridge struct {
-	cmd  *exec.Cmd
+	*bridgetest.Proc
 	base string
-	out  *syncbuf.Buffer
-	done chan struct{}
 }
 
 // startServe runs `bridge serve` on config at addr with storeURL and waits
@@ -75,50 +36,14 @@ type servedBridge struct {
 // loaded).
 func startServe(t *testing.T, bin, config, addr, storeURL string) *servedBridge {
 	t.Helper()
-	out := &syncbuf.Buffer{}
-	cmd := exec.Command(bin, "serve", "--config", config, "--store", storeURL)
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	b := &servedBridge{cmd: cmd, base: "http://" + addr, out: out, done: make(chan struct{})}
-	go func() { _ = cmd.Wait(); close(b.done) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-b.done
-		if t.Failed() {
-			t.Logf("bridge serve output:\n%s", out.String())
-		}
-	})
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if resp, err := http.Get(b.base + "/readyz"); err == nil {
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return b
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("bridge serve not ready: %d %s\n%s", resp.StatusCode, body, out.String())
-			}
-		}
-		select {
-		case <-b.done:
-			t.Fatalf("bridge serve exited:\n%s", out.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("bridge serve did not start:\n%s", out.String())
-		}
-	}
+	b := &servedBridge{base: "http://" + addr}
+	b.Proc = bridgetest.StartProc(t, "bridge serve", bridgetest.Command("", nil, bin, "serve", "--config", config, "--store", storeURL),
+		bridgetest.HTTPOK(b.base+"/readyz"))
+	return b
 }
 
 // kill ends the process with SIGKILL: no shutdown, no flush, nothing run.
-func (b *servedBridge) kill(t *testing.T) {
-	if err := b.cmd.Process.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
-		t.Error(err)
-	}
-	<-b.done
-}
+func (b *servedBridge) kill(*testing.T) { b.Kill() }
 
 // TestAcknowledgedEventsSurviveSIGKILL runs `bridge serve` in front of an
 // agent with callers making blocking and streaming calls at once, kills the
@@ -129,7 +54,7 @@ func (b *servedBridge) kill(t *testing.T) {
 // on SQLite (the default, grouped commits) and on PostgreSQL (batched
 // writes) when BRIDGE_TEST_POSTGRES_URL is set.
 func TestAcknowledgedEventsSurviveSIGKILL(t *testing.T) {
-	bin := bridgeBinary(t)
+	bin := bridgetest.BridgeBinary(t)
 	t.Run("sqlite", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "tasks.db")
 		killAfterAnswers(t, bin, "sqlite:"+path, func(ctx context.Context) (taskmanager.Store, error) {
@@ -192,7 +117,7 @@ func killAfterAnswers(t *testing.T, bin, storeURL string, open func(context.Cont
 	}
 	upH = up.Handler
 
-	addr := freeAddr(t)
+	addr := bridgetest.FreeAddr(t)
 	config := filepath.Join(t.TempDir(), "bridge.yaml")
 	if err := os.WriteFile(config, fmt.Appendf(nil, `listen: %s
 auth: {anonymous: true}

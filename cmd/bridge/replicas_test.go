@@ -5,10 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -17,52 +15,23 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
-	"github.com/a2a-mcp-bridge/bridge/internal/syncbuf"
+	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
 )
 
 // replica is one `bridge demo` process on the shared PostgreSQL database.
 type replica struct {
-	cmd  *exec.Cmd
-	base string          // the demo agent's base URL
-	out  *syncbuf.Buffer // written by exec's copying goroutine while the test reads it
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
+	*bridgetest.Proc
+	base string // the demo agent's base URL
 }
 
 func startReplica(t *testing.T, bin, storeURL string) *replica {
 	t.Helper()
-	addr := freeAddr(t)
-	out := &syncbuf.Buffer{}
-	cmd := exec.Command(bin, "demo", "--addr", addr, "--store", storeURL, "--lease-ttl", "2s", "--maintenance-every", "300ms")
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	r := &replica{cmd: cmd, base: "http://" + addr + "/a2a/echo", out: out}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait() // and its output copied
-		if t.Failed() {
-			t.Logf("replica %s output:\n%s", addr, out.String())
-		}
-	})
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
-			resp.Body.Close()
-			return r
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("replica %s did not start:\n%s", addr, out.String())
-		}
-	}
+	addr := bridgetest.FreeAddr(t)
+	r := &replica{base: "http://" + addr + "/a2a/echo"}
+	r.Proc = bridgetest.StartProc(t, "replica "+addr,
+		bridgetest.Command("", nil, bin, "demo", "--addr", addr, "--store", storeURL, "--lease-ttl", "2s", "--maintenance-every", "300ms"),
+		bridgetest.HTTPOK("http://"+addr+"/healthz"))
+	return r
 }
 
 func (r *replica) call(t *testing.T, method string, params any) (json.RawMessage, *a2a.Error) {
@@ -171,7 +140,7 @@ func TestTwoBridgeProcessesShareTasksOnPostgres(t *testing.T) {
 	}
 	storeURL := pgURL + sep + "search_path=" + schema
 
-	bin := bridgeBinary(t)
+	bin := bridgetest.BridgeBinary(t)
 	a := startReplica(t, bin, storeURL)
 	b := startReplica(t, bin, storeURL)
 
@@ -237,16 +206,14 @@ func TestTwoBridgeProcessesShareTasksOnPostgres(t *testing.T) {
 	t.Run("a replica that dies mid-task: the other ends the task FAILED", func(t *testing.T) {
 		id := a.start(t, "/slow 60")
 		before := len(b.task(t, id).History)
-		if err := a.cmd.Process.Kill(); err != nil {
-			t.Fatal(err)
-		}
-		_ = a.cmd.Wait()
+		a.Kill()
 		var task *a2a.Task
-		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-			if task = b.task(t, id); task.Status.State.Terminal() {
-				break
+		bridgetest.Eventually(t, 30*time.Second, "the dead replica's task ended", func() error {
+			if task = b.task(t, id); !task.Status.State.Terminal() {
+				return fmt.Errorf("task %s", task.Status.State)
 			}
-		}
+			return nil
+		})
 		if task.Status.State != a2a.TaskStateFailed || task.Status.Message == nil || !strings.Contains(task.Status.Message.Parts[0].Text, "stopped") {
 			t.Fatalf("task after its replica died: %s %+v", task.Status.State, task.Status.Message)
 		}

@@ -5,13 +5,14 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
 )
 
 // lineWriter sends each written line to a channel.
@@ -35,9 +36,8 @@ func fakeNPX(t *testing.T) {
 		t.Skip("the fake npx is a unix executable")
 	}
 	dir := t.TempDir()
-	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "npx"), "github.com/a2a-mcp-bridge/bridge/mcp/connector/connectortest/mcptestserver")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build the fake npx: %v\n%s", err, out)
+	if err := os.Symlink(bridgetest.MCPTestServerBinary(t), filepath.Join(dir, "npx")); err != nil {
+		t.Fatal(err)
 	}
 	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 }

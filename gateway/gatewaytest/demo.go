@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"testing"
 
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/examples"
@@ -32,4 +33,21 @@ func ServeDemo(ln net.Listener, log *slog.Logger) (b *gateway.Bridge, stop func(
 	done := make(chan struct{})
 	go func() { defer close(done); b.Run(ctx) }()
 	return b, func() { _ = hs.Close(); cancel(); <-done; _ = b.Close() }, nil
+}
+
+// StartDemo is ServeDemo on a loopback port of its own until the test
+// ends; it returns the bridge and its base URL.
+func StartDemo(t testing.TB, log *slog.Logger) (*gateway.Bridge, string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, stop, err := ServeDemo(ln, log)
+	if err != nil {
+		_ = ln.Close()
+		t.Fatalf("gatewaytest: serve the demo: %v", err)
+	}
+	t.Cleanup(stop)
+	return b, "http://" + ln.Addr().String()
 }

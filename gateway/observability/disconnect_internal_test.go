@@ -3,6 +3,7 @@ package observability
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
 	"github.com/a2a-mcp-bridge/bridge/internal/syncbuf"
 )
 
@@ -58,14 +60,18 @@ func TestClientDisconnectIsLoggedAsSuch(t *testing.T) {
 	resp.Body.Close()
 
 	lines := map[string]map[string]any{}
-	for deadline := time.Now().Add(10 * time.Second); len(lines) < 2 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	bridgetest.Eventually(t, 10*time.Second, "two access lines", func() error {
 		for line := range strings.SplitSeq(logs.String(), "\n") {
 			var l map[string]any
 			if json.Unmarshal([]byte(line), &l) == nil && l["msg"] == "request" {
 				lines[l["path"].(string)] = l
 			}
 		}
-	}
+		if len(lines) < 2 {
+			return fmt.Errorf("%d access lines", len(lines))
+		}
+		return nil
+	})
 	slow, fast := lines["/a2a/slow"], lines["/a2a/fast"]
 	if slow == nil || slow["level"] != "INFO" || slow["outcome"] != "client_disconnected" {
 		t.Errorf("access line of the abandoned request: %v", slow)

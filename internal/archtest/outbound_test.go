@@ -19,6 +19,7 @@ var outsideRule = []struct{ tree, why string }{
 	{"netguard", "netguard is the way out: it builds the transports"},
 	{"bench", "the load generator and bench SUT drive the real binary from outside; they are not the bridge"},
 	{"interop", "interop harnesses are peers of the bridge, not the bridge"},
+	{"internal/bridgetest", "the shared test harness drives the bridge from outside; only tests import it (imports_test.go)"},
 }
 
 // exceptions are the outbound calls outside netguard that are allowed, by

@@ -6,12 +6,9 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -26,6 +23,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/a2a/v03"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
+	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
 )
 
@@ -88,32 +86,11 @@ func startFront(t *testing.T, cardURL string, cardByDefault bool, binding string
 	return base
 }
 
-// startNodeServer runs a node server file that prints "listening URL" and
-// answers /healthz, and returns its URL.
-func startNodeServer(t *testing.T, node, dir, file string, env ...string) string {
-	t.Helper()
-	addr := freeAddr(t)
-	_, port, _ := net.SplitHostPort(addr)
-	cmd := exec.Command(node, file)
-	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), "HOST=127.0.0.1", "PORT="+port), env...)
-	startServer(t, cmd, "http://"+addr+"/healthz")
-	return "http://" + addr
-}
-
 // requireA2AJS makes sure ../a2ajs (the 1.0 client tests and agent) has
 // its pinned dependencies.
 func requireA2AJS(t *testing.T) {
 	t.Helper()
-	dir := filepath.Join("..", "a2ajs")
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@a2a-js", "sdk")); err == nil {
-		return
-	}
-	cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci in interop/a2ajs: %v\n%s", err, out)
-	}
+	bridgetest.Node(t, filepath.Join("..", "a2ajs"), "@a2a-js/sdk")
 }
 
 // seen is what the 0.3 agent recorded of each JSON-RPC request.

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
 )
 
 // bridgeKey writes a new signing key with `bridge keys generate` and its
@@ -18,10 +20,10 @@ import (
 func bridgeKey(t *testing.T, dir, name string) (pem, jwks string) {
 	t.Helper()
 	pem, jwks = filepath.Join(dir, name+".pem"), filepath.Join(dir, name+".jwks.json")
-	if out, err := exec.Command(bridgeBin(t), "keys", "generate", pem).CombinedOutput(); err != nil {
+	if out, err := exec.Command(bridgetest.BridgeBinary(t), "keys", "generate", pem).CombinedOutput(); err != nil {
 		t.Fatalf("bridge keys generate: %v\n%s", err, out)
 	}
-	out, err := exec.Command(bridgeBin(t), "keys", "jwks", pem).Output()
+	out, err := exec.Command(bridgetest.BridgeBinary(t), "keys", "jwks", pem).Output()
 	if err != nil {
 		t.Fatalf("bridge keys jwks: %v", err)
 	}
@@ -51,7 +53,7 @@ policy: {default: allow}
 server: {shutdown_grace: 1s}
 publish:
   - {name: tools, stdio: {command: %q}}
-`, key, mcpTestServerBin(t))
+`, key, bridgetest.MCPTestServerBinary(t))
 	}
 	up := startBridge(t, upstreamConfig(pinned))
 	card := up.URL + "/a2a/tools/.well-known/agent-card.json"
@@ -79,8 +81,8 @@ expose:
 	up.Restart()
 	resigned := time.Now()
 	for _, kind := range []string{"front.a2a", "expose"} {
-		eventually(t, recoverBound, kind+" refused", func() error { return upstreamIs(t, b, kind, "tools", "refused") })
-		if v, ok := metric(t, b.URL, "bridge_upstream_state", map[string]string{"upstream": "tools", "kind": kind, "state": "refused"}); !ok || v != 1 {
+		bridgetest.Eventually(t, recoverBound, kind+" refused", func() error { return upstreamIs(t, b, kind, "tools", "refused") })
+		if v, ok := bridgetest.Metric(t, b.URL, "bridge_upstream_state", map[string]string{"upstream": "tools", "kind": kind, "state": "refused"}); !ok || v != 1 {
 			t.Errorf("bridge_upstream_state{%s,refused} = %v", kind, v)
 		}
 		if err := upMetric(t, b, kind, "tools", 0); err != nil {
@@ -88,7 +90,7 @@ expose:
 		}
 	}
 	outIn := time.Since(resigned)
-	code, r, body := readyz(t, b.URL)
+	code, r, body := bridgetest.Readyz(t, b.URL)
 	want := "refused: card failed verification: the card is signed by a key that is not trusted"
 	if code != http.StatusServiceUnavailable || len(r.NotReady) != 2 || !strings.Contains(r.NotReady[0], want) || !strings.Contains(r.NotReady[1], want) {
 		t.Errorf("readyz %d: %s", code, body)
@@ -97,7 +99,7 @@ expose:
 	if rpcErr == nil || rpcErr.Reason() != "AGENT_UNAVAILABLE" || status != http.StatusOK || !strings.Contains(rpcErr.Message, "its card failed verification") {
 		t.Errorf("front.a2a call while refused: HTTP %d %+v", status, rpcErr)
 	}
-	if code, body := get(t, url+"/.well-known/agent-card.json"); code != http.StatusServiceUnavailable {
+	if code, body := bridgetest.Get(t, url+"/.well-known/agent-card.json"); code != http.StatusServiceUnavailable {
 		t.Errorf("card of the refused agent: %d %s", code, body)
 	}
 	res, text, err := host.Call(t, "tools", map[string]any{"message": "x"})
@@ -111,10 +113,10 @@ expose:
 	up.WriteConfig(t, upstreamConfig(pinned))
 	up.Restart()
 	restored := time.Now()
-	tookFront := eventually(t, recoverBound, "front.a2a back", frontWorks)
-	tookExpose := eventually(t, recoverBound, "expose back", exposeWorks)
-	eventually(t, recoverBound, "readyz", func() error {
-		if code, _, body := readyz(t, b.URL); code != http.StatusOK {
+	tookFront := bridgetest.Eventually(t, recoverBound, "front.a2a back", frontWorks)
+	tookExpose := bridgetest.Eventually(t, recoverBound, "expose back", exposeWorks)
+	bridgetest.Eventually(t, recoverBound, "readyz", func() error {
+		if code, _, body := bridgetest.Readyz(t, b.URL); code != http.StatusOK {
 			return fmt.Errorf("readyz %d: %s", code, body)
 		}
 		return nil

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
 )
 
 // TestHarness_PeersRestartOnTheirAddress checks the harness itself, with
@@ -14,7 +16,7 @@ import (
 // answers /healthz, serves a fronted MCP server's tools, and a peer comes
 // back on the same address after Stop, Kill and Restart.
 func TestHarness_PeersRestartOnTheirAddress(t *testing.T) {
-	addr := freeAddr(t)
+	addr := bridgetest.FreeAddr(t)
 	peer := startMCPTestServerHTTP(t, addr)
 	b := startBridge(t, fmt.Sprintf(`store: "memory:"
 %s%s
@@ -36,19 +38,19 @@ observability: {log_level: debug}
 		if peer.Running() {
 			t.Fatalf("%s: still running", step.name)
 		}
-		if err := tcpOpen(addr)(t.Context()); err == nil {
+		if err := bridgetest.TCPOpen(addr)(t.Context()); err == nil {
 			t.Fatalf("%s: %s still accepts connections", step.name, addr)
 		}
 		peer.Start()
 	}
 	peer.Restart()
-	if err := tcpOpen(addr)(t.Context()); err != nil {
+	if err := bridgetest.TCPOpen(addr)(t.Context()); err != nil {
 		t.Fatalf("restarted peer: %v", err)
 	}
-	if code, _ := get(t, b.URL+"/healthz"); code != http.StatusOK {
+	if code, _ := bridgetest.Get(t, b.URL+"/healthz"); code != http.StatusOK {
 		t.Fatalf("/healthz: %d", code)
 	}
-	took := eventually(t, 5*time.Second, "a condition that holds", func() error { return nil })
+	took := bridgetest.Eventually(t, 5*time.Second, "a condition that holds", func() error { return nil })
 	if took > time.Second {
 		t.Fatalf("eventually took %s for a condition that holds at once", took)
 	}

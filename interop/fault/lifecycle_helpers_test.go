@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -55,7 +56,7 @@ func openStream(t *testing.T, url, method string, params any) *eventStream {
 	req.Header.Set("Accept", "text/event-stream")
 	req.Header.Set("A2A-Version", "1.0")
 	req.Header.Set("Authorization", "Bearer "+APIKey)
-	resp, err := httpc.Do(req)
+	resp, err := bridgetest.Client.Do(req)
 	if err != nil {
 		t.Fatalf("fault: %s: %v", method, err)
 	}
@@ -276,7 +277,7 @@ func startPrivatePostgres(t *testing.T) *privatePostgres {
 		}
 	}
 	p.run("initdb", "-D", p.data, "-A", "trust", "-U", "postgres", "--no-sync")
-	_, port, _ := net.SplitHostPort(freeAddr(t))
+	_, port, _ := net.SplitHostPort(bridgetest.FreeAddr(t))
 	p.run("pg_ctl", "-D", p.data, "-l", p.log, "-w", "-t", "60",
 		"-o", fmt.Sprintf("-p %s -k %s -c listen_addresses=127.0.0.1 -c fsync=off", port, dir), "start")
 	t.Cleanup(func() { p.run("pg_ctl", "-D", p.data, "-m", "immediate", "-w", "stop") })
@@ -307,17 +308,17 @@ func (p *privatePostgres) run(name string, args ...string) {
 
 // startPrivateRedis runs a redis-server of the test's own on a free
 // loopback port, without persistence; the test skips without redis-server.
-func startPrivateRedis(t *testing.T) (*Proc, string) {
+func startPrivateRedis(t *testing.T) (*bridgetest.Proc, string) {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		t.Skip("fault: redis-server not found")
 	}
-	addr := freeAddr(t)
+	addr := bridgetest.FreeAddr(t)
 	_, port, _ := net.SplitHostPort(addr)
-	p := startProc(t, "redis-server", func() *exec.Cmd {
+	p := bridgetest.StartProc(t, "redis-server", func() *exec.Cmd {
 		return exec.Command(bin, "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
-	}, tcpOpen(addr))
+	}, bridgetest.TCPOpen(addr))
 	return p, "redis://" + addr + "/0"
 }
 
@@ -330,7 +331,7 @@ func callWithKey(t *testing.T, url, key string) int {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("A2A-Version", "1.0")
 	req.Header.Set("Authorization", "Bearer "+key)
-	resp, err := httpc.Do(req)
+	resp, err := bridgetest.Client.Do(req)
 	if err != nil {
 		t.Fatalf("fault: SendMessage: %v", err)
 	}
@@ -339,7 +340,7 @@ func callWithKey(t *testing.T, url, key string) int {
 }
 
 // waitExit waits for p's process to exit by itself and returns when.
-func waitExit(t *testing.T, p *Proc, within time.Duration) time.Time {
+func waitExit(t *testing.T, p *bridgetest.Proc, within time.Duration) time.Time {
 	t.Helper()
 	select {
 	case <-p.Exited():

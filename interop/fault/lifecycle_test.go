@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
 )
 
 // The lifecycle faults: processes killed mid-task, shutdowns, a store or a
@@ -35,7 +37,7 @@ const recoveryBound = leaseTTL + 5*time.Second
 // publishTools is a config section publishing the MCP test server over
 // stdio as the agent "tools" (tools echo, block, slow, …).
 func publishTools(t *testing.T) string {
-	return fmt.Sprintf("publish:\n  - name: tools\n    stdio: {command: %q}\n", mcpTestServerBin(t))
+	return fmt.Sprintf("publish:\n  - name: tools\n    stdio: {command: %q}\n", bridgetest.MCPTestServerBinary(t))
 }
 
 // lifecycle is the part of every lifecycle config that sets the lease.
@@ -49,16 +51,16 @@ const lifecycle = "tasks: {lease_ttl: 2s}\n"
 // stream ends, and the history written before the kill is intact.
 func TestFault_ReplicaKilledMidTaskOnPostgres(t *testing.T) {
 	storeURL := sharedPostgresSchema(t)
-	agentAddr := freeAddr(t)
+	agentAddr := bridgetest.FreeAddr(t)
 	startA2AJS(t, agentAddr)
 	cfg := fmt.Sprintf("store: %q\n", storeURL) + apiKeyAuth + allowAll + lifecycle +
 		"netguard: {unsafe_allow: [127.0.0.0/8], unsafe_allow_http: true}\n" +
 		"front:\n  a2a:\n    - {name: agent, url: \"http://" + agentAddr + "/.well-known/agent-card.json\"}\n"
 	a := startBridge(t, cfg)
 	b := startBridge(t, cfg)
-	for _, r := range []*Bridge{a, b} {
-		eventually(t, 30*time.Second, "the fronted agent's card loaded", func() error {
-			if code, rd, _ := readyz(t, r.URL); code != http.StatusOK {
+	for _, r := range []*bridgetest.Bridge{a, b} {
+		bridgetest.Eventually(t, 30*time.Second, "the fronted agent's card loaded", func() error {
+			if code, rd, _ := bridgetest.Readyz(t, r.URL); code != http.StatusOK {
 				return fmt.Errorf("readyz %d: %v", code, rd.NotReady)
 			}
 			return nil
@@ -96,7 +98,7 @@ func TestFault_SingleNodeKilledAndRestartedOnSQLite(t *testing.T) {
 	cfg := fmt.Sprintf("store: %q\n", "sqlite:"+db) + apiKeyAuth + allowAll + lifecycle + publishTools(t)
 	br := startBridge(t, cfg)
 	id := startTask(t, br.URL+"/a2a/tools", toolMessage("block", map[string]any{}))
-	eventually(t, 10*time.Second, "the tool call running", func() error {
+	bridgetest.Eventually(t, 10*time.Second, "the tool call running", func() error {
 		if st, _, _ := getTask(t, br.URL+"/a2a/tools", id); st != "TASK_STATE_WORKING" {
 			return fmt.Errorf("state %q", st)
 		}
@@ -112,7 +114,7 @@ func TestFault_SingleNodeKilledAndRestartedOnSQLite(t *testing.T) {
 	if state == "TASK_STATE_WORKING" {
 		sub = openStream(t, br.URL+"/a2a/tools", "SubscribeToTask", map[string]any{"id": id})
 	}
-	took := eventually(t, recoveryBound+5*time.Second, "the task failed after the restart", func() error {
+	took := bridgetest.Eventually(t, recoveryBound+5*time.Second, "the task failed after the restart", func() error {
 		if st, _, _ := getTask(t, br.URL+"/a2a/tools", id); st != "TASK_STATE_FAILED" {
 			return fmt.Errorf("state %q", st)
 		}
@@ -145,7 +147,8 @@ func TestFault_SIGTERMDuringLongTaskWithOpenStream(t *testing.T) {
 	s := openStream(t, br.URL+"/a2a/tools", "SendStreamingMessage", toolMessage("block", map[string]any{}))
 	first := s.until(t, "TASK_STATE_WORKING", 10*time.Second)
 	// Idle long enough to be released from net/http (250 ms): the released
-	// path must get its final event too.
+	// path must get its final event too. The idle time is the fault, not a
+	// wait for a condition.
 	time.Sleep(500 * time.Millisecond)
 
 	br.Signal(syscall.SIGTERM)
@@ -230,13 +233,13 @@ func TestFault_PostgresRestartedWhileServing(t *testing.T) {
 		case <-done:
 		default:
 			call()
-			time.Sleep(50 * time.Millisecond)
+			time.Sleep(50 * time.Millisecond) // load while PostgreSQL restarts: pacing, not a wait
 			continue
 		}
 		break
 	}
 	restarted := time.Since(restartStart)
-	took := eventually(t, 30*time.Second, "calls succeeding again after the restart", func() error {
+	took := bridgetest.Eventually(t, 30*time.Second, "calls succeeding again after the restart", func() error {
 		if !call() {
 			return fmt.Errorf("call failed")
 		}
@@ -299,11 +302,11 @@ func testRedisDown(t *testing.T, mode string) {
 		}
 	}
 	redis.Start()
-	back := eventually(t, 30*time.Second, "calls counted in Redis again", func() error {
+	back := bridgetest.Eventually(t, 30*time.Second, "calls counted in Redis again", func() error {
 		if code := callWithKey(t, base, APIKey); code != http.StatusOK {
 			return fmt.Errorf("status %d", code)
 		}
-		v, ok := metric(t, br.URL, "bridge_ratelimit_store_errors_total", nil)
+		v, ok := bridgetest.Metric(t, br.URL, "bridge_ratelimit_store_errors_total", nil)
 		if !ok || v == 0 {
 			return fmt.Errorf("no store error counted (%v, %v)", v, ok)
 		}
@@ -374,7 +377,7 @@ func TestFault_TricklingBodyConnectionsCut(t *testing.T) {
 			t.Errorf("a normal call got %d", code)
 		}
 		lat.add(time.Since(t0))
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // pacing of the normal calls, not a wait
 	}
 	wg.Wait()
 	close(closed)
@@ -420,7 +423,7 @@ func TestFault_SIGHUPRemovingAPIKey(t *testing.T) {
 	}
 	br.WriteConfig(t, cfg+apiKeyAuth)
 	br.Signal(syscall.SIGHUP)
-	took := eventually(t, 10*time.Second, "the removed key refused", func() error {
+	took := bridgetest.Eventually(t, 10*time.Second, "the removed key refused", func() error {
 		if code := callWithKey(t, base, other); code != http.StatusUnauthorized {
 			return fmt.Errorf("status %d", code)
 		}
@@ -433,7 +436,7 @@ func TestFault_SIGHUPRemovingAPIKey(t *testing.T) {
 	// wait for the reload's line rather than read the output once.
 	var line map[string]any
 	ok := false
-	eventually(t, 10*time.Second, "the reload's log line", func() error {
+	bridgetest.Eventually(t, 10*time.Second, "the reload's log line", func() error {
 		if line, ok = br.LogLine("configuration reloaded", nil); !ok {
 			return errors.New("not logged yet")
 		}

@@ -4,14 +4,14 @@ package fault
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
 )
 
 // TestFault_UpstreamDownAtBridgeStart: every kind of upstream is down when
@@ -23,21 +23,21 @@ import (
 // itself and serves it.
 func TestFault_UpstreamDownAtBridgeStart(t *testing.T) {
 	type peer struct {
-		section string       // the config section naming addr (or marker)
-		start   func() *Proc // brings the upstream up (nil: marker file)
+		section string                  // the config section naming addr (or marker)
+		start   func() *bridgetest.Proc // brings the upstream up (nil: marker file)
 	}
 	for _, tt := range []struct {
 		kind, name string
 		setup      func(t *testing.T, addr, marker string) peer
 		// whileDown checks what a caller sees while the upstream is down.
-		whileDown func(t *testing.T, b *Bridge, addr string)
+		whileDown func(t *testing.T, b *bridgetest.Bridge, addr string)
 		// works returns nil once a call through the bridge works.
-		works func(t *testing.T, b *Bridge) error
+		works func(t *testing.T, b *bridgetest.Bridge) error
 	}{
 		{"publish", "stdio", func(t *testing.T, addr, marker string) peer {
 			// A child that cannot start until the marker file exists.
 			script := filepath.Join(t.TempDir(), "server.sh")
-			body := fmt.Sprintf("#!/bin/sh\n[ -f %q ] || { echo 'not ready' >&2; exit 1; }\nexec %q\n", marker, mcpTestServerBin(t))
+			body := fmt.Sprintf("#!/bin/sh\n[ -f %q ] || { echo 'not ready' >&2; exit 1; }\nexec %q\n", marker, bridgetest.MCPTestServerBinary(t))
 			if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 				t.Fatal(err)
 			}
@@ -45,46 +45,46 @@ func TestFault_UpstreamDownAtBridgeStart(t *testing.T) {
 		}, publishDown("stdio"), publishWorks("stdio", "echo", map[string]any{"text": "up"})},
 		{"publish", "http", func(t *testing.T, addr, _ string) peer {
 			return peer{section: fmt.Sprintf("publish:\n  - {name: http, http: {url: \"http://%s/mcp\"}}\n", addr),
-				start: func() *Proc { return startMCPTestServerHTTP(t, addr) }}
+				start: func() *bridgetest.Proc { return startMCPTestServerHTTP(t, addr) }}
 		}, publishDown("http"), publishWorks("http", "echo", map[string]any{"text": "up"})},
 		{"publish", "sse", func(t *testing.T, addr, _ string) peer {
 			return peer{section: fmt.Sprintf("publish:\n  - {name: sse, sse: {url: \"http://%s/sse\"}}\n", addr),
-				start: func() *Proc { return startEverythingSSE(t, addr) }}
+				start: func() *bridgetest.Proc { return startEverythingSSE(t, addr) }}
 		}, publishDown("sse"), publishWorks("sse", "echo", map[string]any{"message": "up"})},
 		{"front.mcp", "files", func(t *testing.T, addr, _ string) peer {
 			return peer{section: fmt.Sprintf("front:\n  mcp:\n    - {name: files, http: {url: \"http://%s/mcp\"}}\n", addr),
-				start: func() *Proc { return startEverythingHTTP(t, addr) }}
-		}, func(t *testing.T, b *Bridge, addr string) {
+				start: func() *bridgetest.Proc { return startEverythingHTTP(t, addr) }}
+		}, func(t *testing.T, b *bridgetest.Bridge, addr string) {
 			host := dialMCP(t, b.URL+"/mcp")
 			for _, tool := range host.Tools(t) {
 				if strings.HasPrefix(tool, "files_") {
 					t.Errorf("tool %s listed before the server was ever reached", tool)
 				}
 			}
-		}, func(t *testing.T, b *Bridge) error {
+		}, func(t *testing.T, b *bridgetest.Bridge) error {
 			return dialMCP(t, b.URL+"/mcp").callOK(t, "files_echo", map[string]any{"message": "up"}, "up")
 		}},
 		{"front.a2a", "research", func(t *testing.T, addr, _ string) peer {
 			return peer{section: fmt.Sprintf("front:\n  a2a:\n    - {name: research, url: \"http://%s\"}\n", addr),
-				start: func() *Proc { return startA2AJS(t, addr) }}
-		}, func(t *testing.T, b *Bridge, addr string) {
+				start: func() *bridgetest.Proc { return startA2AJS(t, addr) }}
+		}, func(t *testing.T, b *bridgetest.Bridge, addr string) {
 			status, _, rpcErr := a2aCall(t, b.URL+"/a2a/research", "SendMessage", textMessage("hi"))
 			if rpcErr == nil || rpcErr.Code != -32603 || rpcErr.Reason() != "AGENT_UNAVAILABLE" || status != http.StatusOK {
 				t.Errorf("JSON-RPC while down: HTTP %d %+v", status, rpcErr)
 			} else {
 				noAddress(t, "the error", rpcErr.Message, addr, "connection refused")
 			}
-			code, body := get(t, b.URL+"/a2a/research/.well-known/agent-card.json")
+			code, body := bridgetest.Get(t, b.URL+"/a2a/research/.well-known/agent-card.json")
 			if code != http.StatusServiceUnavailable || !strings.Contains(string(body), "AGENT_UNAVAILABLE") {
 				t.Errorf("card while down: %d %s", code, body)
 			}
-		}, func(t *testing.T, b *Bridge) error {
+		}, func(t *testing.T, b *bridgetest.Bridge) error {
 			return a2aOK(t, b.URL+"/a2a/research", textMessage("up"), "echo: up")
 		}},
 		{"expose", "research", func(t *testing.T, addr, _ string) peer {
 			return peer{section: fmt.Sprintf("expose:\n  agents:\n    - {alias: research, url: \"http://%s\"}\n", addr),
-				start: func() *Proc { return startA2AJS(t, addr) }}
-		}, func(t *testing.T, b *Bridge, addr string) {
+				start: func() *bridgetest.Proc { return startA2AJS(t, addr) }}
+		}, func(t *testing.T, b *bridgetest.Bridge, addr string) {
 			host := dialMCP(t, b.URL+"/mcp")
 			if !host.HasTool(t, "research") {
 				t.Errorf("the exposed agent's tool is not listed while it is down: %v", host.Tools(t))
@@ -96,21 +96,21 @@ func TestFault_UpstreamDownAtBridgeStart(t *testing.T) {
 				t.Errorf("call while down: %v %q", err, text)
 			}
 			noAddress(t, "the result", text, addr)
-		}, func(t *testing.T, b *Bridge) error {
+		}, func(t *testing.T, b *bridgetest.Bridge) error {
 			return dialMCP(t, b.URL+"/mcp").callOK(t, "research", map[string]any{"message": "up"}, "echo: up")
 		}},
 	} {
 		t.Run(tt.kind+"/"+tt.name, func(t *testing.T) {
-			addr := freeAddr(t)
+			addr := bridgetest.FreeAddr(t)
 			marker := filepath.Join(t.TempDir(), "ready")
 			p := tt.setup(t, addr, marker)
 			start := time.Now()
 			b := startBridge(t, baseConfig()+p.section)
 			t.Logf("%s/%s: the bridge started in %s with the upstream down", tt.kind, tt.name, time.Since(start).Round(time.Millisecond))
-			eventually(t, recoverBound, "readyz names the upstream as down", func() error {
+			bridgetest.Eventually(t, recoverBound, "readyz names the upstream as down", func() error {
 				return upstreamIs(t, b, tt.kind, tt.name, "down")
 			})
-			code, r, body := readyz(t, b.URL)
+			code, r, body := bridgetest.Readyz(t, b.URL)
 			if code != http.StatusServiceUnavailable || len(r.NotReady) != 1 || !strings.HasPrefix(r.NotReady[0], tt.kind+" "+tt.name+": down: ") {
 				t.Errorf("readyz %d: %s", code, body)
 			}
@@ -126,9 +126,9 @@ func TestFault_UpstreamDownAtBridgeStart(t *testing.T) {
 			} else if err := os.WriteFile(marker, nil, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			took := eventually(t, recoverBound, "a call works once the upstream is up", func() error { return tt.works(t, b) })
-			eventually(t, recoverBound, "readyz", func() error {
-				if code, _, body := readyz(t, b.URL); code != http.StatusOK {
+			took := bridgetest.Eventually(t, recoverBound, "a call works once the upstream is up", func() error { return tt.works(t, b) })
+			bridgetest.Eventually(t, recoverBound, "readyz", func() error {
+				if code, _, body := bridgetest.Readyz(t, b.URL); code != http.StatusOK {
 					return fmt.Errorf("readyz %d: %s", code, body)
 				}
 				return nil
@@ -144,8 +144,8 @@ func TestFault_UpstreamDownAtBridgeStart(t *testing.T) {
 
 // publishDown checks a published agent whose server is down: a message is
 // answered AGENT_UNAVAILABLE naming the agent, in both bindings.
-func publishDown(agent string) func(t *testing.T, b *Bridge, addr string) {
-	return func(t *testing.T, b *Bridge, addr string) {
+func publishDown(agent string) func(t *testing.T, b *bridgetest.Bridge, addr string) {
+	return func(t *testing.T, b *bridgetest.Bridge, addr string) {
 		status, _, rpcErr := a2aCall(t, b.URL+"/a2a/"+agent, "SendMessage", toolMessage("echo", map[string]any{"text": "x"}))
 		if rpcErr == nil || rpcErr.Code != -32603 || rpcErr.Reason() != "AGENT_UNAVAILABLE" || status != http.StatusOK ||
 			!strings.Contains(rpcErr.Message, "agent "+agent+" is unavailable") {
@@ -157,25 +157,8 @@ func publishDown(agent string) func(t *testing.T, b *Bridge, addr string) {
 }
 
 // publishWorks calls tool on a published agent.
-func publishWorks(agent, tool string, args map[string]any) func(t *testing.T, b *Bridge) error {
-	return func(t *testing.T, b *Bridge) error {
+func publishWorks(agent, tool string, args map[string]any) func(t *testing.T, b *bridgetest.Bridge) error {
+	return func(t *testing.T, b *bridgetest.Bridge) error {
 		return a2aOK(t, b.URL+"/a2a/"+agent, toolMessage(tool, args), "up")
 	}
-}
-
-// startEverythingSSE runs server-everything over the legacy HTTP+SSE
-// transport at addr/sse.
-func startEverythingSSE(t *testing.T, addr string) *Proc {
-	t.Helper()
-	node := nodeFor(t, ".", "@modelcontextprotocol/server-everything")
-	js, err := filepath.Abs("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, port, _ := net.SplitHostPort(addr)
-	return startProc(t, "server-everything (sse)", func() *exec.Cmd {
-		cmd := exec.Command(node, js, "sse")
-		cmd.Env = append(os.Environ(), "PORT="+port)
-		return cmd
-	}, tcpOpen(addr))
 }

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
 )
 
 // Upstream faults: a peer the bridge relays to restarts, dies, is late, or
@@ -118,9 +120,9 @@ func noAddress(t *testing.T, what, text string, addrs ...string) {
 }
 
 // upstreamIs returns nil when /readyz lists the upstream in state.
-func upstreamIs(t *testing.T, b *Bridge, kind, name, state string) error {
+func upstreamIs(t *testing.T, b *bridgetest.Bridge, kind, name, state string) error {
 	t.Helper()
-	_, r, body := readyz(t, b.URL)
+	_, r, body := bridgetest.Readyz(t, b.URL)
 	for _, raw := range r.Upstreams {
 		var st struct {
 			Name, Kind, State string
@@ -138,9 +140,9 @@ func upstreamIs(t *testing.T, b *Bridge, kind, name, state string) error {
 }
 
 // upMetric returns nil when bridge_upstream_up{upstream,kind} is want.
-func upMetric(t *testing.T, b *Bridge, kind, name string, want float64) error {
+func upMetric(t *testing.T, b *bridgetest.Bridge, kind, name string, want float64) error {
 	t.Helper()
-	v, ok := metric(t, b.URL, "bridge_upstream_up", map[string]string{"upstream": name, "kind": kind})
+	v, ok := bridgetest.Metric(t, b.URL, "bridge_upstream_up", map[string]string{"upstream": name, "kind": kind})
 	if !ok || v != want {
 		return fmt.Errorf("bridge_upstream_up{upstream=%q,kind=%q} = %v (present %v), want %v", name, kind, v, ok, want)
 	}
@@ -170,8 +172,8 @@ func TestFault_HTTPMCPUpstreamRestarted(t *testing.T) {
 		{"400/publish.http", "400", "publish"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			addr := freeAddr(t)
-			var peer *Proc
+			addr := bridgetest.FreeAddr(t)
+			var peer *bridgetest.Proc
 			tool, slow := "echo", "block"
 			args, slowArgs := map[string]any{"text": "hello"}, map[string]any{}
 			start := func(extra string) {
@@ -231,7 +233,7 @@ func TestFault_HTTPMCPUpstreamRestarted(t *testing.T) {
 					t.Errorf("the call that met the lost session: %v, want it to say the server went away", first)
 				}
 			}
-			took := eventually(t, recoverBound, "a call works after the restart", func() error { return call(tool, args, "hello") })
+			took := bridgetest.Eventually(t, recoverBound, "a call works after the restart", func() error { return call(tool, args, "hello") })
 			if first == nil {
 				t.Errorf("the first call after the restart worked: the lost session (%s) was not met", tt.answer)
 			}
@@ -261,7 +263,10 @@ func TestFault_HTTPMCPUpstreamRestarted(t *testing.T) {
 				}
 				inflight <- text
 			}()
-			time.Sleep(500 * time.Millisecond) // the call reaches the server
+			// The call reaches the server. A sleep, not a wait: neither
+			// peer (server-everything, mcptestserver) says when a call
+			// starts, and the bridge counts a call when it ends.
+			time.Sleep(500 * time.Millisecond)
 			peer.Kill()
 			killed := time.Now()
 			select {
@@ -274,7 +279,7 @@ func TestFault_HTTPMCPUpstreamRestarted(t *testing.T) {
 				t.Fatal("the call in flight did not end when the server was killed")
 			}
 			failedIn := time.Since(killed)
-			eventually(t, recoverBound, "readyz says the server is down", func() error { return upstreamIs(t, b, tt.kind, "srv", "down") })
+			bridgetest.Eventually(t, recoverBound, "readyz says the server is down", func() error { return upstreamIs(t, b, tt.kind, "srv", "down") })
 			if err := upMetric(t, b, tt.kind, "srv", 0); err != nil {
 				t.Error(err)
 			}
@@ -283,8 +288,8 @@ func TestFault_HTTPMCPUpstreamRestarted(t *testing.T) {
 			} else {
 				peer.Start()
 			}
-			took = eventually(t, recoverBound, "a call works once the server is back", func() error { return call(tool, args, "hello") })
-			eventually(t, recoverBound, "readyz says the server is up", func() error { return upstreamIs(t, b, tt.kind, "srv", "up") })
+			took = bridgetest.Eventually(t, recoverBound, "a call works once the server is back", func() error { return call(tool, args, "hello") })
+			bridgetest.Eventually(t, recoverBound, "readyz says the server is up", func() error { return upstreamIs(t, b, tt.kind, "srv", "up") })
 			if err := upMetric(t, b, tt.kind, "srv", 1); err != nil {
 				t.Error(err)
 			}
@@ -294,7 +299,7 @@ func TestFault_HTTPMCPUpstreamRestarted(t *testing.T) {
 				return
 			}
 			if tt.kind == "front.mcp" {
-				eventually(t, recoverBound, "the new tool listed", func() error {
+				bridgetest.Eventually(t, recoverBound, "the new tool listed", func() error {
 					if !host.HasTool(t, "srv_added") {
 						return fmt.Errorf("srv_added not listed")
 					}
@@ -305,8 +310,8 @@ func TestFault_HTTPMCPUpstreamRestarted(t *testing.T) {
 				}
 				return
 			}
-			eventually(t, recoverBound, "the card has the new skill", func() error {
-				_, body := get(t, b.URL+"/a2a/srv/.well-known/agent-card.json")
+			bridgetest.Eventually(t, recoverBound, "the card has the new skill", func() error {
+				_, body := bridgetest.Get(t, b.URL+"/a2a/srv/.well-known/agent-card.json")
 				if !strings.Contains(string(body), `"id":"added"`) {
 					return fmt.Errorf("card without the new skill")
 				}
@@ -352,7 +357,7 @@ func childPIDs(t *testing.T, pid int, comm string) []int {
 // SIGKILLed during a call. The call fails once, saying the server went
 // away; the bridge starts a new child and the next call works.
 func TestFault_StdioChildKilled(t *testing.T) {
-	bin := mcpTestServerBin(t)
+	bin := bridgetest.MCPTestServerBinary(t)
 	b := startBridge(t, baseConfig()+fmt.Sprintf(`publish:
   - {name: tools, stdio: {command: %q}, tool_timeout: 30s}
 front:
@@ -387,7 +392,7 @@ front:
 		r := decodeA2AResult(res)
 		inflight <- "publish: " + r.State + ": " + r.Text
 	}()
-	time.Sleep(500 * time.Millisecond) // both calls reach their child
+	time.Sleep(500 * time.Millisecond) // both calls reach their child (no signal to wait on, as above)
 	killed := time.Now()
 	for _, pid := range kids {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
@@ -402,10 +407,10 @@ front:
 			t.Fatal("a call in flight did not end when its child was killed")
 		}
 	}
-	tookFront := eventually(t, recoverBound, "front.mcp call after the kill", func() error {
+	tookFront := bridgetest.Eventually(t, recoverBound, "front.mcp call after the kill", func() error {
 		return host.callOK(t, "files_echo", map[string]any{"text": "after"}, "after")
 	})
-	tookPub := eventually(t, recoverBound, "publish call after the kill", func() error {
+	tookPub := bridgetest.Eventually(t, recoverBound, "publish call after the kill", func() error {
 		return a2aOK(t, b.URL+"/a2a/tools", toolMessage("echo", map[string]any{"text": "after"}), "after")
 	})
 	t.Logf("stdio child SIGKILLed: front.mcp call works %s after the kill, publish %s after that (%s in all)",
@@ -413,7 +418,7 @@ front:
 	if now := childPIDs(t, b.PID(), "mcptestserver"); len(now) != 2 || now[0] == kids[0] && now[1] == kids[1] {
 		t.Errorf("children after the kill: %v (before %v)", now, kids)
 	}
-	if v, ok := metric(t, b.URL, "bridge_upstream_restarts_total", map[string]string{"upstream": "front/files"}); !ok || v < 1 {
+	if v, ok := bridgetest.Metric(t, b.URL, "bridge_upstream_restarts_total", map[string]string{"upstream": "front/files"}); !ok || v < 1 {
 		t.Errorf("bridge_upstream_restarts_total{upstream=front/files} = %v", v)
 	}
 }
@@ -424,7 +429,7 @@ front:
 // bridge_upstream_up say it is down within a check; once it is restarted
 // the bridge serves it again.
 func TestFault_FrontedAgentKilledAndRestarted(t *testing.T) {
-	addr := freeAddr(t)
+	addr := bridgetest.FreeAddr(t)
 	agent := startA2AJS(t, addr)
 	b := startBridge(t, baseConfig()+fmt.Sprintf("front:\n  a2a:\n    - {name: research, url: \"http://%s\"}\n", addr))
 	url := b.URL + "/a2a/research"
@@ -441,13 +446,13 @@ func TestFault_FrontedAgentKilledAndRestarted(t *testing.T) {
 		t.Errorf("message %q does not name the agent", rpcErr.Message)
 	}
 	noAddress(t, "the error", rpcErr.Message, addr, "connection refused")
-	noticed := eventually(t, recoverBound, "readyz says the agent is down", func() error {
+	noticed := bridgetest.Eventually(t, recoverBound, "readyz says the agent is down", func() error {
 		return upstreamIs(t, b, "front.a2a", "research", "down")
 	})
 	if err := upMetric(t, b, "front.a2a", "research", 0); err != nil {
 		t.Error(err)
 	}
-	code, r, body := readyz(t, b.URL)
+	code, r, body := bridgetest.Readyz(t, b.URL)
 	if code != http.StatusServiceUnavailable || len(r.NotReady) != 1 || !strings.HasPrefix(r.NotReady[0], "front.a2a research: down: card fetch failed: connection refused") {
 		t.Errorf("readyz %d: %s", code, body)
 	}
@@ -457,10 +462,10 @@ func TestFault_FrontedAgentKilledAndRestarted(t *testing.T) {
 	}
 	agent.Start()
 	back := time.Now()
-	took := eventually(t, recoverBound, "a call works once the agent is back", func() error {
+	took := bridgetest.Eventually(t, recoverBound, "a call works once the agent is back", func() error {
 		return a2aOK(t, url, textMessage("again"), "echo: again")
 	})
-	eventually(t, recoverBound, "readyz says the agent is up", func() error { return upstreamIs(t, b, "front.a2a", "research", "up") })
+	bridgetest.Eventually(t, recoverBound, "readyz says the agent is up", func() error { return upstreamIs(t, b, "front.a2a", "research", "up") })
 	t.Logf("fronted agent SIGKILLed: down in /readyz %s after the kill; calls work %s after it was back (readyz up %s)",
 		noticed.Round(time.Millisecond), took.Round(time.Millisecond), time.Since(back).Round(time.Millisecond))
 	_ = killed

@@ -31,6 +31,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
 	"github.com/a2a-mcp-bridge/bridge/mcp/front"
@@ -67,49 +68,17 @@ func requireSuite(t *testing.T) {
 	}
 }
 
-// buildFixture compiles the fixture server into a temporary directory.
+// buildFixture compiles the fixture server (once per test binary).
 func buildFixture(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "fixtureserver")
-	out, err := exec.Command("go", "build", "-o", bin, "../../mcp/front/testdata/fixtureserver").CombinedOutput()
-	if err != nil {
-		t.Fatalf("build fixture server: %v\n%s", err, out)
-	}
-	return bin
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
+	return bridgetest.Binary(t, "./mcp/front/testdata/fixtureserver")
 }
 
 // serveDirect runs the fixture over streamable HTTP and returns its URL.
 func serveDirect(t *testing.T, bin string) string {
 	t.Helper()
-	addr := freeAddr(t)
-	cmd := exec.Command(bin, "-http", addr)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("fixture server never listened on %s", addr)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	addr := bridgetest.FreeAddr(t)
+	bridgetest.StartProc(t, "fixtureserver", bridgetest.Command("", nil, bin, "-http", addr), bridgetest.TCPOpen(addr))
 	return "http://" + addr + "/mcp"
 }
 
@@ -247,7 +216,7 @@ func TestMain(m *testing.M) {
 	case os.Getenv(exposeStdioEnv) != "":
 		os.Exit(serveExposeStdio())
 	}
-	os.Exit(m.Run())
+	os.Exit(bridgetest.Main(m))
 }
 
 // serveFrontStdio is the child mode: the fixture (bin, a stdio child of

@@ -3,14 +3,11 @@
 package mcpconformance
 
 import (
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
+	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
 )
@@ -34,32 +31,9 @@ var everythingGaps = map[string]string{
 // streamable HTTP (its own /mcp) on 127.0.0.1 and returns its URL.
 func serveEverything(t *testing.T) string {
 	t.Helper()
-	addr := freeAddr(t)
-	_, port, _ := net.SplitHostPort(addr)
 	abs, _ := filepath.Abs(node)
 	script, _ := filepath.Abs(everything)
-	cmd := exec.Command(abs, script, "streamableHttp")
-	cmd.Env = append(os.Environ(), "PORT="+port)
-	cmd.Dir = t.TempDir()
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		c, err := net.Dial("tcp", "127.0.0.1:"+port)
-		if err == nil {
-			c.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server-everything never listened on %s:\n%s", port, out.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return "http://127.0.0.1:" + port + "/mcp"
+	return bridgetest.StartEverything(t, abs, script, "streamableHttp", "").URL + "/mcp"
 }
 
 // TestConformanceServerEverything runs the suite against server-everything

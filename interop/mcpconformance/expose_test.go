@@ -5,7 +5,6 @@ package mcpconformance
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"net"
 	"os"
 	"os/signal"
@@ -57,17 +56,8 @@ var fixtureScenarios = map[string]string{
 // as MCP tools by expose behind the expose face at /mcp, on 127.0.0.1.
 func serveExpose(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, stop, err := gatewaytest.ServeDemo(ln, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
-	if err != nil {
-		_ = ln.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(stop)
-	return "http://" + ln.Addr().String() + "/mcp"
+	_, base := gatewaytest.StartDemo(t, quietLog())
+	return base + "/mcp"
 }
 
 // TestConformanceExposeFace runs the suite against the expose face serving

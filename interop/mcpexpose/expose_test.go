@@ -8,7 +8,6 @@
 package mcpexpose
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -18,72 +17,40 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a/a2agrpc"
 	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
 	"github.com/a2a-mcp-bridge/bridge/mcp/expose"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
 	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
-var npmOnce sync.Map
+func TestMain(m *testing.M) { os.Exit(bridgetest.Main(m)) }
 
-// requireNode skips without node and runs npm ci where node_modules is missing.
+// requireNode skips without node and installs the pinned npm packages of
+// dirs where node_modules is missing.
 func requireNode(t *testing.T, dirs ...string) string {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("interop: node not found on PATH; install Node.js 20+")
-	}
+	var node string
 	for _, dir := range dirs {
-		if _, err := os.Stat(filepath.Join(dir, "node_modules")); err == nil {
-			continue
-		}
-		v, _ := npmOnce.LoadOrStore(dir, &sync.Once{})
-		v.(*sync.Once).Do(func() {
-			cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
-			cmd.Dir = dir
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("npm ci in %s: %v\n%s", dir, err, out)
-			}
-		})
+		node = bridgetest.Node(t, dir, "")
 	}
 	return node
 }
 
 // startJSAgent runs ../a2ajs/server.mjs on a free loopback port (env adds
-// variables: A2A_JS_GRPC=only serves it over gRPC only).
+// variables: A2A_JS_GRPC=only serves it over gRPC only) and returns its
+// base URL.
 func startJSAgent(t *testing.T, node string, env ...string) string {
 	t.Helper()
-	cmd := exec.Command(node, "server.mjs")
-	cmd.Dir = "../a2ajs"
-	cmd.Env = append(append(os.Environ(), "PORT=0", "HOST=127.0.0.1"), env...)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	sc := bufio.NewScanner(out)
-	for sc.Scan() {
-		if u, ok := strings.CutPrefix(sc.Text(), "listening "); ok {
-			go func() { _, _ = io.Copy(io.Discard, out) }()
-			return strings.TrimSpace(u)
-		}
-	}
-	t.Fatal("the JS agent did not start")
-	return ""
+	return bridgetest.StartNodeServer(t, node, "../a2ajs", "", "server.mjs", env...).URL
 }
 
 // cancelRecorder counts CancelTask calls that the agent answered with a
@@ -129,13 +96,7 @@ func runNode(t *testing.T, node string, env ...string) {
 // runNodeScript runs one node:test script with env added.
 func runNodeScript(t *testing.T, node, script string, env ...string) {
 	t.Helper()
-	cmd := exec.Command(node, "--test", "--test-reporter=spec", script)
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("node --test client-test.mjs: %v\n%s", err, out)
-	}
-	t.Logf("%s", out)
+	bridgetest.RunNodeTest(t, node, "", script, env...)
 }
 
 func guarded(t *testing.T) *http.Client {
@@ -198,10 +159,7 @@ func tsOverHTTP(t *testing.T, sessions bool) {
 func TestTSClientOverStdio(t *testing.T) {
 	node := requireNode(t, ".", "../a2ajs")
 	agent := startJSAgent(t, node)
-	bin := filepath.Join(t.TempDir(), "stdiobridge")
-	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/stdiobridge").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := bridgetest.Binary(t, "./interop/mcpexpose/testdata/stdiobridge")
 	logFile := filepath.Join(t.TempDir(), "bridge.log")
 	runNode(t, node, "MCP_MODE=stdio", "MCP_EXPECT_ELICIT=1", "MCP_STDIO="+bin, "AGENT_CARD_URL="+agent, "BRIDGE_LOG="+logFile)
 	b, _ := os.ReadFile(logFile)

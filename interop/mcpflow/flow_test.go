@@ -18,7 +18,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"syscall"
@@ -26,6 +25,7 @@ import (
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/gateway/gatewaytest"
+	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
 	front1 "github.com/a2a-mcp-bridge/bridge/mcp/front"
@@ -85,17 +85,7 @@ func serveStdio() int {
 
 func requireNode(t *testing.T) string {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("interop: node not found on PATH; install Node.js 20+")
-	}
-	if _, err := os.Stat(everything); err != nil {
-		out, err := exec.Command("npm", "ci", "--no-audit", "--no-fund").CombinedOutput()
-		if err != nil {
-			t.Fatalf("npm ci: %v\n%s", err, out)
-		}
-	}
-	return node
+	return bridgetest.Node(t, ".", "@modelcontextprotocol/server-everything")
 }
 
 // serveHTTP fronts server-everything behind the face over streamable HTTP.
@@ -150,15 +140,7 @@ func faces(t *testing.T, node string) map[string]func(t *testing.T) []string {
 
 func runNode(t *testing.T, node, script string, env ...string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec", script)
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("node --test %s: %v\n%s", script, err, out)
-	}
-	t.Logf("%s", out)
+	bridgetest.RunNodeTest(t, node, "", script, env...)
 }
 
 // TestTSClientProgressPrecedesResult: 50 calls of server-everything's
@@ -182,17 +164,8 @@ func TestTSClientProgressPrecedesResult(t *testing.T) {
 // support.
 func serveExpose(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, stop, err := gatewaytest.ServeDemo(ln, quiet())
-	if err != nil {
-		_ = ln.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(stop)
-	return "http://" + ln.Addr().String() + "/mcp"
+	_, base := gatewaytest.StartDemo(t, quiet())
+	return base + "/mcp"
 }
 
 // TestTSClientTaskFlow: MCP tasks through the expose face, the 2025-11-25

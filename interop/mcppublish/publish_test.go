@@ -13,7 +13,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -24,6 +23,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
 	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
+	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/mcp/publish"
 )
@@ -43,17 +43,7 @@ func (c *counting) CallTool(ctx context.Context, name string, args json.RawMessa
 }
 
 func TestServerEverythingThroughA2AJS(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("interop: node not found on PATH")
-	}
-	if _, err := os.Stat("node_modules/@modelcontextprotocol/server-everything"); err != nil {
-		out, err := exec.Command("npm", "ci", "--no-audit", "--no-fund").CombinedOutput()
-		if err != nil {
-			t.Fatalf("npm ci: %v\n%s", err, out)
-		}
-	}
-	everything, _ := filepath.Abs("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+	node, everything := bridgetest.Everything(t, ".")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	conn, err := connector.Dial(ctx, connector.Config{

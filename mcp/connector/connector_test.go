@@ -22,6 +22,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector/connectortest"
 	"github.com/a2a-mcp-bridge/bridge/request"
@@ -318,13 +319,12 @@ func TestHTTPTransports(t *testing.T) {
 			wait("upstream cancellation", s.Cancelled())
 			legacy := tt.sse || !strings.HasPrefix(c.ProtocolVersion(), "2026")
 			if legacy {
-				deadline := time.Now().Add(10 * time.Second)
-				for cc.n.Load() == 0 && time.Now().Before(deadline) {
-					time.Sleep(10 * time.Millisecond)
-				}
-				if cc.n.Load() == 0 {
-					t.Errorf("no notifications/cancelled sent on era %s", c.ProtocolVersion())
-				}
+				bridgetest.Eventually(t, 10*time.Second, "notifications/cancelled sent on era "+c.ProtocolVersion(), func() error {
+					if cc.n.Load() == 0 {
+						return errors.New("none sent")
+					}
+					return nil
+				})
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector/connectortest"
 )
@@ -217,9 +219,12 @@ func TestServerDownAtOpenIsRetriedUntilUp(t *testing.T) {
 		t.Fatal("the server's tool list never reached the listener")
 	}
 	// The list reaches listeners just before the connection serves calls.
-	for !c.Status().Connected && ctx.Err() == nil {
-		time.Sleep(5 * time.Millisecond)
-	}
+	bridgetest.Eventually(t, 10*time.Second, "the Conn connected", func() error {
+		if st := c.Status(); !st.Connected {
+			return fmt.Errorf("status %+v", st)
+		}
+		return nil
+	})
 	if st := c.Status(); !st.Connected || st.Err != nil || st.Tools == 0 {
 		t.Fatalf("status once up: %+v", st)
 	}
@@ -235,15 +240,18 @@ func TestServerDownAtOpenIsRetriedUntilUp(t *testing.T) {
 	}
 	// Stopped again: the check notices, and the Conn goes down.
 	srv.Close()
-	for c.Check(ctx) == nil && ctx.Err() == nil {
-		time.Sleep(10 * time.Millisecond)
-	}
-	for c.Status().Connected && ctx.Err() == nil {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if c.Status().Connected {
-		t.Fatal("still connected after the server stopped")
-	}
+	bridgetest.Eventually(t, 10*time.Second, "the check fails after the server stopped", func() error {
+		if c.Check(ctx) == nil {
+			return errors.New("the check passes")
+		}
+		return nil
+	})
+	bridgetest.Eventually(t, 10*time.Second, "the Conn down after the server stopped", func() error {
+		if c.Status().Connected {
+			return errors.New("still connected")
+		}
+		return nil
+	})
 }
 
 // TestHTTPServerGoneMidCallDiesOnce: the connection of a call whose answer
@@ -333,6 +341,9 @@ func TestSSEServerRestartedIsReconnected(t *testing.T) {
 	}
 	h.set(server.NewSSEServer(connectortest.NewServer(connectortest.Options{}).MCP, server.WithBaseURL(ts.URL)))
 	ts.CloseClientConnections()
+	// Paced at 20ms on purpose: the test counts the failed calls, so the
+	// pause between them is part of what it asserts (not a wait for a
+	// condition; bridgetest.Eventually's growing pauses would change it).
 	failures := 0
 	for {
 		raw, err := c.CallTool(ctx, "echo", json.RawMessage(`{"text":"after"}`), nil, nil)

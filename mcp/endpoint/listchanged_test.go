@@ -2,6 +2,7 @@ package endpoint_test
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
 )
 
@@ -72,16 +74,18 @@ func TestSyncTellsHostsOnlyWhenTheToolsDiffer(t *testing.T) {
 	if got := call(); got != "second" {
 		t.Fatalf("after a Sync with the same tools the old handler answered: %q", got)
 	}
-	time.Sleep(100 * time.Millisecond)
+	time.Sleep(100 * time.Millisecond) // an absence: nothing to wait for
 	if n := changes.Load(); n != 0 {
 		t.Fatalf("%d list_changed for the same tools", n)
 	}
 	src.set("third", "alpha", "beta")
 	f.Sync()
-	deadline := time.Now().Add(10 * time.Second)
-	for changes.Load() == 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	bridgetest.Eventually(t, 10*time.Second, "list_changed for a changed tool list", func() error {
+		if changes.Load() == 0 {
+			return errors.New("none yet")
+		}
+		return nil
+	})
 	if n := changes.Load(); n != 1 {
 		t.Fatalf("%d list_changed for a changed tool list, want 1", n)
 	}

@@ -98,6 +98,10 @@ func callLine(id int) string {
 // stdio: the call in flight gets its result, a request sent afterwards is
 // refused with the shutting-down error, and serving ends once the call is
 // answered, well before the grace.
+//
+// Real time, not testing/synctest: the face's stdio goroutines (mcp-go's
+// reader on the pipe) block on I/O, which is not durably blocking in a
+// bubble, so synctest.Wait would never return.
 func TestStdioShutdown_CallInFlightFinishesNewOnesRefused(t *testing.T) {
 	ctx, sigterm := context.WithCancel(context.Background())
 	s := startStdio(t, ctx, 300*time.Millisecond, 10*time.Second)

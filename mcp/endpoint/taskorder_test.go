@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -38,35 +39,28 @@ func (o *slowFirstOut) writeMessage(msg []byte) error {
 // first one is slow (before, each went on its own goroutine, and a
 // cancelled could overtake the input_required before it).
 func TestTaskStatusNotificationsKeepTheirOrder(t *testing.T) {
-	out := &slowFirstOut{release: make(chan struct{}), wrote: make(chan struct{}, 4)}
-	st := &taskStore{now: time.Now}
-	e := &taskEntry{st: st, notify: out, task: mcp.Task{TaskId: "t1"}}
-	st.mu.Lock()
-	e.task.Status = mcp.TaskStatusInputRequired
-	e.notifyStatus()
-	e.task.Status = mcp.TaskStatusCancelled
-	e.notifyStatus()
-	st.mu.Unlock()
-	// Give a second writer, if there were one, the time to overtake.
-	select {
-	case <-out.wrote:
-	case <-time.After(200 * time.Millisecond):
-	}
-	close(out.release)
-	for deadline := time.After(10 * time.Second); ; {
+	synctest.Test(t, func(t *testing.T) {
+		out := &slowFirstOut{release: make(chan struct{}), wrote: make(chan struct{}, 4)}
+		st := &taskStore{now: time.Now}
+		e := &taskEntry{st: st, notify: out, task: mcp.Task{TaskId: "t1"}}
+		st.mu.Lock()
+		e.task.Status = mcp.TaskStatusInputRequired
+		e.notifyStatus()
+		e.task.Status = mcp.TaskStatusCancelled
+		e.notifyStatus()
+		st.mu.Unlock()
+		// Every goroutine of the bubble blocked: a second writer, if there
+		// were one, has written by now and overtaken the slow first write.
+		synctest.Wait()
+		close(out.release)
+		synctest.Wait()
 		out.mu.Lock()
-		n := len(out.got)
-		out.mu.Unlock()
-		if n == 2 {
-			break
-		}
-		select {
-		case <-out.wrote:
-		case <-deadline:
+		defer out.mu.Unlock()
+		if n := len(out.got); n != 2 {
 			t.Fatalf("%d of 2 notifications written", n)
 		}
-	}
-	if !bytes.Contains(out.got[0], []byte(`"input_required"`)) || !bytes.Contains(out.got[1], []byte(`"cancelled"`)) {
-		t.Fatalf("order: %s then %s", out.got[0], out.got[1])
-	}
+		if !bytes.Contains(out.got[0], []byte(`"input_required"`)) || !bytes.Contains(out.got[1], []byte(`"cancelled"`)) {
+			t.Fatalf("order: %s then %s", out.got[0], out.got[1])
+		}
+	})
 }

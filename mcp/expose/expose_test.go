@@ -19,6 +19,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a/card"
 	a2aclient "github.com/a2a-mcp-bridge/bridge/a2a/client"
 	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
 	"github.com/a2a-mcp-bridge/bridge/mcp/expose"
 	"github.com/a2a-mcp-bridge/bridge/policy"
@@ -241,20 +242,16 @@ func TestCancelCancelsUpstreamTask(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	bridgetest.Eventually(t, 20*time.Second, "the upstream task CANCELED", func() error {
 		lst, err := cl.ListTasks(context.Background(), &a2a.ListTasksRequest{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(lst.Tasks) == 1 && lst.Tasks[0].Status.State == a2a.TaskStateCanceled {
-			return
+			return nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("upstream task not canceled: %+v", lst.Tasks)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return fmt.Errorf("upstream task not canceled: %+v", lst.Tasks)
+	})
 }
 
 func TestAgentFailureIsErrorResult(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/client"
+	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
 )
 
 // modernMeta is the _meta of a 2026-07-28 request; tasks lists the tasks
@@ -85,20 +87,22 @@ type task26 struct {
 
 func (b *bridge) poll26(t testing.TB, tok, id string, cond func(task26) bool) task26 {
 	t.Helper()
-	for {
+	var tk task26
+	bridgetest.Eventually(t, 30*time.Second, "tasks/get "+id+" as the test waits for", func() error {
 		res, e := b.rpc26(t, tok, "tasks/get", map[string]any{"taskId": id}, true)
 		if e != nil {
 			t.Fatalf("tasks/get: %+v", e)
 		}
-		tk := decode[task26](t, res)
+		tk = decode[task26](t, res)
 		if tk.ResultType != "complete" {
 			t.Fatalf("tasks/get resultType = %q, want complete: %s", tk.ResultType, res)
 		}
-		if cond(tk) {
-			return tk
+		if !cond(tk) {
+			return fmt.Errorf("status %q", tk.Status)
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return nil
+	})
+	return tk
 }
 
 // TestModernTaskFlow: a 2026-07-28 caller that declares the tasks
@@ -191,19 +195,19 @@ func TestModernTaskCancelAndErrors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for {
+		bridgetest.Eventually(t, 30*time.Second, "the upstream task CANCELED", func() error {
 			u, err := cl.GetTask(context.Background(), &a2a.GetTaskRequest{ID: up.TaskID})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if u.Status.State == a2a.TaskStateCanceled {
-				break
+				return nil
 			}
 			if u.Status.State.Terminal() {
 				t.Fatalf("upstream task ended %s, want CANCELED", u.Status.State)
 			}
-			time.Sleep(10 * time.Millisecond)
-		}
+			return fmt.Errorf("upstream task %s", u.Status.State)
+		})
 	}
 	if _, e := b.rpc26(t, tok, "tasks/cancel", map[string]any{"taskId": ct.TaskID}, true); e != nil {
 		t.Fatalf("cancel of an ended task = %+v, want the acknowledgement", e)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/client"
+	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
 	"github.com/a2a-mcp-bridge/bridge/mcp/expose"
 )
@@ -114,20 +116,21 @@ func (b *bridge) startTask(t testing.TB, tok, message string) wireTask {
 	return ct.Task
 }
 
-// waitTask polls tasks/get until cond holds (the test deadline bounds it).
+// waitTask polls tasks/get until cond holds.
 func (b *bridge) waitTask(t testing.TB, tok, id string, cond func(wireTask) bool) wireTask {
 	t.Helper()
-	for {
+	var tk wireTask
+	bridgetest.Eventually(t, 30*time.Second, "tasks/get "+id+" as the test waits for", func() error {
 		res, e := b.rpc(t, tok, "tasks/get", map[string]any{"taskId": id})
 		if e != nil {
 			t.Fatalf("tasks/get: %+v", e)
 		}
-		tk := decode[wireTask](t, res)
-		if cond(tk) {
-			return tk
+		if tk = decode[wireTask](t, res); !cond(tk) {
+			return fmt.Errorf("status %q", tk.Status)
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return nil
+	})
+	return tk
 }
 
 func TestInitializeDeclaresTasks(t *testing.T) {
@@ -223,19 +226,19 @@ func TestTaskCancelCancelsUpstreamTask(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for {
+	bridgetest.Eventually(t, 30*time.Second, "the upstream task CANCELED", func() error {
 		up, err := cl.GetTask(context.Background(), &a2a.GetTaskRequest{ID: bound.Meta.Upstream.TaskID})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if up.Status.State == a2a.TaskStateCanceled {
-			break
+			return nil
 		}
 		if up.Status.State.Terminal() {
 			t.Fatalf("upstream task ended %s, want CANCELED", up.Status.State)
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return fmt.Errorf("upstream task %s", up.Status.State)
+	})
 	if got := b.waitTask(t, tok, tk.TaskID, func(wireTask) bool { return true }); got.Status != "cancelled" {
 		t.Fatalf("status after cancel = %q", got.Status)
 	}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -363,31 +364,35 @@ func TestElicitationDeclinedByText(t *testing.T) {
 }
 
 func TestElicitationInputTimeoutFails(t *testing.T) {
-	f := newFixture(t, publish.Config{InputTimeout: 50 * time.Millisecond})
-	task := f.send(t, dataMsg(t, call("ask", nil)))
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	for {
-		rec, err := f.store.GetTask(ctx, "alice", task.ID)
-		if err != nil {
-			t.Fatal(err)
+	// On the bubble's clock: the 50ms input timeout passes without a
+	// real wait, and the in-process upstream blocks on nothing but
+	// channels.
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, publish.Config{InputTimeout: 50 * time.Millisecond})
+		task := f.send(t, dataMsg(t, call("ask", nil)))
+		if got := stateOf(t, f, task.ID); got.Status.State != a2a.TaskStateInputRequired {
+			t.Fatalf("before the input timeout: %s, want INPUT_REQUIRED", got.Status.State)
 		}
-		if rec.Task.Status.State == a2a.TaskStateFailed {
-			if !strings.Contains(statusText(&rec.Task), "no answer") {
-				t.Fatalf("message %q", statusText(&rec.Task))
-			}
-			return
+		time.Sleep(50 * time.Millisecond)
+		synctest.Wait()
+		rec := stateOf(t, f, task.ID)
+		if rec.Status.State != a2a.TaskStateFailed {
+			t.Fatalf("after the input timeout: %s, want FAILED", rec.Status.State)
 		}
-		ch, stop := f.store.Watch(ctx, task.ID)
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			stop()
-			t.Fatal("task never failed")
-		case <-time.After(20 * time.Millisecond):
+		if !strings.Contains(statusText(rec), "no answer") {
+			t.Fatalf("message %q", statusText(rec))
 		}
-		stop()
+	})
+}
+
+// stateOf reads the task as the store has it now.
+func stateOf(t *testing.T, f *fixture, id string) *a2a.Task {
+	t.Helper()
+	rec, err := f.store.GetTask(context.Background(), "alice", id)
+	if err != nil {
+		t.Fatal(err)
 	}
+	return &rec.Task
 }
 
 func TestCancelTaskCancelsUpstreamCall(t *testing.T) {
@@ -417,11 +422,17 @@ func TestCancelTaskCancelsUpstreamCall(t *testing.T) {
 }
 
 func TestPerToolTimeoutFails(t *testing.T) {
-	f := newFixture(t, publish.Config{ToolTimeouts: map[string]time.Duration{"block": 30 * time.Millisecond}})
-	task := f.send(t, dataMsg(t, call("block", nil)))
-	if task.Status.State != a2a.TaskStateFailed || !strings.Contains(statusText(task), "did not finish within 30ms") {
-		t.Fatalf("state %s, message %q", task.Status.State, statusText(task))
-	}
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, publish.Config{ToolTimeouts: map[string]time.Duration{"block": 30 * time.Millisecond}})
+		start := time.Now()
+		task := f.send(t, dataMsg(t, call("block", nil)))
+		if task.Status.State != a2a.TaskStateFailed || !strings.Contains(statusText(task), "did not finish within 30ms") {
+			t.Fatalf("state %s, message %q", task.Status.State, statusText(task))
+		}
+		if took := time.Since(start); took != 30*time.Millisecond {
+			t.Fatalf("failed after %s on the bubble's clock, want the tool's 30ms", took)
+		}
+	})
 }
 
 func TestCardHasOneSkillPerToolWithSchemas(t *testing.T) {

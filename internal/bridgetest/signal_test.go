@@ -1,0 +1,8 @@
+package bridgetest
+
+import (
+	"os/signal"
+	"syscall"
+)
+
+func signalIgnoreTerm() { signal.Ignore(syscall.SIGTERM) }
