@@ -36,7 +36,11 @@ type Config struct {
 	// restart; tests), "sqlite:PATH" (one process) or "postgres://…"
 	// (replicas). On SQLite and PostgreSQL an event is on disk before
 	// anyone is told of it; concurrent writes share one commit
-	// (docs/stores.md). The URL may carry a password; it is never logged.
+	// (docs/stores.md). "sqlite:PATH?synchronous=normal" syncs SQLite's
+	// WAL at checkpoints only: acknowledged events still survive a crash of
+	// the process, not a power loss or a kernel crash (docs/stores.md); the
+	// default is synchronous=full. The URL may carry a password; it is never
+	// logged.
 	Store string `yaml:"store" default:"sqlite:./bridge.db" secret:"url"`
 	// Redis is a redis:// or rediss:// URL shared by replicas for rate-limit
 	// counters (it fills limits.redis when that is empty). Default: none,

@@ -369,3 +369,34 @@ func TestBenchConfigIsValid(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// TestStoreSQLiteSynchronousOption: a sqlite: store URL takes one option,
+// synchronous=full or synchronous=normal; any other is refused with the
+// choices named.
+func TestStoreSQLiteSynchronousOption(t *testing.T) {
+	const base = "auth: {anonymous: true}\npolicy: {default: deny}\n"
+	tests := []struct {
+		store   string
+		wantErr string
+	}{
+		{"sqlite:./bridge.db", ""},
+		{"sqlite:./bridge.db?synchronous=full", ""},
+		{"sqlite:./bridge.db?synchronous=normal", ""},
+		{"sqlite:./bridge.db?synchronous=off", `c.yaml:3:1: store: sqlite: URL option "synchronous=off" is not known: the only one is synchronous=full (the default) or synchronous=normal (docs/stores.md)`},
+		{"sqlite:?synchronous=normal", "c.yaml:3:1: store: sqlite: names no file: write sqlite:./bridge.db"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.store, func(t *testing.T) {
+			_, err := Parse([]byte(base+"store: \""+tt.store+"\"\n"), "c.yaml")
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("err = %v, want %q", err, tt.wantErr)
+			}
+		})
+	}
+}

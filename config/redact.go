@@ -223,12 +223,23 @@ func redactString(s, mode string) string {
 	return RedactedText
 }
 
+// sqliteQueryKnown reports whether a sqlite: URL carries no query or only
+// its one option (synchronous), which holds no secret.
+func sqliteQueryKnown(s string) bool {
+	_, q, ok := strings.Cut(s, "?")
+	if !ok {
+		return true
+	}
+	q = strings.ToLower(q)
+	return q == "synchronous=full" || q == "synchronous=normal"
+}
+
 // redactURLSecrets keeps a URL's scheme, host and path, and replaces its
 // password and query values; text that does not parse as a URL with a
 // scheme is replaced whole, except the store's sqlite: and memory: forms,
 // which carry a path only.
 func redactURLSecrets(s string) string {
-	if s == "memory:" || s == "memory" || strings.HasPrefix(s, "sqlite:") && !strings.ContainsAny(s, "?@") {
+	if s == "memory:" || s == "memory" || strings.HasPrefix(s, "sqlite:") && !strings.Contains(s, "@") && sqliteQueryKnown(s) {
 		return s
 	}
 	u, err := url.Parse(s)

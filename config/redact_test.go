@@ -261,6 +261,7 @@ func TestRedactURLSecrets(t *testing.T) {
 		{"rediss://:pw@redis.internal:6380/0", "rediss://:[redacted]@redis.internal:6380/0"},
 		{"https://mcp.example.com/mcp?api_key=k", "https://mcp.example.com/mcp?api_key=[redacted]"},
 		{"sqlite:file.db?_pragma=key(x)", RedactedText},
+		{"sqlite:./bridge.db?synchronous=normal", "sqlite:./bridge.db?synchronous=normal"},
 		{"host=db password=pw", RedactedText},
 		{"%zz://x", RedactedText},
 	}

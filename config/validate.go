@@ -96,8 +96,14 @@ func (v *validator) top() {
 	switch s := c.Store; {
 	case s == "memory:" || s == "memory":
 	case strings.HasPrefix(s, "sqlite:"):
-		if strings.TrimPrefix(s, "sqlite:") == "" {
+		path, query, _ := strings.Cut(strings.TrimPrefix(s, "sqlite:"), "?")
+		if path == "" || path == "//" {
 			v.add("store", "sqlite: names no file: write sqlite:./bridge.db")
+		}
+		switch strings.ToLower(query) {
+		case "", "synchronous=full", "synchronous=normal":
+		default:
+			v.add("store", "sqlite: URL option %q is not known: the only one is synchronous=full (the default) or synchronous=normal (docs/stores.md)", clip(query))
 		}
 	case strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://"):
 		if u, err := url.Parse(s); err != nil || u.Host == "" {

@@ -28,7 +28,7 @@ func Check(ctx context.Context, url string) error {
 	case url == "memory:" || url == "memory":
 		return nil
 	case strings.HasPrefix(url, "sqlite:"):
-		path, err := sqlitePath(url)
+		path, _, err := sqlitePath(url)
 		if err != nil {
 			return err
 		}

@@ -12,7 +12,8 @@ import (
 // closes it:
 //
 //	memory:                          in-process, lost on exit (also "memory")
-//	sqlite:PATH or sqlite://PATH     one SQLite file (sqlite:///abs/path for an absolute path)
+//	sqlite:PATH or sqlite://PATH     one SQLite file (sqlite:///abs/path for an absolute path);
+//	                                 ?synchronous=normal syncs the WAL at checkpoints only (SQLiteSync)
 //	postgres://… or postgresql://…   PostgreSQL, shared by replicas
 func Open(ctx context.Context, url string) (taskmanager.Store, func() error, error) {
 	switch {
@@ -20,11 +21,11 @@ func Open(ctx context.Context, url string) (taskmanager.Store, func() error, err
 		m := NewMemory()
 		return m, m.Close, nil
 	case strings.HasPrefix(url, "sqlite:"):
-		path, err := sqlitePath(url)
+		path, opts, err := sqlitePath(url)
 		if err != nil {
 			return nil, nil, err
 		}
-		s, err := OpenSQLite(ctx, path)
+		s, err := OpenSQLiteWith(ctx, path, opts)
 		if err != nil {
 			return nil, nil, err
 		}

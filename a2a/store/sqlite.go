@@ -24,7 +24,8 @@ import (
 // Durability: a write returns only once it is committed with
 // synchronous=FULL in WAL mode, i.e. once the WAL holding it has been
 // synced to disk, so an acknowledged event survives a crash of the process
-// and of the machine. What makes that affordable is group commit: SQLite
+// and of the machine (SyncNormal, on request, keeps the first only: see
+// SQLiteSync). What makes that affordable is group commit: SQLite
 // has one writer, so every write goes to one goroutine holding the write
 // connection (sqliteWriter), which takes all the writes waiting while a
 // transaction commits into the next transaction. N callers writing at once
@@ -94,15 +95,52 @@ var sqliteMigrations = []string{
 	);`,
 }
 
-// OpenSQLite opens (creating if needed) the store in the file at path and
-// brings its schema up to date.
+// SQLiteSync says when a commit of the SQLite store is on disk.
+type SQLiteSync int
+
+const (
+	// SyncFull (synchronous=FULL, the default): every commit syncs the WAL
+	// before the write returns. An acknowledged write survives a crash of
+	// the process, of the kernel, and a power loss.
+	SyncFull SQLiteSync = iota
+	// SyncNormal (synchronous=NORMAL): a commit is written to the WAL (in
+	// the kernel's page cache) before the write returns, and the WAL is
+	// synced only when it is checkpointed into the database. An
+	// acknowledged write survives a crash or SIGKILL of the process, which
+	// cannot take back what the kernel already holds; a kernel crash or a
+	// power loss may take the commits since the last checkpoint with it
+	// (never corrupting the database: they are lost whole).
+	SyncNormal
+)
+
+func (s SQLiteSync) pragma() string {
+	if s == SyncNormal {
+		return "NORMAL"
+	}
+	return "FULL"
+}
+
+// SQLiteOptions are the settings of a SQLite store; the zero value is the
+// default.
+type SQLiteOptions struct {
+	// Synchronous: SyncFull (default) or SyncNormal (see SQLiteSync).
+	Synchronous SQLiteSync
+}
+
+// OpenSQLite opens (creating if needed) the store in the file at path, with
+// the default options, and brings its schema up to date.
 func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
+	return OpenSQLiteWith(ctx, path, SQLiteOptions{})
+}
+
+// OpenSQLiteWith is OpenSQLite with options.
+func OpenSQLiteWith(ctx context.Context, path string, opts SQLiteOptions) (*SQLite, error) {
 	if path == "" || strings.ContainsAny(path, "?#") {
 		return nil, fmt.Errorf("store: open sqlite: path %q must be a plain file path", path)
 	}
 	common := "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)"
-	// synchronous=FULL: every commit syncs the WAL (see the type's doc).
-	w, err := sql.Open("sqlite", path+"?"+common+"&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_txlock=immediate")
+	// synchronous: see SQLiteSync and the type's doc.
+	w, err := sql.Open("sqlite", path+"?"+common+"&_pragma=journal_mode(WAL)&_pragma=synchronous("+opts.Synchronous.pragma()+")&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("store: open sqlite: %w", err)
 	}
@@ -728,20 +766,43 @@ func (s *SQLite) Orphans(ctx context.Context, after string, limit int) ([]taskma
 	return out, nil
 }
 
-// sqlitePath extracts the file path of a sqlite: URL.
-func sqlitePath(raw string) (string, error) {
+// sqlitePath extracts the file path and the options of a sqlite: URL:
+// sqlite:PATH, optionally followed by ?synchronous=full (the default) or
+// ?synchronous=normal.
+func sqlitePath(raw string) (string, SQLiteOptions, error) {
+	var opts SQLiteOptions
 	rest, ok := strings.CutPrefix(raw, "sqlite:")
 	if !ok {
-		return "", fmt.Errorf("store: %q is not a sqlite: URL", raw)
+		return "", opts, fmt.Errorf("store: %q is not a sqlite: URL", raw)
 	}
 	if p, ok := strings.CutPrefix(rest, "//"); ok {
 		rest = p
 	}
+	rest, query, hasQuery := strings.Cut(rest, "?")
 	if u, err := url.PathUnescape(rest); err == nil {
 		rest = u
 	}
 	if rest == "" {
-		return "", fmt.Errorf("store: sqlite: URL needs a file path, e.g. sqlite:/var/lib/bridge/tasks.db")
+		return "", opts, fmt.Errorf("store: sqlite: URL needs a file path, e.g. sqlite:/var/lib/bridge/tasks.db")
 	}
-	return rest, nil
+	if hasQuery {
+		q, err := url.ParseQuery(query)
+		if err != nil {
+			return "", opts, fmt.Errorf("store: sqlite: URL query %q: %w", query, err)
+		}
+		for k, v := range q {
+			if k != "synchronous" || len(v) != 1 {
+				return "", opts, fmt.Errorf("store: sqlite: URL query %q: the only option is synchronous=full or synchronous=normal", query)
+			}
+			switch strings.ToLower(v[0]) {
+			case "full":
+				opts.Synchronous = SyncFull
+			case "normal":
+				opts.Synchronous = SyncNormal
+			default:
+				return "", opts, fmt.Errorf("store: sqlite: synchronous=%q: want full (the default) or normal", v[0])
+			}
+		}
+	}
+	return rest, opts, nil
 }

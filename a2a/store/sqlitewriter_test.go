@@ -113,3 +113,46 @@ func TestSQLiteWritesAfterCloseAreRefused(t *testing.T) {
 		t.Fatalf("CreateTask after Close = %v, want errStoreClosed", err)
 	}
 }
+
+// TestSQLiteURLSynchronous pins the one option a sqlite: URL takes: the
+// write connection runs with the synchronous setting it names (FULL, 2, by
+// default; NORMAL, 1, on request), and anything else is refused with a
+// message naming the choices.
+func TestSQLiteURLSynchronous(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name    string
+		url     string
+		want    int
+		wantErr string
+	}{
+		{"default", "sqlite:" + filepath.Join(dir, "a.db"), 2, ""},
+		{"full", "sqlite:" + filepath.Join(dir, "b.db") + "?synchronous=full", 2, ""},
+		{"normal", "sqlite:" + filepath.Join(dir, "c.db") + "?synchronous=NORMAL", 1, ""},
+		{"off refused", "sqlite:" + filepath.Join(dir, "d.db") + "?synchronous=off", 0, "want full (the default) or normal"},
+		{"other option refused", "sqlite:" + filepath.Join(dir, "e.db") + "?_pragma=foreign_keys(0)", 0, "the only option is synchronous"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			st, closeFn, err := Open(ctx, tc.url)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want it to contain %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer closeFn()
+			var got int
+			if err := st.(*SQLite).writer.conn.QueryRowContext(ctx, "pragma synchronous").Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("synchronous = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}

@@ -256,9 +256,10 @@ func (m *Manager) start(ctx context.Context, owner string, p *a2a.SendMessageReq
 		}
 	} else {
 		// The run lease is taken with the task (see execution.leased).
-		msg.TaskID = uuid.NewString()
+		// Time-ordered ids: the stores' indexes on them grow at one end (NewID).
+		msg.TaskID = NewID()
 		if msg.ContextID == "" {
-			msg.ContextID = uuid.NewString()
+			msg.ContextID = NewID()
 		}
 	}
 	req.Message, req.TaskID, req.ContextID = msg, msg.TaskID, msg.ContextID

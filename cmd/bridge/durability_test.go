@@ -51,13 +51,21 @@ func (b *servedBridge) kill(*testing.T) { b.Kill() }
 // finds in the store every task and event any caller was given: each
 // blocking answer's task as answered, and each streamed event in the
 // task's event log at its place. The restarted bridge serves them too. Run
-// on SQLite (the default, grouped commits) and on PostgreSQL (batched
-// writes) when BRIDGE_TEST_POSTGRES_URL is set.
+// on SQLite (the default, grouped commits; and with synchronous=normal) and
+// on PostgreSQL (batched writes) when BRIDGE_TEST_POSTGRES_URL is set.
 func TestAcknowledgedEventsSurviveSIGKILL(t *testing.T) {
 	bin := bridgetest.BridgeBinary(t)
 	t.Run("sqlite", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "tasks.db")
 		killAfterAnswers(t, bin, "sqlite:"+path, func(ctx context.Context) (taskmanager.Store, error) {
+			return store.OpenSQLite(ctx, path)
+		})
+	})
+	// synchronous=normal syncs the WAL only at checkpoints: what a process
+	// kill cannot take back (the kernel holds the commit) must survive it.
+	t.Run("sqlite-synchronous-normal", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "tasks.db")
+		killAfterAnswers(t, bin, "sqlite:"+path+"?synchronous=normal", func(ctx context.Context) (taskmanager.Store, error) {
 			return store.OpenSQLite(ctx, path)
 		})
 	})
