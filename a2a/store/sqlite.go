@@ -39,8 +39,10 @@ type SQLite struct {
 	w      *sql.DB
 	r      *sql.DB
 	writer *sqliteWriter
-	hub    *hub
-	now    func() time.Time
+	// checkpointer copies the WAL into the database beside the writer.
+	checkpointer *sqliteCheckpointer
+	hub          *hub
+	now          func() time.Time
 
 	readMu    sync.Mutex
 	readStmts map[string]*sql.Stmt
@@ -165,8 +167,20 @@ func OpenSQLiteWith(ctx context.Context, path string, opts SQLiteOptions) (*SQLi
 	}
 	r.SetMaxOpenConns(8)
 	r.SetMaxIdleConns(8)
+	// The checkpointer syncs what it copies as the writer would.
+	c, err := sql.Open("sqlite", path+"?"+common+"&_pragma=synchronous("+opts.Synchronous.pragma()+")")
+	if err != nil {
+		r.Close()
+		conn.Close()
+		w.Close()
+		return nil, fmt.Errorf("store: open sqlite: %w", err)
+	}
+	c.SetMaxOpenConns(1)
+	c.SetMaxIdleConns(1)
+	c.SetConnMaxIdleTime(0)
 	s.r = r
 	s.writer = newSQLiteWriter(conn, s.hub)
+	s.checkpointer = newSQLiteCheckpointer(c, checkpointEvery)
 	return s, nil
 }
 
@@ -225,12 +239,13 @@ func (s *SQLite) migrate(ctx context.Context) error {
 // Close closes the database once the writes already taken are committed.
 func (s *SQLite) Close() error {
 	s.writer.close()
+	cerr := s.checkpointer.close()
 	s.readMu.Lock()
 	for _, st := range s.readStmts {
 		st.Close()
 	}
 	s.readMu.Unlock()
-	return errors.Join(s.r.Close(), s.writer.conn.Close(), s.w.Close())
+	return errors.Join(cerr, s.r.Close(), s.writer.conn.Close(), s.w.Close())
 }
 
 const sqliteInsertTask = `insert into a2a_tasks (id, owner, context_id, state, status_ts, version, last_seq, snapshot)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -154,5 +155,54 @@ func TestSQLiteURLSynchronous(t *testing.T) {
 				t.Errorf("synchronous = %d, want %d", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestSQLiteCheckpointerCopiesTheWALBesideTheWriter: a few committed tasks
+// (far fewer WAL pages than the writer's own checkpoint waits for) are in
+// the database file itself, read without the WAL, once the checkpointer
+// has run, and the store still reads and writes as before.
+func TestSQLiteCheckpointerCopiesTheWALBesideTheWriter(t *testing.T) {
+	every := checkpointEvery
+	checkpointEvery = time.Hour // the test runs it
+	defer func() { checkpointEvery = every }()
+	path := filepath.Join(t.TempDir(), "tasks.db")
+	s, err := OpenSQLite(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	inFile := func() int {
+		db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&immutable=1") // the file alone, no WAL
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		var n int
+		if err := db.QueryRowContext(ctx, "select count(*) from a2a_tasks").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	s.checkpointer.run() // the schema
+	base := inFile()
+	for i := range 20 {
+		if err := s.CreateTask(ctx, "alice", &a2a.Task{ID: fmt.Sprintf("t%d", i), ContextID: "c", Status: a2a.TaskStatus{State: a2a.TaskStateCompleted}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := inFile(); n != base {
+		t.Fatalf("%d tasks in the database file before a checkpoint, want %d (the test needs them in the WAL only)", n, base)
+	}
+	s.checkpointer.run()
+	if n := inFile(); n != base+20 {
+		t.Errorf("%d tasks in the database file after the checkpointer ran, want %d", n, base+20)
+	}
+	if err := s.CreateTask(ctx, "alice", &a2a.Task{ID: "after", ContextID: "c", Status: a2a.TaskStatus{State: a2a.TaskStateCompleted}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.GetTask(ctx, "alice", "t7"); err != nil {
+		t.Error(err)
 	}
 }
