@@ -30,7 +30,7 @@ static: ## Build bin/bridge-static as the Dockerfile does (CGO_ENABLED=0, -trimp
 	@bin/bridge-static version >/dev/null
 	@echo "bin/bridge-static: static"
 
-test: test-go static interop ## Run every test with -race (unit, integration, interop) and the static release build
+test: test-go static interop test-stdlib ## Run every test with -race (unit, integration, interop) on the default paths and with every performance trick off, and the static release build
 
 test-go: ## Run the Go tests with -race (PostgreSQL/Redis tests need BRIDGE_TEST_POSTGRES_URL/BRIDGE_TEST_REDIS_URL; TAGS=… build tags)
 	$(GO) vet -tags '$(TAGS)' $(PKGS)

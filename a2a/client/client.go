@@ -118,7 +118,7 @@ func clientConfigure(opts []Option) (clientConfig, error) {
 		cfg.hc = clientDefaultHTTP()
 	}
 	if cfg.binding != "" && !clientSupports(cfg.binding) && cfg.transportFor(cfg.binding) == nil {
-		return cfg, fmt.Errorf("a2a: client: binding %q is not supported (want %s or %s)", cfg.binding, a2a.BindingJSONRPC, a2a.BindingHTTPJSON)
+		return cfg, fmt.Errorf("client: binding %q is not supported (want %s or %s)", cfg.binding, a2a.BindingJSONRPC, a2a.BindingHTTPJSON)
 	}
 	return cfg, nil
 }
@@ -135,7 +135,7 @@ func Dial(ctx context.Context, cardURL string, opts ...Option) (*Client, error) 
 	}
 	u, err := url.Parse(cardURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, errors.New("a2a: fetch agent card: the card URL must be an absolute http or https URL")
+		return nil, errors.New("client: fetch agent card: the card URL must be an absolute http or https URL")
 	}
 	c := &Client{hc: cfg.hc, header: cfg.header, maxBytes: cfg.maxBytes}
 	const op = "fetch agent card"
@@ -170,7 +170,7 @@ func New(card *a2a.AgentCard, opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	if card == nil {
-		return nil, errors.New("a2a: client: no agent card")
+		return nil, errors.New("client: no agent card")
 	}
 	return clientFromCard(card, cfg)
 }
@@ -188,7 +188,7 @@ func clientFromCard(card *a2a.AgentCard, cfg clientConfig) (*Client, error) {
 		if f, in, ok := clientPickTransport(card, cfg); ok {
 			tr, terr := f(in, cfg.header)
 			if terr != nil {
-				return nil, fmt.Errorf("a2a: client: %s interface: %w", in.ProtocolBinding, terr)
+				return nil, fmt.Errorf("client: %s interface: %w", in.ProtocolBinding, terr)
 			}
 			return &Client{card: card, iface: in, base: in.URL, hc: cfg.hc, header: cfg.header, maxBytes: cfg.maxBytes, tr: tr}, nil
 		}
@@ -196,7 +196,7 @@ func clientFromCard(card *a2a.AgentCard, cfg clientConfig) (*Client, error) {
 	}
 	baseURL, err := url.Parse(base)
 	if err != nil {
-		return nil, fmt.Errorf("a2a: client: interface URL: %w", err)
+		return nil, fmt.Errorf("client: interface URL: %w", err)
 	}
 	return &Client{
 		card:     card,
@@ -237,7 +237,7 @@ func clientPickInterface(card *a2a.AgentCard, forced, major string) (a2a.AgentIn
 	if forced != "" {
 		want = forced
 	}
-	return a2a.AgentInterface{}, "", fmt.Errorf("a2a: client: the agent card offers no usable interface (want %s with protocol version %s.x and an absolute http(s) URL)", want, major)
+	return a2a.AgentInterface{}, "", fmt.Errorf("client: the agent card offers no usable interface (want %s with protocol version %s.x and an absolute http(s) URL)", want, major)
 }
 
 // clientPickTransport is the first interface, in the card's order, of a
@@ -661,8 +661,9 @@ func clientBadResponse(op, detail string) error {
 	return &clientError{op: op, err: a2a.ErrInvalidAgentResponse.With(detail)}
 }
 
-// clientError is an error of one client call. It reads "a2a: <op>: <msg>:
-// <cause>" and unwraps to the cause, so errors.Is and errors.As reach the
+// clientError is an error of one client call. It reads "client: <op>:
+// <msg>: <cause>" (the cause without its own "client: " or "a2a: " prefix)
+// and unwraps to the cause, so errors.Is and errors.As reach the
 // agent's *Error.
 type clientError struct {
 	op  string
@@ -672,7 +673,7 @@ type clientError struct {
 
 func (e *clientError) Error() string {
 	var b strings.Builder
-	b.WriteString("a2a: ")
+	b.WriteString("client: ")
 	b.WriteString(e.op)
 	if e.msg != "" {
 		b.WriteString(": ")
@@ -683,7 +684,13 @@ func (e *clientError) Error() string {
 		if ae, ok := e.err.(*a2a.Error); ok && ae.Message != "" {
 			b.WriteString(ae.Message)
 		} else {
-			b.WriteString(strings.TrimPrefix(e.err.Error(), "a2a: "))
+			cause := e.err.Error()
+			if c, ok := strings.CutPrefix(cause, "client: "); ok {
+				cause = c
+			} else {
+				cause = strings.TrimPrefix(cause, "a2a: ")
+			}
+			b.WriteString(cause)
 		}
 	}
 	return b.String()

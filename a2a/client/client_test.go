@@ -519,7 +519,7 @@ func TestErrorMapping(t *testing.T) {
 			if tt.wantMeta != "" && ae.Metadata["taskId"] != tt.wantMeta {
 				t.Errorf("metadata = %v, want taskId %s", ae.Metadata, tt.wantMeta)
 			}
-			if !strings.HasPrefix(err.Error(), "a2a: get task: ") {
+			if !strings.HasPrefix(err.Error(), "client: get task: ") {
 				t.Errorf("error text %q lacks the operation", err)
 			}
 		})
@@ -577,8 +577,11 @@ func TestResponseCap(t *testing.T) {
 			a.handle(jsonAnswer(200, big))
 		}
 		c := a.client(t, binding, WithMaxResponseBytes(1024))
-		if _, err := c.GetTask(context.Background(), &a2a.GetTaskRequest{ID: "t1"}); !errors.Is(err, ErrResponseTooLarge) {
+		_, err := c.GetTask(context.Background(), &a2a.GetTaskRequest{ID: "t1"})
+		if !errors.Is(err, ErrResponseTooLarge) {
 			t.Errorf("%s: error = %v, want ErrResponseTooLarge", binding, err)
+		} else if want := "client: get task: response too large: the body exceeds 1024 bytes"; err.Error() != want {
+			t.Errorf("%s: error text %q, want %q", binding, err, want)
 		}
 		c = a.client(t, binding, WithMaxResponseBytes(64<<10))
 		if _, err := c.GetTask(context.Background(), &a2a.GetTaskRequest{ID: "t1"}); err != nil {

@@ -9,7 +9,7 @@ import (
 
 // ErrResponseTooLarge matches (errors.Is) a response body, or one event of a
 // stream, longer than the client's cap (see [WithMaxResponseBytes]).
-var ErrResponseTooLarge = errors.New("a2a: response too large")
+var ErrResponseTooLarge = errors.New("client: response too large")
 
 // sseReadBufferSize is the read buffer of one stream. Streams are long-lived
 // and mostly idle, so it stays small; longer lines are gathered in sseReader.line.
@@ -150,7 +150,7 @@ func (s *sseReader) readLine() ([]byte, error) {
 		}
 		n, err := s.r.Read(s.buf)
 		if n < 0 || n > len(s.buf) {
-			n, err = 0, errors.New("a2a: event stream reader returned an invalid count")
+			n, err = 0, errors.New("client: event stream reader returned an invalid count")
 		}
 		s.start, s.end, s.rerr = 0, n, err
 		if n == 0 && err == nil {

@@ -136,7 +136,7 @@ func OwnerFromContext(ctx context.Context) (string, error) {
 // New returns the handler of one agent.
 func New(cfg Config) (*Server, error) {
 	if cfg.Manager == nil || cfg.Card == nil {
-		return nil, errors.New("a2a: server needs a manager and a card")
+		return nil, errors.New("server: server needs a manager and a card")
 	}
 	if cfg.Owner == nil {
 		cfg.Owner = OwnerFromContext
@@ -191,14 +191,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (s *Server) SetCard(c *a2a.AgentCard) error {
 	body, err := json.Marshal(c)
 	if err != nil {
-		return fmt.Errorf("a2a: encode card: %w", err)
+		return fmt.Errorf("server: encode card: %w", err)
 	}
 	now := time.Now().UTC().Truncate(time.Second)
 	sc := &servedCard{card: c, body: body, etag: etagOf(body), modified: now}
 	if s.cfg.LegacyCard != nil {
 		lb, err := s.cfg.LegacyCard(body)
 		if err != nil {
-			return fmt.Errorf("a2a: card for %s readers: %w", legacyVersionName, err)
+			return fmt.Errorf("server: card for %s readers: %w", legacyVersionName, err)
 		}
 		sc.legacy = &servedCard{card: c, body: lb, etag: etagOf(lb), modified: now}
 	}

@@ -105,7 +105,7 @@ type StreamReleaseObserver interface {
 
 // errStreamEnded is what a StreamReleaseObserver's write returns once the
 // stream is over.
-var errStreamEnded = errors.New("a2a: write to a released stream: the stream has ended")
+var errStreamEnded = errors.New("server: write to a released stream: the stream has ended")
 
 // streamReleaseAfter is how long a stream must have sent no event before
 // its connection is released (nanoseconds; 0: never). Short streams (most

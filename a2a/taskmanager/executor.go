@@ -56,7 +56,7 @@ type Request struct {
 }
 
 // ErrTaskClosed is returned to an executor that emits after the task ended.
-var ErrTaskClosed = errors.New("a2a: task is already in a terminal state; event refused")
+var ErrTaskClosed = errors.New("taskmanager: task is already in a terminal state; event refused")
 
 // Updater is the executor's handle on its task: every call validates the
 // event against the task lifecycle, persists it and publishes it.
@@ -127,7 +127,7 @@ func (u *Updater) Reply(ctx context.Context, msg *a2a.Message) error {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if u.rec != nil || u.replied || u.req.Task != nil {
-		return errors.New("a2a: a direct reply is only allowed before any task event of a new task")
+		return errors.New("taskmanager: a direct reply is only allowed before any task event of a new task")
 	}
 	m := msg.Clone()
 	m.Role = a2a.RoleAgent
@@ -224,20 +224,20 @@ func (u *Updater) EmitAll(ctx context.Context, evs ...a2a.StreamResponse) error 
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if u.replied {
-		return errors.New("a2a: the executor already replied with a direct message")
+		return errors.New("taskmanager: the executor already replied with a direct message")
 	}
 	if len(evs) == 0 {
-		return errors.New("a2a: empty event")
+		return errors.New("taskmanager: empty event")
 	}
 	for i := range evs {
 		ev := &evs[i]
 		switch {
 		case ev.Message != nil:
-			return errors.New("a2a: a message event is only allowed as a direct reply; use Reply or a status message")
+			return errors.New("taskmanager: a message event is only allowed as a direct reply; use Reply or a status message")
 		case ev.Task == nil && ev.StatusUpdate == nil && ev.ArtifactUpdate == nil:
-			return errors.New("a2a: empty event")
+			return errors.New("taskmanager: empty event")
 		case ev.Task != nil && len(evs) > 1:
-			return errors.New("a2a: a task event must be emitted alone")
+			return errors.New("taskmanager: a task event must be emitted alone")
 		case ev.ArtifactUpdate != nil && ev.ArtifactUpdate.Artifact.ArtifactID == "":
 			ev.ArtifactUpdate.Artifact.ArtifactID = uuid.NewString()
 		}
@@ -309,12 +309,12 @@ func (u *Updater) createLocked(ctx context.Context, snapshot *a2a.Task) error {
 	// with this execution's (see execution.leased).
 	if t.Status.State.Terminal() {
 		if err := u.m.store.CreateTask(ctx, u.req.Owner, t); err != nil {
-			return fmt.Errorf("a2a: create task: %w", err)
+			return fmt.Errorf("taskmanager: create task: %w", err)
 		}
 	} else {
 		sent := time.Now()
 		if err := CreateLeasedTask(ctx, u.m.store, u.req.Owner, t, u.ex.holder, u.m.leaseTTL); err != nil {
-			return fmt.Errorf("a2a: create task: %w", err)
+			return fmt.Errorf("taskmanager: create task: %w", err)
 		}
 		u.ex.leaseSent.Store(u.m.monotonic(sent))
 		u.ex.leased.Store(true)
@@ -338,7 +338,7 @@ func (m *Manager) storeInlinePush(ctx context.Context, req *Request) error {
 		cfg.ID = uuid.NewString()
 	}
 	if err := m.store.PutPushConfig(ctx, req.Owner, &cfg); err != nil {
-		return fmt.Errorf("a2a: register push notification config: %w", err)
+		return fmt.Errorf("taskmanager: register push notification config: %w", err)
 	}
 	return nil
 }
@@ -381,7 +381,7 @@ func (m *Manager) apply(ctx context.Context, owner string, rec *TaskRecord, hold
 			return nrec, released, nil
 		}
 		if !errors.Is(err, ErrConflict) || attempt > 16 {
-			return rec, false, fmt.Errorf("a2a: store event: %w", err)
+			return rec, false, fmt.Errorf("taskmanager: store event: %w", err)
 		}
 		if rec, err = m.store.GetTask(ctx, owner, rec.Task.ID); err != nil {
 			return nil, false, err
@@ -410,7 +410,7 @@ func applyEvent(t *a2a.Task, ev *a2a.StreamResponse, now time.Time) error {
 		su := ev.StatusUpdate
 		su.TaskID, su.ContextID = t.ID, t.ContextID
 		if !su.Status.State.Known() || su.Status.State == a2a.TaskStateUnspecified || su.Status.State == a2a.TaskStateSubmitted {
-			return fmt.Errorf("a2a: executor emitted an invalid state %q", su.Status.State)
+			return fmt.Errorf("taskmanager: executor emitted an invalid state %q", su.Status.State)
 		}
 		if su.Status.Timestamp == nil {
 			ts := now
@@ -427,7 +427,7 @@ func applyEvent(t *a2a.Task, ev *a2a.StreamResponse, now time.Time) error {
 		au := ev.ArtifactUpdate
 		au.TaskID, au.ContextID = t.ID, t.ContextID
 		if len(au.Artifact.Parts) == 0 {
-			return errors.New("a2a: executor emitted an artifact without parts")
+			return errors.New("taskmanager: executor emitted an artifact without parts")
 		}
 		i := -1
 		for j := range t.Artifacts {
@@ -454,7 +454,7 @@ func applyEvent(t *a2a.Task, ev *a2a.StreamResponse, now time.Time) error {
 		nt := ev.Task
 		nt.ID, nt.ContextID = t.ID, t.ContextID
 		if !nt.Status.State.Known() || nt.Status.State == a2a.TaskStateUnspecified {
-			return fmt.Errorf("a2a: executor emitted a task in invalid state %q", nt.Status.State)
+			return fmt.Errorf("taskmanager: executor emitted a task in invalid state %q", nt.Status.State)
 		}
 		if nt.Status.Timestamp == nil {
 			ts := now

@@ -73,7 +73,7 @@ type Manager struct {
 // New returns a task manager.
 func New(cfg Config) (*Manager, error) {
 	if cfg.Store == nil || cfg.Executor == nil {
-		return nil, errors.New("a2a: manager needs a store and an executor")
+		return nil, errors.New("taskmanager: manager needs a store and an executor")
 	}
 	m := &Manager{
 		store: cfg.Store, exec: cfg.Executor, holder: cfg.Holder,
@@ -243,7 +243,7 @@ func (m *Manager) start(ctx context.Context, owner string, p *a2a.SendMessageReq
 		nrec, err := m.store.UpdateTask(ctx, owner, next, rec.Version, nil)
 		if err != nil {
 			_ = m.store.ReleaseLease(context.WithoutCancel(ctx), msg.TaskID, ex.holder)
-			return nil, fmt.Errorf("a2a: record message: %w", err)
+			return nil, fmt.Errorf("taskmanager: record message: %w", err)
 		}
 		// The executor gets its own copy: the record may be the store's.
 		req.Task = nrec.Task.Clone()
@@ -290,7 +290,7 @@ func (m *Manager) acquire(ctx context.Context, taskID, holder string) (time.Time
 	sent := time.Now()
 	ok, err := m.store.AcquireLease(ctx, taskID, holder, m.leaseTTL)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("a2a: acquire run lease: %w", err)
+		return time.Time{}, fmt.Errorf("taskmanager: acquire run lease: %w", err)
 	}
 	if ok {
 		return sent, nil
@@ -303,7 +303,7 @@ func (m *Manager) acquire(ctx context.Context, taskID, holder string) (time.Time
 		sent := time.Now()
 		ok, err := m.store.AcquireLease(ctx, taskID, holder, m.leaseTTL)
 		if err != nil {
-			return time.Time{}, fmt.Errorf("a2a: acquire run lease: %w", err)
+			return time.Time{}, fmt.Errorf("taskmanager: acquire run lease: %w", err)
 		}
 		if ok {
 			return sent, nil
@@ -741,7 +741,7 @@ func (m *Manager) CancelTask(ctx context.Context, owner string, p *a2a.CancelTas
 		_ = m.store.ReleaseLease(context.WithoutCancel(ctx), p.ID, holder)
 	} else {
 		if err := m.store.RequestCancel(ctx, p.ID); err != nil {
-			return nil, fmt.Errorf("a2a: request cancel: %w", err)
+			return nil, fmt.Errorf("taskmanager: request cancel: %w", err)
 		}
 		// Running here: cancel it at once (the guard may not have started).
 		m.mu.Lock()

@@ -76,7 +76,7 @@ type Maintainer struct {
 // NewMaintainer returns a maintainer of cfg.Store.
 func NewMaintainer(cfg MaintainerConfig) (*Maintainer, error) {
 	if cfg.Store == nil {
-		return nil, errors.New("a2a: maintainer needs a store")
+		return nil, errors.New("taskmanager: maintainer needs a store")
 	}
 	m, err := New(Config{
 		Store: cfg.Store, Executor: refusingExecutor{}, Holder: cfg.Holder, LeaseTTL: cfg.LeaseTTL,
@@ -146,7 +146,7 @@ func (mt *Maintainer) Recover(ctx context.Context) (int, error) {
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return n, fmt.Errorf("a2a: recover orphaned tasks: %w", err)
+		return n, fmt.Errorf("taskmanager: recover orphaned tasks: %w", err)
 	}
 	return n, nil
 }

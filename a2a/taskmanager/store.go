@@ -11,11 +11,11 @@ import (
 // Errors returned by stores.
 var (
 	// ErrConflict means the task changed since the version the writer read.
-	ErrConflict = errors.New("a2a: task changed concurrently")
+	ErrConflict = errors.New("taskmanager: task changed concurrently")
 	// ErrExists means a task with that id already exists.
-	ErrExists = errors.New("a2a: task already exists")
+	ErrExists = errors.New("taskmanager: task already exists")
 	// ErrLeaseHeld means another holder's run lease on the task is live.
-	ErrLeaseHeld = errors.New("a2a: the task's run lease is held by another execution")
+	ErrLeaseHeld = errors.New("taskmanager: the task's run lease is held by another execution")
 )
 
 // TaskRecord is a task as stored: its snapshot and its place in the log.

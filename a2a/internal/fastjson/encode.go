@@ -49,6 +49,9 @@ func appendPart(dst []byte, p *a2a.Part) ([]byte, error) {
 			return nil, err
 		}
 	default:
+		// a2a.Part.MarshalJSON's error, word for word: the caller wraps it
+		// in the json.MarshalerError encoding/json would, so both paths
+		// fail with the same text (encode_test compares them).
 		return nil, errors.New("a2a: cannot encode a part of unknown kind")
 	}
 	var err error
@@ -102,7 +105,7 @@ func appendMetadata(dst []byte, key string, m a2a.Metadata) ([]byte, error) {
 // errDeepValue stops the hand-written walk of a metadata value nested
 // deeper than maxFastDepth, which may be a cycle: the whole object is then
 // written by json.Marshal, whose cycle detection gives its usual error.
-var errDeepValue = errors.New("a2a: metadata nested too deep for the fast encoder")
+var errDeepValue = errors.New("fastjson: metadata nested too deep for the fast encoder")
 
 const maxFastDepth = 100
 

@@ -32,7 +32,7 @@ var (
 )
 
 // errNotKnown says a value has no hand-written encoder.
-var errNotKnown = errors.New("a2a: no fast encoder for this value")
+var errNotKnown = errors.New("fastjson: no fast encoder for this value")
 
 // AppendKnown appends v when it is one of the shapes with a hand-written
 // encoder: a JSON-RPC envelope whose result is one of them (or nil), or a

@@ -16,7 +16,7 @@ import (
 const Enabled = false
 
 // errNotKnown says a value has no hand-written encoder: with the tag, none has.
-var errNotKnown = errors.New("a2a: no fast encoder for this value")
+var errNotKnown = errors.New("fastjson: no fast encoder for this value")
 
 // DecodeRPCResponse is a2a.DecodeRPCResponse.
 func DecodeRPCResponse[T any](data []byte) (*a2a.RPCResponse[T], error) {

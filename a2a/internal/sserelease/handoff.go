@@ -39,7 +39,7 @@ func From(ctx context.Context) *Handoff {
 
 // ErrContinues is what a released stream's call returns when its producer
 // goes on in another goroutine (Continue), which ends the stream.
-var ErrContinues = errors.New("a2a: the stream goes on in another goroutine")
+var ErrContinues = errors.New("sserelease: the stream goes on in another goroutine")
 
 // Released is closed when the stream has been released from net/http.
 func (h *Handoff) Released() <-chan struct{} { return h.released }
