@@ -16,6 +16,7 @@ package config
 
 import (
 	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/config/internal/yamlwalk"
 	"github.com/a2a-mcp-bridge/bridge/policy"
 	"github.com/a2a-mcp-bridge/bridge/ratelimit"
 )
@@ -94,8 +95,11 @@ type Config struct {
 
 	// file is the name passed to Parse; pos maps field paths to positions.
 	file string
-	pos  positions
+	pos  yamlwalk.Positions
 }
+
+// Position is a 1-based line and column in the configuration file.
+type Position = yamlwalk.Position
 
 // Keys are the bridge's card-signing keys.
 type Keys struct {

@@ -145,7 +145,7 @@ func TestLoadFull(t *testing.T) {
 			t.Errorf("%s = %v, want %v", ck.name, ck.got, ck.want)
 		}
 	}
-	if pos, ok := c.Position("publish[1].http.url"); !ok || pos != (Position{47, 7}) {
+	if pos, ok := c.Position("publish[1].http.url"); !ok || pos != (Position{Line: 47, Column: 7}) {
 		t.Errorf("Position(publish[1].http.url) = %v %v, want 47:7", pos, ok)
 	}
 	g, err := c.Netguard.Config()

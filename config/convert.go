@@ -52,7 +52,7 @@ func (cv CardVerification) VerifyOptions(fetcher card.JWKSFetcher) card.VerifyOp
 // Position returns where path ("publish[1].stdio.command") is in the file
 // the configuration was parsed from, or of its nearest ancestor present; ok
 // is false for a Config not built by Parse or a path absent from the file.
-func (c *Config) Position(path string) (pos Position, ok bool) { return c.pos.lookup(path) }
+func (c *Config) Position(path string) (pos Position, ok bool) { return c.pos.Lookup(path) }
 
 // File is the name the configuration was parsed from ("" when built in Go).
 func (c *Config) File() string { return c.file }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/a2a-mcp-bridge/bridge/config/internal/yamlwalk"
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
@@ -58,7 +59,7 @@ func Parse(data []byte, name string) (*Config, error) {
 }
 
 func parse(data []byte, name string, lookup func(string) (string, bool)) (*Config, Problems) {
-	c := &Config{file: name, pos: positions{}}
+	c := &Config{file: name, pos: yamlwalk.Positions{}}
 	f, err := parser.ParseBytes(data, 0)
 	if err != nil {
 		return nil, Problems{yamlProblem(name, c.pos, err)}
@@ -79,15 +80,15 @@ func parse(data []byte, name string, lookup func(string) (string, bool)) (*Confi
 		if len(x.problems) > 0 {
 			return nil, x.problems
 		}
-		w := walker{file: name, pos: c.pos, drop: map[*ast.MappingValueNode]bool{}}
-		w.walk(body, reflect.TypeOf(c).Elem(), "")
+		w := yamlwalk.New(c.pos, scalars)
+		w.Walk(body, reflect.TypeOf(c).Elem(), "")
 		// Entries already reported are removed so that the rest of the file
 		// is still decoded (strictly) and validated: one pass lists all.
-		w.prune(body)
+		w.Prune(body)
 		if err := decode(body, c); err != nil {
-			return nil, append(w.problems, yamlProblem(name, c.pos, err))
+			return nil, append(walkProblems(name, w.Problems), yamlProblem(name, c.pos, err))
 		}
-		pre = w.problems
+		pre = walkProblems(name, w.Problems)
 	}
 	c.applyDefaults()
 	if ps := append(pre, c.Validate()...); len(ps) > 0 {
@@ -116,18 +117,27 @@ func baseDir(name string) string {
 
 // yamlProblem turns a goccy error into a Problem with its position, without
 // the source excerpt (which could show a secret).
-func yamlProblem(file string, pos positions, err error) Problem {
+func yamlProblem(file string, pos yamlwalk.Positions, err error) Problem {
 	p := Problem{File: file, Message: err.Error()}
 	var ye yaml.Error
 	if errors.As(err, &ye) {
 		p.Message = ye.GetMessage()
 		if tk := ye.GetToken(); tk != nil && tk.Position != nil {
 			p.Line, p.Column = tk.Position.Line, tk.Position.Column
-			p.Path = pos.pathAt(p.Line, p.Column)
+			p.Path = pos.PathAt(p.Line, p.Column)
 		}
 	}
 	p.Message = strings.TrimSpace(p.Message)
 	return p
+}
+
+// walkProblems are the walker's problems, in file.
+func walkProblems(file string, wps []yamlwalk.Problem) Problems {
+	ps := make(Problems, 0, len(wps))
+	for _, wp := range wps {
+		ps = append(ps, Problem{File: file, Line: wp.Line, Column: wp.Column, Path: wp.Path, Message: wp.Message})
+	}
+	return ps
 }
 
 // expander replaces ${…} references in scalar values.
@@ -142,10 +152,10 @@ func (x *expander) node(n ast.Node, path string) ast.Node {
 	switch v := n.(type) {
 	case *ast.MappingNode:
 		for _, mv := range v.Values {
-			mv.Value = x.node(mv.Value, joinKey(path, keyString(mv.Key)))
+			mv.Value = x.node(mv.Value, yamlwalk.JoinKey(path, yamlwalk.KeyString(mv.Key)))
 		}
 	case *ast.MappingValueNode:
-		v.Value = x.node(v.Value, joinKey(path, keyString(v.Key)))
+		v.Value = x.node(v.Value, yamlwalk.JoinKey(path, yamlwalk.KeyString(v.Key)))
 	case *ast.SequenceNode:
 		for i, e := range v.Values {
 			v.Values[i] = x.node(e, path+"["+strconv.Itoa(i)+"]")
@@ -290,23 +300,6 @@ func validEnvName(s string) bool {
 		}
 	}
 	return true
-}
-
-func keyString(k ast.MapKeyNode) string {
-	if k == nil {
-		return ""
-	}
-	if s, ok := k.(*ast.StringNode); ok {
-		return s.Value
-	}
-	return k.String()
-}
-
-func joinKey(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
 }
 
 // sortProblems orders problems by position in the file; problems without a

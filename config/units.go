@@ -2,10 +2,12 @@ package config
 
 import (
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/a2a-mcp-bridge/bridge/config/internal/yamlwalk"
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 )
@@ -140,7 +142,7 @@ func byteSizeFromNode(n ast.Node) (ByteSize, error) {
 
 // scalarValue is the value of a scalar node, or nil for anything else.
 func scalarValue(n ast.Node) any {
-	n = unwrap(n)
+	n = yamlwalk.Unwrap(n)
 	if s, ok := n.(ast.ScalarNode); ok {
 		if _, isNull := n.(*ast.NullNode); isNull {
 			return nil
@@ -159,10 +161,17 @@ func positioned(n ast.Node, msg string) error {
 func (b ByteSize) MarshalYAML() (any, error) { return b.String(), nil }
 
 // clip shortens s for an error message.
-func clip(s string) string {
-	const max = 64
-	if len(s) > max {
-		return s[:max] + "…"
-	}
-	return s
+func clip(s string) string { return yamlwalk.Clip(s) }
+
+// scalars are the configuration types the walker sees decoded from a scalar,
+// with the check of their value.
+var (
+	durationType = reflect.TypeOf(Duration(0))
+	byteSizeType = reflect.TypeOf(ByteSize(0))
+)
+
+var scalars = yamlwalk.Scalars{
+	durationType:                     func(n ast.Node) error { _, err := durationFromNode(n); return err },
+	byteSizeType:                     func(n ast.Node) error { _, err := byteSizeFromNode(n); return err },
+	reflect.TypeOf(time.Duration(0)): nil,
 }

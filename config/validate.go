@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a2a-mcp-bridge/bridge/config/internal/yamlwalk"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
 	"github.com/a2a-mcp-bridge/bridge/policy"
 )
@@ -57,7 +58,7 @@ type validator struct {
 // present in the file.
 func (v *validator) add(path, format string, a ...any) {
 	p := Problem{File: v.c.file, Path: path, Message: fmt.Sprintf(format, a...)}
-	if pos, ok := v.c.pos.lookup(path); ok {
+	if pos, ok := v.c.pos.Lookup(path); ok {
 		p.Line, p.Column = pos.Line, pos.Column
 	}
 	v.ps = append(v.ps, p)
@@ -72,7 +73,7 @@ func (v *validator) addErr(section, prefix string, err error) {
 		v.add(section, "%s", msg)
 		return
 	}
-	v.add(joinKey(section, rel), "%s", rest)
+	v.add(yamlwalk.JoinKey(section, rel), "%s", rest)
 }
 
 func (v *validator) top() {
@@ -213,12 +214,12 @@ func ruleIndex(rules []policy.Rule, p *policy.Problem, from int) int {
 // offending character in the file when the expression is a one-line scalar.
 func (v *validator) addExpr(path string, line, col int, msg string) {
 	np, ok := v.c.pos[path]
-	if ok && line == 1 && (np.plain || np.quoted) {
+	if ok && line == 1 && (np.Plain || np.Quoted) {
 		off := 0
-		if np.quoted {
+		if np.Quoted {
 			off = 1
 		}
-		v.ps = append(v.ps, Problem{File: v.c.file, Line: np.value.Line, Column: np.value.Column + off + col - 1, Path: path, Message: msg})
+		v.ps = append(v.ps, Problem{File: v.c.file, Line: np.Value.Line, Column: np.Value.Column + off + col - 1, Path: path, Message: msg})
 		return
 	}
 	v.add(path, "%s (expression line %d, column %d)", msg, line, col)
@@ -278,7 +279,7 @@ func (v *validator) agentName(path, name string, names map[string]string) {
 		if prev, dup := names[name]; dup {
 			v.add(path, "%q is already used by %s: agent names must be unique", name, prev)
 		} else {
-			names[name] = parentPath(path)
+			names[name] = yamlwalk.ParentPath(path)
 		}
 	}
 }

@@ -128,6 +128,9 @@ var arrows = []arrow{
 		why: "the guards share request's types, never each other's"},
 	{from: []string{"config"}, to: []string{"a2a", "mcp", "gateway", "admin", "observe"}, allow: []string{"a2a/card"},
 		why: "config decodes and validates; it names card signing options but runs no face"},
+	{from: []string{"config/internal/yamlwalk"}, to: []string{"a2a", "mcp", "gateway", "admin", "observe", "auth", "policy", "ratelimit", "netguard", "hostguard", "request"},
+		toOnly: []string{"config"},
+		why:    "the YAML walker knows positions and Go types, no configuration type: config hands it the scalar checks"},
 	{from: []string{"a2a"}, to: []string{"mcp", "gateway", "admin", "config"},
 		why: "a2a knows nothing of MCP and is wired by gateway, not by the config file"},
 	{from: []string{"mcp"}, to: []string{"gateway", "admin", "config"},
@@ -257,6 +260,8 @@ func TestImports_RulesCatchAnArrow(t *testing.T) {
 		{"gateway/observability", "mcp/endpoint"},
 		{"gateway/hops", "config"},
 		{"gateway/upstream", "mcp/endpoint"},
+		{"config/internal/yamlwalk", "config"},
+		{"config/internal/yamlwalk", "request"},
 	} {
 		pkgs := map[string]pkg{tc.from: {Imports: []string{module + "/" + tc.to}}}
 		if v := violations(pkgs); len(v) == 0 {

@@ -1,4 +1,14 @@
-package config
+// Package yamlwalk is config's strict YAML walker: before a file is decoded it
+// walks the parsed tree against the Go types, records where every field's key
+// and value are ([Positions]), and reports every unknown key and every value
+// of the wrong shape at once, with a suggestion; the entries it reported are
+// pruned so that the rest of the file can still be decoded and validated.
+//
+// It owns positions, field paths ("publish[1].stdio.command") and the
+// type-shape messages. It knows no configuration type: the types that decode
+// from a scalar (durations, sizes) come in as checks. It must not import
+// config or anything of the bridge.
+package yamlwalk
 
 import (
 	"errors"
@@ -7,7 +17,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
@@ -19,40 +28,41 @@ type Position struct {
 	Line, Column int
 }
 
-// nodePos is where a field's key and value are.
-type nodePos struct {
-	key, value Position
-	quoted     bool // the value is a single-line quoted scalar
-	plain      bool // the value is a single-line plain scalar
+// NodePos is where a field's key and value are.
+type NodePos struct {
+	Key, Value Position
+	Quoted     bool // the value is a single-line quoted scalar
+	Plain      bool // the value is a single-line plain scalar
 }
 
-// positions maps field paths ("publish[1].stdio.command") to positions.
-type positions map[string]nodePos
+// Positions maps field paths ("publish[1].stdio.command") to positions.
+type Positions map[string]NodePos
 
-// lookup returns the position of path, or of its nearest ancestor present in
+// Lookup returns the position of path, or of its nearest ancestor present in
 // the file, and whether any was found.
-func (p positions) lookup(path string) (Position, bool) {
+func (p Positions) Lookup(path string) (Position, bool) {
 	for path != "" {
 		if np, ok := p[path]; ok {
-			return np.key, true
+			return np.Key, true
 		}
-		path = parentPath(path)
+		path = ParentPath(path)
 	}
 	return Position{}, false
 }
 
-// pathAt returns the path whose key or value starts at line:col, or "".
-func (p positions) pathAt(line, col int) string {
+// PathAt returns the path whose key or value starts at line:col, or "".
+func (p Positions) PathAt(line, col int) string {
 	best := ""
 	for path, np := range p {
-		if (np.key == Position{line, col} || np.value == Position{line, col}) && len(path) > len(best) {
+		if (np.Key == Position{line, col} || np.Value == Position{line, col}) && len(path) > len(best) {
 			best = path
 		}
 	}
 	return best
 }
 
-func parentPath(path string) string {
+// ParentPath is the path of the field or list that holds path, or "".
+func ParentPath(path string) string {
 	i := strings.LastIndexAny(path, ".[")
 	if i < 0 {
 		return ""
@@ -60,14 +70,9 @@ func parentPath(path string) string {
 	return path[:i]
 }
 
-var (
-	durationType  = reflect.TypeOf(Duration(0))
-	byteSizeType  = reflect.TypeOf(ByteSize(0))
-	stdDuration   = reflect.TypeOf(time.Duration(0))
-	unmarshalerIf = reflect.TypeOf((*interface {
-		UnmarshalYAML(func(any) error) error
-	})(nil)).Elem()
-)
+var unmarshalerIf = reflect.TypeOf((*interface {
+	UnmarshalYAML(func(any) error) error
+})(nil)).Elem()
 
 // field is one YAML-visible struct field; index is its path through
 // inline (embedded) structs.
@@ -110,75 +115,81 @@ func yamlFields(t reflect.Type) []field {
 	return out
 }
 
-// scalarType reports whether t is decoded from a scalar even though its kind
-// may suggest otherwise.
-func scalarType(t reflect.Type) bool {
-	return t == durationType || t == byteSizeType || t == stdDuration
+// Problem is one thing wrong in the file, at a 1-based line and column.
+type Problem struct {
+	Line, Column int
+	Path         string
+	Message      string
 }
 
-// walker checks the parsed file against the Go types before decoding: it
+// Scalars are the types decoded from a scalar even though their kind may
+// suggest otherwise, each with the check of its value (nil: none).
+type Scalars map[reflect.Type]func(ast.Node) error
+
+// Walker checks the parsed file against the Go types before decoding: it
 // records every field's position and reports every unknown key at once.
-type walker struct {
-	file     string
-	pos      positions
-	problems Problems
+type Walker struct {
+	pos      Positions
+	scalars  Scalars
+	Problems []Problem
 	// drop are the entries reported as problems, removed before decoding so
 	// that the rest of the file can still be decoded and validated.
 	drop   map[*ast.MappingValueNode]bool
 	parent *ast.MappingValueNode
 }
 
-func (w *walker) bad(n ast.Node, path string, err error) {
+// New returns a walker that records into pos.
+func New(pos Positions, scalars Scalars) *Walker {
+	return &Walker{pos: pos, scalars: scalars, drop: map[*ast.MappingValueNode]bool{}}
+}
+
+func (w *Walker) bad(n ast.Node, path string, err error) {
 	p := posOf(n)
 	msg := err.Error()
 	if se, ok := err.(*yaml.SyntaxError); ok {
 		msg = se.Message
 	}
-	w.problems = append(w.problems, Problem{File: w.file, Line: p.Line, Column: p.Column, Path: path, Message: msg})
+	w.Problems = append(w.Problems, Problem{Line: p.Line, Column: p.Column, Path: path, Message: msg})
 	if w.parent != nil {
 		w.drop[w.parent] = true
 	}
 }
 
-// prune removes the dropped entries from the tree under n.
-func (w *walker) prune(n ast.Node) {
-	switch v := unwrap(n).(type) {
+// Prune removes the dropped entries from the tree under n.
+func (w *Walker) Prune(n ast.Node) {
+	switch v := Unwrap(n).(type) {
 	case *ast.MappingNode:
 		kept := v.Values[:0]
 		for _, mv := range v.Values {
 			if !w.drop[mv] {
-				w.prune(mv.Value)
+				w.Prune(mv.Value)
 				kept = append(kept, mv)
 			}
 		}
 		v.Values = kept
 	case *ast.MappingValueNode:
-		w.prune(v.Value)
+		w.Prune(v.Value)
 	case *ast.SequenceNode:
 		for _, e := range v.Values {
-			w.prune(e)
+			w.Prune(e)
 		}
 	}
 }
 
-func (w *walker) walk(n ast.Node, t reflect.Type, path string) {
-	n = unwrap(n)
+// Walk checks n against type t; path is n's field path ("" for the file).
+func (w *Walker) Walk(n ast.Node, t reflect.Type, path string) {
+	n = Unwrap(n)
 	if n == nil {
 		return
 	}
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if scalarType(t) {
-		var err error
-		switch t {
-		case durationType:
-			_, err = durationFromNode(n)
-		case byteSizeType:
-			_, err = byteSizeFromNode(n)
-		}
-		if err != nil {
-			w.bad(n, path, err)
+	if check, ok := w.scalars[t]; ok {
+		if check != nil {
+			if err := check(n); err != nil {
+				w.bad(n, path, err)
+			}
 		}
 		return
 	}
@@ -190,11 +201,11 @@ func (w *walker) walk(n ast.Node, t reflect.Type, path string) {
 	case reflect.Struct:
 		fields := yamlFields(t)
 		for _, mv := range mappingValues(n) {
-			key := keyString(mv.Key)
+			key := KeyString(mv.Key)
 			if key == "<<" {
 				continue
 			}
-			child := joinKey(path, key)
+			child := JoinKey(path, key)
 			w.record(child, mv)
 			i := slices.IndexFunc(fields, func(f field) bool { return f.name == key })
 			if i < 0 {
@@ -202,7 +213,7 @@ func (w *walker) walk(n ast.Node, t reflect.Type, path string) {
 				continue
 			}
 			w.parent = mv
-			w.walk(mv.Value, fields[i].sf.Type, child)
+			w.Walk(mv.Value, fields[i].sf.Type, child)
 		}
 	case reflect.Slice:
 		if reflect.PointerTo(t).Implements(unmarshalerIf) {
@@ -218,40 +229,40 @@ func (w *walker) walk(n ast.Node, t reflect.Type, path string) {
 			for i, e := range seq.Values {
 				// A bad element drops the whole list entry that holds it.
 				w.parent = parent
-				w.walk(e, t.Elem(), path+"["+strconv.Itoa(i)+"]")
+				w.Walk(e, t.Elem(), path+"["+strconv.Itoa(i)+"]")
 			}
 		}
 	case reflect.Map:
 		for _, mv := range mappingValues(n) {
-			child := joinKey(path, keyString(mv.Key))
+			child := JoinKey(path, KeyString(mv.Key))
 			w.record(child, mv)
 			w.parent = mv
-			w.walk(mv.Value, t.Elem(), child)
+			w.Walk(mv.Value, t.Elem(), child)
 		}
 	}
 }
 
-func (w *walker) recordSeq(seq *ast.SequenceNode, path string) {
+func (w *Walker) recordSeq(seq *ast.SequenceNode, path string) {
 	for i, e := range seq.Values {
 		p := posOf(e)
-		w.pos[path+"["+strconv.Itoa(i)+"]"] = nodePos{key: p, value: p}
+		w.pos[path+"["+strconv.Itoa(i)+"]"] = NodePos{Key: p, Value: p}
 	}
 }
 
-func (w *walker) record(path string, mv *ast.MappingValueNode) {
-	np := nodePos{key: posOf(mv.Key), value: posOf(mv.Value)}
-	if s, ok := unwrap(mv.Value).(*ast.StringNode); ok && s.Token != nil {
+func (w *Walker) record(path string, mv *ast.MappingValueNode) {
+	np := NodePos{Key: posOf(mv.Key), Value: posOf(mv.Value)}
+	if s, ok := Unwrap(mv.Value).(*ast.StringNode); ok && s.Token != nil {
 		switch {
 		case s.Token.Type == token.SingleQuoteType || s.Token.Type == token.DoubleQuoteType:
-			np.quoted = true
+			np.Quoted = true
 		default:
-			np.plain = true
+			np.Plain = true
 		}
 	}
 	w.pos[path] = np
 }
 
-func (w *walker) unknown(mv *ast.MappingValueNode, path, key string, fields []field) {
+func (w *Walker) unknown(mv *ast.MappingValueNode, path, key string, fields []field) {
 	p := posOf(mv.Key)
 	names := make([]string, len(fields))
 	for i, f := range fields {
@@ -263,7 +274,7 @@ func (w *walker) unknown(mv *ast.MappingValueNode, path, key string, fields []fi
 	} else {
 		msg += ": remove it (known keys here: " + strings.Join(names, ", ") + ")"
 	}
-	w.problems = append(w.problems, Problem{File: w.file, Line: p.Line, Column: p.Column, Path: path, Message: msg})
+	w.Problems = append(w.Problems, Problem{Line: p.Line, Column: p.Column, Path: path, Message: msg})
 	w.drop[mv] = true
 }
 
@@ -277,7 +288,8 @@ func mappingValues(n ast.Node) []*ast.MappingValueNode {
 	return nil
 }
 
-func unwrap(n ast.Node) ast.Node {
+// Unwrap is the node under anchors, tags and documents.
+func Unwrap(n ast.Node) ast.Node {
 	for {
 		switch v := n.(type) {
 		case *ast.AnchorNode:
@@ -296,7 +308,7 @@ func posOf(n ast.Node) Position {
 	if n == nil {
 		return Position{}
 	}
-	if m, ok := unwrap(n).(*ast.MappingNode); ok && len(m.Values) > 0 && !m.IsFlowStyle {
+	if m, ok := Unwrap(n).(*ast.MappingNode); ok && len(m.Values) > 0 && !m.IsFlowStyle {
 		return posOf(m.Values[0].Key)
 	}
 	if tk := n.GetToken(); tk != nil && tk.Position != nil {
@@ -363,7 +375,7 @@ func mismatch(n ast.Node, t reflect.Type) string {
 			if _, neg := i.Value.(int64); !neg || i.Value.(int64) >= 0 {
 				return ""
 			}
-			return "want a number of 0 or more, got " + strconv.Quote(clip(i.GetToken().Value))
+			return "want a number of 0 or more, got " + strconv.Quote(Clip(i.GetToken().Value))
 		}
 		want = "a number of 0 or more"
 	case reflect.Float32, reflect.Float64:
@@ -419,7 +431,7 @@ func mismatch(n ast.Node, t reflect.Type) string {
 		return "want " + want + ", got a list"
 	case ast.ScalarNode:
 		if tk := v.GetToken(); tk != nil {
-			return "want " + want + ", got " + strconv.Quote(clip(tk.Value))
+			return "want " + want + ", got " + strconv.Quote(Clip(tk.Value))
 		}
 	}
 	return "want " + want
@@ -437,4 +449,32 @@ func scalarKind(n ast.Node) string {
 		return "a string"
 	}
 	return "a single value"
+}
+
+// KeyString is the text of a mapping key.
+func KeyString(k ast.MapKeyNode) string {
+	if k == nil {
+		return ""
+	}
+	if s, ok := k.(*ast.StringNode); ok {
+		return s.Value
+	}
+	return k.String()
+}
+
+// JoinKey is the path of key under path.
+func JoinKey(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// Clip shortens s for an error message.
+func Clip(s string) string {
+	const max = 64
+	if len(s) > max {
+		return s[:max] + "…"
+	}
+	return s
 }
