@@ -24,13 +24,14 @@ import (
 	a2aserver "github.com/a2a-mcp-bridge/bridge/a2a/server"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
 	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
-	"github.com/a2a-mcp-bridge/bridge/a2a/v03"
+	v03 "github.com/a2a-mcp-bridge/bridge/a2a/v03"
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/gateway/health"
 	"github.com/a2a-mcp-bridge/bridge/gateway/hops"
 	"github.com/a2a-mcp-bridge/bridge/gateway/mcptools"
 	"github.com/a2a-mcp-bridge/bridge/gateway/observability"
+	"github.com/a2a-mcp-bridge/bridge/gateway/reload"
 	"github.com/a2a-mcp-bridge/bridge/gateway/upstream"
 	"github.com/a2a-mcp-bridge/bridge/hostguard"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
@@ -86,7 +87,7 @@ type Bridge struct {
 	guard      *netguard.Guard
 	trusted    *http.Client // for destinations named in the file
 	chain      *auth.Chain  // as built; authn is the one in use
-	authn      liveAuthn
+	authn      reload.Authn
 	engine     *policy.Engine
 	limiter    *ratelimit.Limiter
 	hops       *hops.Chain
@@ -112,8 +113,8 @@ type Bridge struct {
 	frontHC  *http.Client   // trusted, HTTP/1.1 direct: fronted agents
 	retiring sync.WaitGroup // removed upstreams finishing their work
 
-	policy   livePolicy
-	limits   liveLimits
+	policy   reload.Policy
+	limits   reload.Limits
 	reloadMu sync.Mutex
 	retired  []*ratelimit.Limiter
 	// applied is the configuration in force (the reloadable sections of
@@ -224,12 +225,12 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (_ *Bridge, er
 		ratelimit.WithLogger(b.log), ratelimit.WithRegisterer(b.reg)); err != nil {
 		return nil, err
 	}
-	b.policy.p.Store(b.engine)
-	b.limits.p.Store(b.limiter)
+	b.policy.Store(b.engine)
+	b.limits.Store(b.limiter)
 	b.hops = &hops.Chain{Authz: &b.policy, Limits: &b.limits, Realm: "a2a-mcp-bridge", Log: b.log, Metrics: b.metrics}
 	b.signing.Store(&signing{})
 	if b.chain != nil {
-		b.authn.p.Store(b.chain)
+		b.authn.Store(b.chain)
 		b.hops.Authn = &b.authn
 		sg := &signing{}
 		sg.schemes, sg.reqs = securityOf(b.chain)
@@ -1012,7 +1013,7 @@ func (b *Bridge) Close() error {
 		case <-ctx.Done():
 			b.log.Warn("shutdown: some upstream connections did not close in time; leaving them to the process exit")
 		}
-		if l := b.limits.p.Load(); l != nil {
+		if l := b.limits.Load(); l != nil {
 			add(l.Close())
 		}
 		for _, c := range []*a2agrpc.Connector{b.frontGRPC, b.exposeGRPC} {

@@ -18,6 +18,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
 	"github.com/a2a-mcp-bridge/bridge/gateway/listener"
+	configreload "github.com/a2a-mcp-bridge/bridge/gateway/reload"
 	"github.com/a2a-mcp-bridge/bridge/observe"
 )
 
@@ -228,7 +229,7 @@ func watchReload(ctx context.Context, file string, cfg *config.Config, b *gatewa
 		defer close(done)
 		var changed <-chan struct{}
 		if cfg.Reload.Watch {
-			changed = gateway.WatchFiles(rctx, cfg.Reload.WatchInterval.D(), func() []string { return append([]string{file}, b.WatchedFiles()...) })
+			changed = configreload.WatchFiles(rctx, cfg.Reload.WatchInterval.D(), func() []string { return append([]string{file}, b.WatchedFiles()...) })
 			log.Info("watching the configuration for changes", "file", file, "every", cfg.Reload.WatchInterval.D().String())
 		}
 		for {

@@ -164,6 +164,9 @@ var arrows = []arrow{
 		why:    "check-config's preflight and the reading of upstream entries start nothing that outlives them: no face, no task manager"},
 	{from: []string{"internal/bridgetest"}, to: []string{""}, allow: []string{"internal/syncbuf"},
 		why: "the shared test harness drives the bridge from outside (processes, HTTP): every package's tests may import it, so it imports none of the bridge"},
+	{from: []string{"gateway/reload"}, to: []string{"a2a", "mcp", "admin", "observe", "hostguard", "netguard", "gateway/listener", "gateway/observability", "gateway/preflight", "gateway/upstream", "gateway/mcptools"},
+		toOnly: []string{"gateway"},
+		why:    "reload's parts diff configurations, watch files and hold the guards in use: gateway builds the new parts and swaps them in"},
 	{from: []string{""}, to: []string{"internal/archtest"},
 		why: "the architecture tests have no code to import"},
 }
@@ -261,6 +264,8 @@ func TestImports_RulesCatchAnArrow(t *testing.T) {
 		{"gateway/hops", "config"},
 		{"gateway/upstream", "mcp/endpoint"},
 		{"config/internal/yamlwalk", "config"},
+		{"gateway/reload", "gateway"},
+		{"gateway/reload", "mcp/endpoint"},
 		{"config/internal/yamlwalk", "request"},
 	} {
 		pkgs := map[string]pkg{tc.from: {Imports: []string{module + "/" + tc.to}}}

@@ -1,4 +1,4 @@
-package gateway
+package reload
 
 import (
 	"context"
@@ -35,7 +35,7 @@ func TestConfigChanges(t *testing.T) {
 		{"tasks", "tasks: {lease_ttl: 5s}\n", []string{"tasks"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got := configChanges(parse(""), parse(tt.extra))
+			got := Changes(parse(""), parse(tt.extra))
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("changes = %q, want %q", got, tt.want)
 			}
@@ -43,20 +43,20 @@ func TestConfigChanges(t *testing.T) {
 	}
 	a, b := parse(""), parse("")
 	b.Auth.APIKeys = nil
-	if got := configChanges(a, b); !reflect.DeepEqual(got, []string{"auth.api_keys"}) {
+	if got := Changes(a, b); !reflect.DeepEqual(got, []string{"auth.api_keys"}) {
 		t.Errorf("a removed key: %q", got)
 	}
 	for _, p := range []string{"auth.api_keys", "policy", "keys.signing"} {
-		if !sectionIn(p, reloadable) {
+		if !SectionIn(p, Reloadable) {
 			t.Errorf("%s is not reloadable", p)
 		}
 	}
 	for _, p := range []string{"listen", "store", "server.read_timeout", "expose.mcp"} {
-		if sectionIn(p, reloadable) || sectionIn(p, upstreamSections) {
+		if SectionIn(p, Reloadable) || SectionIn(p, UpstreamSections) {
 			t.Errorf("%s is reloadable", p)
 		}
 	}
-	if !sectionIn("expose.agents", upstreamSections) || !sectionIn("front.a2a", upstreamSections) {
+	if !SectionIn("expose.agents", UpstreamSections) || !SectionIn("front.a2a", UpstreamSections) {
 		t.Error("upstream lists not handed to reloadUpstreams")
 	}
 }
