@@ -22,6 +22,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/gateway/health"
+	"github.com/a2a-mcp-bridge/bridge/gateway/observability"
 	"github.com/a2a-mcp-bridge/bridge/gateway/upstream"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint"
@@ -243,14 +244,14 @@ func (b *Bridge) connectFront(ctx context.Context, fa *frontedAgent) error {
 		for _, sk := range fa.builtin.card(fa.base).Skills {
 			skills[sk.ID] = true
 		}
-		exec = &skillCountingExecutor{Executor: fa.builtin.exec, agent: fa.name, hasSkill: func(id string) bool { return skills[id] }, m: b.metrics}
+		exec = &observability.SkillCounting{Executor: fa.builtin.exec, Agent: fa.name, HasSkill: func(id string) bool { return skills[id] }, M: b.metrics}
 		dir = request.DirLocal
 	} else {
 		var err error
 		if px, err = a2afront.New(ctx, fa.cfg); err != nil {
 			return netguard.RedactURL(err)
 		}
-		exec = &skillCountingExecutor{Executor: px, agent: fa.name, hasSkill: px.HasSkill, m: b.metrics}
+		exec = &observability.SkillCounting{Executor: px, Agent: fa.name, HasSkill: px.HasSkill, M: b.metrics}
 	}
 	mgr, err := taskmanager.New(taskmanager.Config{Store: b.store, Executor: exec, OnEvent: b.taskEvents(fa.name), Logger: b.log.With("agent", fa.name), LeaseTTL: b.cfg.Tasks.LeaseTTL.D()})
 	if err != nil {

@@ -3,8 +3,8 @@
 // access log line (who, face, method, target), the request metrics and
 // server spans per face (the observe series), the event streams open now
 // (told when the server drains), the store's failures
-// (bridge_store_errors_total), upstream restarts and the task gauge
-// (bridge_tasks).
+// (bridge_store_errors_total), upstream restarts, the task gauge
+// (bridge_tasks) and the skill calls of fronted agents (SkillCounting).
 //
 // The faces record into it (SetMethod, SetTarget, SetPrincipal); it does
 // not reach back into them: it must not import gateway, config, mcp/...,

@@ -1,4 +1,4 @@
-package gateway
+package observability
 
 import (
 	"context"
@@ -7,38 +7,38 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
-	"github.com/a2a-mcp-bridge/bridge/gateway/observability"
 	"github.com/a2a-mcp-bridge/bridge/observe"
 )
 
-// skillCountingExecutor counts every message a fronted A2A agent runs as a
+// SkillCounting counts every message a fronted A2A agent runs as a
 // call of the skill it names (bridge_skill_calls_total and
 // bridge_skill_call_duration_seconds, as published agents' tools are).
 // The skill label takes only the skills the agent's card lists ("other"
 // for any other name, "unknown" when the message names none), so a caller
 // cannot grow the label set.
-type skillCountingExecutor struct {
+type SkillCounting struct {
 	taskmanager.Executor
-	agent    string
-	hasSkill func(id string) bool // the card lists the skill, as it is now
-	m        *observability.Metrics
+	Agent    string
+	HasSkill func(id string) bool // the card lists the skill, as it is now
+	M        *Metrics
 }
 
-func (e *skillCountingExecutor) Execute(ctx context.Context, req *taskmanager.Request, u *taskmanager.Updater) error {
+// Execute implements taskmanager.Executor.
+func (e *SkillCounting) Execute(ctx context.Context, req *taskmanager.Request, u *taskmanager.Updater) error {
 	start := time.Now()
 	err := e.Executor.Execute(ctx, req, u)
-	e.m.Series().SkillCall(e.agent, e.skillOf(req), executeOutcome(ctx, u, err), time.Since(start))
+	e.M.Series().SkillCall(e.Agent, e.skillOf(req), executeOutcome(ctx, u, err), time.Since(start))
 	return err
 }
 
 // skillOf is the skill label of a message: the skill it names when the card
 // lists it.
-func (e *skillCountingExecutor) skillOf(req *taskmanager.Request) string {
+func (e *SkillCounting) skillOf(req *taskmanager.Request) string {
 	id, err := server.SkillID(req.Message, req.Metadata)
 	if err != nil || id == "" {
 		return ""
 	}
-	if e.hasSkill(id) {
+	if e.HasSkill(id) {
 		return id
 	}
 	return "other"
