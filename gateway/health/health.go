@@ -109,6 +109,12 @@ type Registry struct {
 	log *slog.Logger
 	now func() time.Time
 
+	// pub is held by a change (Add, Report, Remove) from the update through
+	// its listeners and by every reader, so a reader never sees a state whose
+	// listeners have not run yet (/readyz saying down while
+	// bridge_upstream_up still says up) and listeners see the changes in the
+	// order the registry made them.
+	pub       sync.Mutex
 	mu        sync.Mutex
 	order     []key
 	entries   map[key]*Status
@@ -134,6 +140,8 @@ func New(opts Options) *Registry {
 
 // Add registers an upstream in StateStarting (an existing entry is kept).
 func (r *Registry) Add(kind Kind, name string) {
+	r.pub.Lock()
+	defer r.pub.Unlock()
 	k := key{kind, name}
 	r.mu.Lock()
 	if _, ok := r.entries[k]; ok {
@@ -152,6 +160,8 @@ func (r *Registry) Add(kind Kind, name string) {
 
 // Remove forgets an upstream (removed from the configuration).
 func (r *Registry) Remove(kind Kind, name string) {
+	r.pub.Lock()
+	defer r.pub.Unlock()
 	k := key{kind, name}
 	r.mu.Lock()
 	st, ok := r.entries[k]
@@ -177,6 +187,8 @@ func (r *Registry) Remove(kind Kind, name string) {
 // is ignored) and logs a change of its state or error: "upstream down"
 // (warn), "upstream refused" (error), "upstream up" (info).
 func (r *Registry) Report(kind Kind, name string, rep Report) {
+	r.pub.Lock()
+	defer r.pub.Unlock()
 	k := key{kind, name}
 	now := r.now()
 	r.mu.Lock()
@@ -230,6 +242,8 @@ func (r *Registry) logChange(prev, st Status) {
 
 // Get returns one upstream's status.
 func (r *Registry) Get(kind Kind, name string) (Status, bool) {
+	r.pub.Lock()
+	defer r.pub.Unlock()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	st, ok := r.entries[key{kind, name}]
@@ -241,6 +255,8 @@ func (r *Registry) Get(kind Kind, name string) (Status, bool) {
 
 // List returns every upstream's status, in the order they were added.
 func (r *Registry) List() []Status {
+	r.pub.Lock()
+	defer r.pub.Unlock()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := make([]Status, 0, len(r.order))
@@ -252,7 +268,8 @@ func (r *Registry) List() []Status {
 
 // OnChange registers f, called after every Add, Report and Remove with the
 // upstream's status (removed true for Remove). It runs on the reporter's
-// goroutine, outside the registry's lock, and must return quickly.
+// goroutine before the change is visible to Get and List, must return
+// quickly, and must not call the registry.
 func (r *Registry) OnChange(f func(st Status, removed bool)) {
 	r.mu.Lock()
 	r.listeners = append(r.listeners, f)

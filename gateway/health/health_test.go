@@ -131,3 +131,37 @@ func TestDescribeShowsNoAddress(t *testing.T) {
 		t.Errorf("not capped: %d bytes", len(long))
 	}
 }
+
+// TestReaderNeverSeesAStateBeforeItsListeners: /readyz (List) and the
+// metrics a listener sets must agree, so a reader waits for a change's
+// listeners; a change made while the metric is still being set is not
+// visible until it is.
+func TestReaderNeverSeesAStateBeforeItsListeners(t *testing.T) {
+	r := health.New(health.Options{})
+	r.Add(health.KindPublish, "srv")
+	var metric health.State // what the listener has published
+	entered, release := make(chan struct{}), make(chan struct{})
+	r.OnChange(func(st health.Status, _ bool) {
+		if st.State == health.StateDown {
+			close(entered)
+			<-release
+		}
+		metric = st.State
+	})
+	go r.Report(health.KindPublish, "srv", health.Report{State: health.StateDown, Err: "gone", Tools: -1})
+	<-entered
+	got := make(chan health.State, 1)
+	go func() {
+		st, _ := r.Get(health.KindPublish, "srv")
+		got <- st.State
+	}()
+	select {
+	case st := <-got:
+		t.Fatalf("Get returned %q while the change's listener was still running", st)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	if st := <-got; st != health.StateDown || metric != health.StateDown {
+		t.Fatalf("after the listener: Get %q, listener published %q; want both down", st, metric)
+	}
+}
