@@ -69,9 +69,7 @@ func (b *Bridge) recordUpstreams() {
 	if b.health == nil {
 		return
 	}
-	for _, st := range b.health.List() {
-		b.recordUpstream(st, false)
-	}
+	b.health.Replay(func(st health.Status) { b.recordUpstream(st, false) })
 }
 
 // notReadyLine says why an upstream keeps the bridge from being ready.

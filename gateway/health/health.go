@@ -266,6 +266,24 @@ func (r *Registry) List() []Status {
 	return out
 }
 
+// Replay calls f with every upstream's status, in the order they were
+// added, with changes held until it returns: a listener catching up (the
+// metrics set from the registry) cannot overwrite a newer change with an
+// older status. f must not call the registry.
+func (r *Registry) Replay(f func(st Status)) {
+	r.pub.Lock()
+	defer r.pub.Unlock()
+	r.mu.Lock()
+	out := make([]Status, 0, len(r.order))
+	for _, k := range r.order {
+		out = append(out, *r.entries[k])
+	}
+	r.mu.Unlock()
+	for _, st := range out {
+		f(st)
+	}
+}
+
 // OnChange registers f, called after every Add, Report and Remove with the
 // upstream's status (removed true for Remove). It runs on the reporter's
 // goroutine before the change is visible to Get and List, must return

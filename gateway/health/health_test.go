@@ -165,3 +165,31 @@ func TestReaderNeverSeesAStateBeforeItsListeners(t *testing.T) {
 		t.Fatalf("after the listener: Get %q, listener published %q; want both down", st, metric)
 	}
 }
+
+// TestReplayHoldsChangesUntilItReturns: the periodic refresh of the
+// metrics (Replay) cannot publish an older status over a change made while
+// it runs, because the change waits for it.
+func TestReplayHoldsChangesUntilItReturns(t *testing.T) {
+	r := health.New(health.Options{})
+	r.Add(health.KindPublish, "srv")
+	r.Report(health.KindPublish, "srv", health.Report{State: health.StateUp, Tools: 1})
+	var metric health.State
+	r.OnChange(func(st health.Status, _ bool) { metric = st.State })
+	reported := make(chan struct{})
+	r.Replay(func(st health.Status) {
+		go func() {
+			r.Report(health.KindPublish, "srv", health.Report{State: health.StateDown, Err: "gone", Tools: -1})
+			close(reported)
+		}()
+		select {
+		case <-reported:
+			t.Error("a change went through while Replay was publishing an older status")
+		case <-time.After(50 * time.Millisecond):
+		}
+		metric = st.State // the refresh publishes what it read: up
+	})
+	<-reported
+	if st, _ := r.Get(health.KindPublish, "srv"); st.State != health.StateDown || metric != health.StateDown {
+		t.Fatalf("registry %q, published %q: want both down", st.State, metric)
+	}
+}
