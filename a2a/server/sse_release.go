@@ -103,6 +103,10 @@ type StreamReleaseObserver interface {
 	StreamReleased(write func(b []byte) error) (end func())
 }
 
+// The chain is walked by sserelease.ChainOf, which looks for its own
+// Observer: the two interfaces must keep the same method.
+var _ sserelease.Observer = StreamReleaseObserver(nil)
+
 // errStreamEnded is what a StreamReleaseObserver's write returns once the
 // stream is over.
 var errStreamEnded = errors.New("server: write to a released stream: the stream has ended")
@@ -144,7 +148,7 @@ type streamFunc func(ctx context.Context, send func(*a2a.StreamResponse) error) 
 // returns unreleased.
 //
 // bodyRead is how many bytes of r's body the server read to its end (-1:
-// none; see requestConsumed).
+// none; see sserelease.RequestConsumed).
 //
 // The functions must not hold the ResponseWriter or the request: what a
 // released stream keeps alive is what it costs.
@@ -170,7 +174,7 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, bodyRead in
 	// Not deferred: a released stream's context outlives the handler.
 	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
 	st := &streamRun{sw: sw, r: r, cancel: cancel, set: set, writeError: writeError, errorEvent: errorEvent, log: s.cfg.Logger,
-		reusable: requestConsumed(r, bodyRead)}
+		reusable: sserelease.RequestConsumed(r, bodyRead)}
 	if !st.reusable && !r.Close {
 		// Bytes of this request may be left unread on the connection:
 		// whoever ends the stream closes it, and says so.
@@ -249,7 +253,7 @@ type streamRun struct {
 	// while attached.
 	detach func() bool
 	// reusable: once the stream has ended, its connection may serve the
-	// client's next request (see requestConsumed).
+	// client's next request (see sserelease.RequestConsumed).
 	reusable bool
 	// ends are the wrappers' StreamReleaseObserver ends, run once when
 	// the stream ends.
@@ -346,7 +350,7 @@ func (st *streamRun) finish(ctx context.Context, err error) (released bool) {
 // tryRelease takes the connection over if the stream has been idle for
 // the release delay, after telling the writer's wrappers. It returns
 // released, or how long to wait before trying again (0: never).
-func (st *streamRun) tryRelease(chain releaseChain) (wait time.Duration, released bool) {
+func (st *streamRun) tryRelease(chain sserelease.Chain) (wait time.Duration, released bool) {
 	after := releaseAfter()
 	sw := st.sw
 	sw.mu.Lock()
@@ -379,19 +383,19 @@ func (st *streamRun) tryRelease(chain releaseChain) (wait time.Duration, release
 	}
 	// The wrappers learn of the release before the connection is taken
 	// over, so that none of them writes to it through net/http after.
-	if len(chain.observers) > 0 {
+	if len(chain.Observers) > 0 {
 		write := st.writeRaw
-		st.ends = make([]func(), 0, len(chain.observers))
-		for _, o := range chain.observers {
+		st.ends = make([]func(), 0, len(chain.Observers))
+		for _, o := range chain.Observers {
 			if end := o.StreamReleased(write); end != nil {
 				st.ends = append(st.ends, end)
 			}
 		}
 	}
-	conn, brw, err := chain.inner.Hijack()
+	conn, brw, err := chain.Inner.Hijack()
 	if err != nil {
 		st.set.remove(st)
-		if len(chain.observers) > 0 {
+		if len(chain.Observers) > 0 {
 			// The wrappers have let go of the response: it cannot go on
 			// through them. End the stream; the handler runs their ends.
 			sw.broken = true
@@ -418,67 +422,17 @@ func (st *streamRun) tryRelease(chain releaseChain) (wait time.Duration, release
 	return 0, true
 }
 
-// requestConsumed reports whether nothing of r is left to read on its
-// connection, so that the connection can serve another request once r's
-// stream ends: r has no body, or the server read all of the body it
-// declared (bodyRead bytes, to the end). A body that was not read (a GET
-// subscription may carry one), or that a middleware cut short by putting
-// another reader in its place, or one of no declared length (chunked,
-// where that cannot be told), leaves bytes that must never be taken for a
-// request. (net/http's own answer to a large unread body, closing the
-// connection, is not visible from a handler.)
-func requestConsumed(r *http.Request, bodyRead int64) bool {
-	if r.Body == nil || r.Body == http.NoBody {
-		return true
-	}
-	return r.ContentLength > 0 && bodyRead == r.ContentLength
-}
-
-// maxPendingRequest bounds what a released stream's reader keeps of the
-// bytes a client sends during the stream (its next request, pipelined):
-// past it they are dropped and the connection closes when the stream ends.
-// It is net/http's read buffer size: an idle stream must not be made to
-// hold more than net/http would have held for it.
-const maxPendingRequest = 4 << 10
-
-// watchReleased reads a released stream's connection. While the stream
-// lasts, a failed read (the client closed the connection, or the stream's
-// writer did) ends the stream's context and closes the connection; what
-// the client sends is kept, as it can only be the start of its next
-// request. When the stream has ended with its last chunk, its writer
-// wakes the read (sw.lastSent, then a read deadline now: wakeReader), and
-// the connection goes back to the server with those bytes (handBack).
+// watchReleased reads a released stream's connection until the stream
+// ends (sserelease.Watch): its last chunk written (sw.lastSent, then a
+// read deadline now: wakeReader), the connection goes back to the server
+// with what the client sent meanwhile (handBack).
 func watchReleased(c net.Conn, pending []byte, sw *sseWriter, set *streamSet, cancel context.CancelFunc) {
-	var b [64]byte
-	overflow := false
-	for {
-		n, err := c.Read(b[:])
-		if n > 0 && !overflow {
-			if len(pending)+n > maxPendingRequest {
-				overflow, pending = true, nil
-			} else {
-				pending = append(pending, b[:n]...)
-			}
-		}
-		if err == nil {
-			continue
-		}
-		cancel()
+	woken := func() bool {
 		sw.mu.Lock()
-		woken := sw.lastSent
-		sw.mu.Unlock()
-		if !woken || overflow || !isTimeout(err) {
-			_ = c.Close()
-			return
-		}
-		set.handBack(c, pending)
-		return
+		defer sw.mu.Unlock()
+		return sw.lastSent
 	}
-}
-
-func isTimeout(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
+	sserelease.Watch(c, pending, woken, cancel, set.handBack)
 }
 
 // streamSet is the released streams of one http.Server, ended when it
@@ -535,126 +489,15 @@ func (set *streamSet) end() {
 }
 
 // handBack gives the connection of a released stream that has ended back
-// to the server, to serve the client's next request as net/http would
-// have: pending is what the client has already sent of it. The server
-// serves it as a new connection, from a listener of its own that yields it
-// once (Serve may be called any number of times) when the request's first
-// bytes are there: the connection waits for them for as long as the server
-// keeps an idle connection (IdleTimeout, else ReadTimeout), so that the
-// request's own read timeouts start with the request, as in net/http
-// between two requests. While it waits, the server's Close and Shutdown
-// close it with their listeners, as they close idle connections.
-//
-// What differs from a connection net/http kept: BaseContext is called
-// again, with that listener; ConnContext and ConnState are given a wrapper
-// of the connection (it replays the bytes read ahead) and see it go from
-// StateHijacked to StateNew; a server that accepts unencrypted HTTP/2
-// (Protocols) would take an h2c preface on it. A server whose keep-alives
-// were turned off (SetKeepAlivesEnabled) told the client the connection
-// would close, but serves a client that sends another request all the
-// same.
+// to the server, to serve the client's next request (sserelease.HandBack),
+// or closes it when the server is gone.
 func (set *streamSet) handBack(c net.Conn, pending []byte) {
-	// A connection handed back before is unwrapped, so that a client
-	// with many streams on one connection does not stack wrappers: what
-	// its wrapper still holds comes after what was read through it.
-	if p, ok := c.(*prefixedConn); ok {
-		pending = append(pending, p.prefix...)
-		c = p.Conn
-	}
 	srv := set.srv.Value()
 	if srv == nil {
 		_ = c.Close()
 		return
 	}
-	idle := srv.IdleTimeout
-	if idle <= 0 {
-		idle = srv.ReadTimeout
-	}
-	// Serve closes the listener when it returns, which closes the
-	// connection unless it was taken (also when the server is closed).
-	_ = srv.Serve(&handOffListener{conn: c, pending: pending, idle: idle, addr: c.LocalAddr()})
-}
-
-// handOffListener yields one connection, once the client has sent the
-// first bytes of a request on it (or had before: pending), then reports
-// itself closed. Closing it before closes the connection.
-type handOffListener struct {
-	addr net.Addr
-	idle time.Duration // how long the request's first bytes may take (0: no limit)
-
-	mu      sync.Mutex
-	conn    net.Conn // nil once taken or closed
-	pending []byte
-}
-
-func (l *handOffListener) Accept() (net.Conn, error) {
-	l.mu.Lock()
-	c, pending := l.conn, l.pending
-	l.mu.Unlock()
-	if c == nil {
-		return nil, net.ErrClosed
-	}
-	if len(pending) == 0 {
-		var deadline time.Time
-		if l.idle > 0 {
-			deadline = time.Now().Add(l.idle)
-		}
-		_ = c.SetReadDeadline(deadline)
-		var b [512]byte
-		n, err := c.Read(b[:])
-		if err != nil {
-			_ = l.Close()
-			return nil, net.ErrClosed
-		}
-		pending = append([]byte(nil), b[:n]...)
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.conn == nil {
-		return nil, net.ErrClosed // closed meanwhile (and the connection with it)
-	}
-	l.conn, l.pending = nil, nil
-	_ = c.SetDeadline(time.Time{})
-	return &prefixedConn{Conn: c, prefix: pending}, nil
-}
-
-func (l *handOffListener) Close() error {
-	l.mu.Lock()
-	c := l.conn
-	l.conn, l.pending = nil, nil
-	l.mu.Unlock()
-	if c != nil {
-		_ = c.Close()
-	}
-	return nil
-}
-
-func (l *handOffListener) Addr() net.Addr { return l.addr }
-
-// prefixedConn is a connection whose first bytes were read ahead: Read
-// returns them first. It keeps the CloseWrite net/http uses to close.
-type prefixedConn struct {
-	net.Conn
-	prefix []byte
-}
-
-func (c *prefixedConn) Read(p []byte) (int, error) {
-	if len(c.prefix) == 0 {
-		return c.Conn.Read(p)
-	}
-	n := copy(p, c.prefix)
-	c.prefix = c.prefix[n:]
-	if len(c.prefix) == 0 {
-		c.prefix = nil
-	}
-	return n, nil
-}
-
-func (c *prefixedConn) CloseWrite() error {
-	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
-		return cw.CloseWrite()
-	}
-	return c.Conn.Close()
+	sserelease.HandBack(srv, c, pending)
 }
 
 // releaseSets maps each http.Server that has released streams to them,
@@ -723,17 +566,17 @@ func EndReleasedStreams(srv *http.Server) {
 
 // releaseSetFor returns the set a stream of r would join if released, and
 // w's chain of writers, or a nil set when it may not be released.
-func releaseSetFor(w http.ResponseWriter, r *http.Request) (*streamSet, releaseChain) {
+func releaseSetFor(w http.ResponseWriter, r *http.Request) (*streamSet, sserelease.Chain) {
 	if !sserelease.Enabled || releaseAfter() <= 0 || r.ProtoMajor != 1 || r.ProtoMinor < 1 || r.Method == http.MethodHead || r.TLS != nil {
-		return nil, releaseChain{}
+		return nil, sserelease.Chain{}
 	}
-	chain, ok := chainOf(w)
+	chain, ok := sserelease.ChainOf(w)
 	if !ok {
-		return nil, releaseChain{}
+		return nil, sserelease.Chain{}
 	}
 	srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
 	if srv == nil {
-		return nil, releaseChain{}
+		return nil, sserelease.Chain{}
 	}
 	return streamSetOf(srv), chain
 }
@@ -759,30 +602,4 @@ func streamSetOf(srv *http.Server) *streamSet {
 		releaseSets.mu.Unlock()
 	}, wp)
 	return set
-}
-
-// releaseChain is the writers between a stream and its connection.
-type releaseChain struct {
-	observers []StreamReleaseObserver // the wrappers, in Unwrap order
-	inner     http.Hijacker           // the writer at the end (net/http's)
-}
-
-// chainOf walks w's Unwrap chain: ok when every wrapper is a
-// StreamReleaseObserver and the writer at the end can be taken over.
-func chainOf(w http.ResponseWriter) (chain releaseChain, ok bool) {
-	for {
-		u, wrapped := w.(interface{ Unwrap() http.ResponseWriter })
-		if !wrapped {
-			chain.inner, ok = w.(http.Hijacker)
-			return chain, ok
-		}
-		o, ok := w.(StreamReleaseObserver)
-		if !ok {
-			return releaseChain{}, false
-		}
-		chain.observers = append(chain.observers, o)
-		if w = u.Unwrap(); w == nil {
-			return releaseChain{}, false
-		}
-	}
 }

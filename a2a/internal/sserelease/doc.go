@@ -17,10 +17,18 @@
 //
 // This package owns the switch (Enabled: false under the
 // bridge_nosserelease build tag, and every stream then stays with
-// net/http) and the contract between the server that releases a stream and
-// the producer that goes on writing to it (Handoff). The takeover itself,
-// which needs the SSE writer's lock and buffers, is a2a/server's
-// sse_release.go. It imports nothing of the bridge: the server
-// (a2a/server) and the task manager (a2a/taskmanager) import it, never the
-// other way round.
+// net/http), the contract between the server that releases a stream and
+// the producer that goes on writing to it (Handoff), and the parts of the
+// takeover that know nothing of A2A: which writers stand between a
+// stream and its connection and whether all of them let it go (ChainOf,
+// Observer), whether a request leaves nothing to read on its connection
+// (RequestConsumed), the reader of a released connection that keeps what
+// the client sends next (Watch), and the hand-back of the connection to
+// the http.Server once the stream ends, through a listener that yields it
+// once with the bytes read ahead put back in front (HandBack). What knows
+// the stream (its idle detection, its SSE writer's lock and buffers, the
+// wrappers' ends, the released streams of each server and their shutdown)
+// is a2a/server's sse_release.go. It imports nothing of the bridge: the
+// server (a2a/server) and the task manager (a2a/taskmanager) import it,
+// never the other way round.
 package sserelease

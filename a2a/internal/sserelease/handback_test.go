@@ -1,6 +1,4 @@
-//go:build !bridge_nosserelease
-
-package server
+package sserelease
 
 import (
 	"bytes"
@@ -8,30 +6,25 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
-	"weak"
 )
 
-// watchPipe runs watchReleased on one end of a pipe whose stream is
-// released and reusable; it returns the client's end and a function that
-// ends the stream as close does once the last chunk is written.
+// watchPipe runs Watch on one end of a pipe whose stream is released and
+// reusable; it returns the client's end and a function that ends the
+// stream as a2a/server's writer does once the last chunk is written.
 func watchPipe(t *testing.T, srv *http.Server) (client net.Conn, end func()) {
 	t.Helper()
 	server, client := net.Pipe()
-	// The set holds the server weakly, as a stream does: keep it alive.
-	t.Cleanup(func() { client.Close(); server.Close(); runtime.KeepAlive(srv) })
-	sw := &sseWriter{conn: server, reuse: true}
-	set := &streamSet{srv: weak.Make(srv), streams: map[*streamRun]struct{}{}}
+	t.Cleanup(func() { client.Close(); server.Close() })
+	var woken atomic.Bool
 	_, cancel := context.WithCancel(context.Background())
-	go watchReleased(server, nil, sw, set, cancel)
+	go Watch(server, nil, woken.Load, cancel, func(c net.Conn, pending []byte) { HandBack(srv, c, pending) })
 	return client, func() {
-		sw.mu.Lock()
-		sw.lastSent = true
+		woken.Store(true)
 		_ = server.SetReadDeadline(time.Now())
-		sw.mu.Unlock()
 	}
 }
 
@@ -80,10 +73,9 @@ func TestHandBackDoesNotStackWrappers(t *testing.T) {
 		},
 	}
 	server, client := net.Pipe()
-	t.Cleanup(func() { client.Close(); server.Close(); runtime.KeepAlive(srv) })
-	set := &streamSet{srv: weak.Make(srv), streams: map[*streamRun]struct{}{}}
+	t.Cleanup(func() { client.Close(); server.Close() })
 	handed := &prefixedConn{Conn: server, prefix: []byte("Host: x\r\n")}
-	go set.handBack(handed, []byte("GET /a HTTP/1.1\r\n"))
+	go HandBack(srv, handed, []byte("GET /a HTTP/1.1\r\n"))
 	c := <-conns
 	if pc, ok := c.(*prefixedConn); !ok || pc.Conn != server {
 		t.Fatalf("the server was handed %T wrapping %T, want one wrapper of the connection", c, pc.Conn)
