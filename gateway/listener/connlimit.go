@@ -109,10 +109,12 @@ func (l *connLimiter) accept(ln net.Listener) (net.Conn, error) {
 		}
 		logNow, missed := l.shouldLogLocked(limit)
 		l.mu.Unlock()
-		_ = c.Close()
+		// Counted before the close, so whoever sees the connection refused
+		// finds it counted.
 		if l.refused != nil {
 			l.refused.WithLabelValues(limit).Inc()
 		}
+		_ = c.Close()
 		if logNow {
 			max := l.total
 			if limit == limitPerClient {
