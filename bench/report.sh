@@ -104,7 +104,7 @@ Build tags of \`bridge serve\`: $(t=$(meta bench_tags); echo "${t:-none}"); base
 
 * Layout: $LAYOUT.
 * CPU: $(lscpu 2>/dev/null | awk -F: '/Model name/ {gsub(/^ +/, "", $2); print $2; exit}') × $(nproc); kernel $(uname -r); $(go version | awk '{print $3}'); $("$NGINX" -v 2>&1 | sed 's/.*: //'); $(wrk -v 2>&1 | head -1 | awk '{print "wrk " $2}').
-* Peers: a fast A2A agent (\`bench.Agent\` behind \`a2a.NewServer\`, memory store) answering a blocking \`SendMessage\` with
+* Peers: a fast A2A agent (\`bench.Agent\` behind \`server.New\` (a2a/server), memory store) answering a blocking \`SendMessage\` with
   a completed task and one text artifact; a fast MCP server (\`bench.NewMCPServer\`: mcp-go, streamable HTTP, stateless)
   with one tool \`echo\`.
 * \`bridge serve\`: the binary of \`./cmd/bridge\`, started with \`--config bench/bridge.yaml --store …\`: bearer JWT (ES256,
