@@ -28,6 +28,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint/view"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
 	"github.com/a2a-mcp-bridge/bridge/policy"
 	"github.com/a2a-mcp-bridge/bridge/request"
@@ -295,7 +296,7 @@ func New(cfg Config) (*Face, error) {
 		server.WithElicitation(),
 		server.WithLogging(),
 		server.WithToolFilter(f.filter),
-		server.WithToolHandlerMiddleware(viewedCall),
+		server.WithToolHandlerMiddleware(view.CheckedCall),
 	}
 	if cfg.Instructions != "" {
 		opts = append(opts, server.WithInstructions(cfg.Instructions))
@@ -471,7 +472,7 @@ func (f *Face) filter(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
 // mcp-go reads the lines itself, a filter over more than one tool is a
 // listing.
 func listing(ctx context.Context, n int) bool {
-	if m := viewFrom(ctx); m != nil {
+	if m := view.From(ctx); m != nil {
 		return m.Method != string(mcp.MethodToolsCall)
 	}
 	return n > 1
@@ -555,7 +556,7 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var sampler *postSampler
 	var direct *postStream
 	var stateless bool // a session-less tools/call whose response can stream
-	var view *message
+	var vm *view.Message
 	var body []byte
 	if r.Body != nil {
 		var err error
@@ -570,19 +571,19 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if len(body) > 0 || r.Method == http.MethodPost {
-			m, verr := parseMessage(body)
+			m, verr := view.Parse(body)
 			if verr != nil {
-				writeViewError(w, nil, verr)
+				view.WriteError(w, nil, verr)
 				return
 			}
-			view = m
+			vm = m
 		}
 	}
-	if view != nil {
-		if id, ok := sampleReplyID(view); ok {
+	if vm != nil {
+		if id, ok := sampleReplyID(vm); ok {
 			// A host's answer to a sampling request the face sent on a
 			// tools/call stream: routed here, never to mcp-go.
-			rep := hostReply{ID: view.ID}
+			rep := view.Reply{ID: vm.ID}
 			if err := json.Unmarshal(body, &rep); err != nil || !f.samples.deliver(p.Key(), r.Header.Get(server.HeaderKeySessionID), id, rep) {
 				// Unknown here (answered, expired, another caller's, or sent
 				// by another replica: pending requests live in the process
@@ -590,13 +591,13 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "application/json")
 				w.Header().Set("Cache-Control", "no-store")
 				w.WriteHeader(http.StatusNotFound)
-				_, _ = w.Write(rpcError(view.ID, mcp.INVALID_REQUEST, "no pending request with this id for this caller on this replica (an answer goes to the replica that asked)"))
+				_, _ = w.Write(rpcError(vm.ID, mcp.INVALID_REQUEST, "no pending request with this id for this caller on this replica (an answer goes to the replica that asked)"))
 				return
 			}
 			w.WriteHeader(http.StatusAccepted)
 			return
 		}
-		if view.Method == string(mcp.MethodNotificationCancelled) && (f.sess == nil || r.Header.Get("Mcp-Session-Id") == "") {
+		if vm.Method == string(mcp.MethodNotificationCancelled) && (f.sess == nil || r.Header.Get("Mcp-Session-Id") == "") {
 			// mcp-go keys in-flight requests of session-less callers by the
 			// request id alone, so this notification could cancel another
 			// caller's call with the same id. Session-less callers cancel by
@@ -605,25 +606,25 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusAccepted)
 			return
 		}
-		ctx := withView(request.WithPrincipal(r.Context(), p), view)
-		if f.cfg.OnRequest != nil && !view.Response && view.ID != nil {
+		ctx := view.With(request.WithPrincipal(r.Context(), p), vm)
+		if f.cfg.OnRequest != nil && !vm.Response && vm.ID != nil {
 			var uri string
-			if view.Method == string(mcp.MethodResourcesRead) {
-				uri = view.Params.URI
+			if vm.Method == string(mcp.MethodResourcesRead) {
+				uri = vm.Params.URI
 			}
-			f.cfg.OnRequest(ctx, f.hop(p, view, clientIP(r)), uri)
+			f.cfg.OnRequest(ctx, f.hop(p, vm, clientIP(r)), uri)
 		}
-		if f.limited(view) {
-			if res, err := f.cfg.Limiter.Allow(ctx, f.hop(p, view, clientIP(r))); err != nil {
-				f.writeLimited(w, view, res, err)
+		if f.limited(vm) {
+			if res, err := f.cfg.Limiter.Allow(ctx, f.hop(p, vm, clientIP(r))); err != nil {
+				f.writeLimited(w, vm, res, err)
 				return
 			}
 		}
-		if listensForTasks(view) && r.Method == http.MethodPost {
-			f.serveTaskListen(w, r, p, view)
+		if listensForTasks(vm) && r.Method == http.MethodPost {
+			f.serveTaskListen(w, r, p, vm)
 			return
 		}
-		resp, pass, handled := f.interceptTask(ctx, view, body)
+		resp, pass, handled := f.interceptTask(ctx, vm, body)
 		if handled {
 			if resp != nil {
 				w.Header().Set("Content-Type", "application/json")
@@ -634,7 +635,7 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		body = pass
 		r.ContentLength = int64(len(body))
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		if fl, ok := w.(http.Flusher); ok && r.Method == http.MethodPost && view.Method == string(mcp.MethodToolsCall) {
+		if fl, ok := w.(http.Flusher); ok && r.Method == http.MethodPost && vm.Method == string(mcp.MethodToolsCall) {
 			ps := newPostStream(w, fl)
 			defer ps.finish()
 			w = ps
@@ -651,8 +652,8 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := request.WithPrincipal(r.Context(), p)
-	if view != nil {
-		ctx = withView(ctx, view)
+	if vm != nil {
+		ctx = view.With(ctx, vm)
 	}
 	if direct != nil {
 		ctx = withDirect(ctx, direct)
@@ -879,3 +880,8 @@ func (c completer) CompleteResourceArgument(ctx context.Context, uri string, arg
 	}
 	return &mcp.Completion{Values: []string{}}, nil
 }
+
+// Counted reports whether the request in ctx came through the face's front
+// door, which counted it against the limits (Config.Limiter) when its
+// method is limited; a stdio request did not.
+func Counted(ctx context.Context) bool { return view.From(ctx) != nil }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint/view"
 	"github.com/a2a-mcp-bridge/bridge/ratelimit"
 	"github.com/a2a-mcp-bridge/bridge/request"
 )
@@ -33,7 +34,7 @@ var DefaultLimitedMethods = []string{"*"}
 const CodeRateLimited = -32029
 
 // limited reports whether m is a request the limits count.
-func (f *Face) limited(m *message) bool {
+func (f *Face) limited(m *view.Message) bool {
 	if f.cfg.Limiter == nil || m.Response || m.ID == nil {
 		return false
 	}
@@ -60,7 +61,7 @@ func MethodListed(patterns []string, method string) bool {
 
 // hop is the view's hop for the limits: the method, and for tools/call the
 // tool, its agent and hints, as the policy filter describes it.
-func (f *Face) hop(p *request.Principal, m *message, ip string) request.Hop {
+func (f *Face) hop(p *request.Principal, m *view.Message, ip string) request.Hop {
 	hop := request.Hop{}
 	switch mcp.MCPMethod(m.Method) {
 	case mcp.MethodToolsCall:
@@ -80,7 +81,7 @@ func (f *Face) hop(p *request.Principal, m *message, ip string) request.Hop {
 
 // writeLimited answers a request over a limit: 429 (503 when the limit
 // store cannot be reached) with the RateLimit headers and a JSON-RPC error.
-func (f *Face) writeLimited(w http.ResponseWriter, m *message, res ratelimit.Result, err error) {
+func (f *Face) writeLimited(w http.ResponseWriter, m *view.Message, res ratelimit.Result, err error) {
 	status, msg := http.StatusServiceUnavailable, "rate limiting is unavailable; retry later"
 	var le *ratelimit.LimitError
 	if errors.As(err, &le) {
@@ -101,7 +102,7 @@ func (f *Face) writeLimited(w http.ResponseWriter, m *message, res ratelimit.Res
 	w.WriteHeader(status)
 	data, _ := json.Marshal(map[string]any{"retryAfter": h.Get("Retry-After"), "rule": res.Rule})
 	_, _ = w.Write(rpcRaw(m.ID, "error", mustMarshal(map[string]any{"code": CodeRateLimited, "message": msg, "data": json.RawMessage(data)})))
-	f.log.Info("endpoint: request over a rate limit", "method", clipMethod(m.Method), "rule", res.Rule, "status", status)
+	f.log.Info("endpoint: request over a rate limit", "method", view.ClipMethod(m.Method), "rule", res.Rule, "status", status)
 }
 
 // clientIP is the address of the peer (proxies are not trusted).

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint/view"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -127,21 +128,10 @@ func (r *samplingRelay) remove(id string) {
 	}
 }
 
-// hostReply is a JSON-RPC response POSTed by a host.
-type hostReply struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
-}
-
 // sampleReplyID reports whether the message m is a host's answer to one of
 // the face's own server requests (sampling, stateless elicitation), and its
 // id.
-func sampleReplyID(m *message) (string, bool) {
+func sampleReplyID(m *view.Message) (string, bool) {
 	if !m.Response {
 		return "", false
 	}
@@ -155,7 +145,7 @@ func sampleReplyID(m *message) (string, bool) {
 // deliver hands a host's answer to the sampling request it names, if the
 // answer comes from the principal (owner) and session the request was sent
 // to. It reports whether the answer was taken.
-func (r *samplingRelay) deliver(owner, session, id string, rep hostReply) bool {
+func (r *samplingRelay) deliver(owner, session, id string, rep view.Reply) bool {
 	if r.sess != nil && session != "" {
 		// The session must still be the caller's (not expired or deleted).
 		if gone, err := (&sessionManager{s: r.sess, owner: owner}).Validate(session); gone || err != nil {

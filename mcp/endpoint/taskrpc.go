@@ -12,6 +12,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint/view"
 	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
@@ -37,7 +38,7 @@ func isTaskMethod(method string) bool {
 // pass, with the task augmentation removed where the face does not run the
 // call as a task (mcp-go must never create a task in its own,
 // session-keyed store).
-func (f *Face) interceptTask(ctx context.Context, m *message, body []byte) (resp, pass []byte, handled bool) {
+func (f *Face) interceptTask(ctx context.Context, m *view.Message, body []byte) (resp, pass []byte, handled bool) {
 	if m.Response || m.ID == nil {
 		return nil, body, false
 	}
@@ -136,7 +137,7 @@ func (f *Face) taskTool(ctx context.Context, name string) bool {
 // startTask creates the task, runs the call through mcp-go in the
 // background (tool filter, middleware and recovery included) and answers
 // with the CreateTaskResult.
-func (f *Face) startTask(ctx context.Context, m *message, body []byte) []byte {
+func (f *Face) startTask(ctx context.Context, m *view.Message, body []byte) []byte {
 	p := request.PrincipalFrom(ctx)
 	if p == nil {
 		return rpcError(m.ID, mcp.INVALID_REQUEST, "no authenticated caller")
@@ -283,14 +284,14 @@ func (f *Face) stdioTasks(ctx context.Context, in io.Reader, lw *lockedWriter) i
 			line, err := br.ReadBytes('\n')
 			if len(bytes.TrimSpace(line)) > 0 {
 				serve := func() error {
-					m, verr := parseMessage(line)
+					m, verr := view.Parse(line)
 					if verr != nil {
 						// The same one reading as over HTTP: a line that
 						// could be read two ways is answered, not passed on.
-						_, _ = lw.Write(append(rpcError(nil, verr.code, verr.msg), '\n'))
+						_, _ = lw.Write(append(rpcError(nil, verr.Code, verr.Msg), '\n'))
 						return nil
 					}
-					resp, pass, handled := f.interceptTask(withView(ctx, m), m, line)
+					resp, pass, handled := f.interceptTask(view.With(ctx, m), m, line)
 					if handled {
 						if resp != nil {
 							_, _ = lw.Write(append(resp, '\n'))
@@ -321,7 +322,7 @@ func (f *Face) stdioTasks(ctx context.Context, in io.Reader, lw *lockedWriter) i
 // isTasksResult reports a tasks/result request, which blocks until its
 // task ends and so is served off the reading goroutine.
 func isTasksResult(line []byte) bool {
-	m, err := parseMessage(line)
+	m, err := view.Parse(line)
 	return err == nil && m.Method == string(mcp.MethodTasksResult)
 }
 

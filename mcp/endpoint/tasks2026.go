@@ -7,6 +7,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint/view"
 	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
@@ -130,7 +131,7 @@ func (e *taskEntry) detailed() map[string]any {
 // interceptModernTask serves the 2026-07-28 task methods for the principal
 // in ctx (m.Method is tasks/get, tasks/update, tasks/cancel, tasks/result
 // or tasks/list).
-func (f *Face) interceptModernTask(ctx context.Context, m *message) []byte {
+func (f *Face) interceptModernTask(ctx context.Context, m *view.Message) []byte {
 	tp := m.Params
 	switch m.Method {
 	case string(mcp.MethodTasksResult), string(mcp.MethodTasksList):
@@ -183,7 +184,7 @@ func (f *Face) interceptModernTask(ctx context.Context, m *message) []byte {
 // startModernTask is startTask for a 2026-07-28 caller: the same task, the
 // handle as a CreateTaskResult (resultType "task", the task's members at
 // the top level).
-func (f *Face) startModernTask(ctx context.Context, m *message, body []byte) []byte {
+func (f *Face) startModernTask(ctx context.Context, m *view.Message, body []byte) []byte {
 	p := request.PrincipalFrom(ctx)
 	if p == nil {
 		return rpcError(m.ID, mcp.INVALID_REQUEST, "no authenticated caller")
@@ -262,7 +263,7 @@ func (e *taskEntry) signalWatchers() {
 
 // listensForTasks reports a 2026-07-28 subscriptions/listen that asks for
 // task status notifications.
-func listensForTasks(m *message) bool {
+func listensForTasks(m *view.Message) bool {
 	return m.Method == string(mcp.MethodSubscriptionsListen) && m.ID != nil && len(m.Params.Notifications.TaskIDs) > 0 &&
 		m.Params.Meta != nil && mcp.IsModernProtocol(m.Params.Meta.ProtocolVersion())
 }
@@ -277,7 +278,7 @@ const maxListenedTasks = 100
 // changes, tagged with the subscription id, until the caller closes the
 // stream. The stream serves tasks only: the acknowledgement agrees to no
 // other notification type (open another listen for list changes).
-func (f *Face) serveTaskListen(w http.ResponseWriter, r *http.Request, p *request.Principal, m *message) {
+func (f *Face) serveTaskListen(w http.ResponseWriter, r *http.Request, p *request.Principal, m *view.Message) {
 	w.Header().Set("Content-Type", "application/json")
 	if !declaresTasks(m.Params.Meta) {
 		_, _ = w.Write(missingTasksExtension(m.ID))

@@ -1,4 +1,12 @@
-package endpoint
+// Package view owns the MCP face's one strict reading of an MCP message:
+// the JSON-RPC envelope and the params members the face decides on
+// (Message), the strictjson schemas that make mcp-go's later decode agree
+// with it, the 400 answer for a message with no single reading, and the
+// context that carries the view to the tool handlers.
+//
+// It must not import mcp/endpoint or anything the face decides with
+// (policy, auth, ratelimit, tasks): it only reads bytes.
+package view
 
 import (
 	"bytes"
@@ -16,7 +24,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/internal/strictjson"
 )
 
-// The face decides on an MCP message from one view of it (message),
+// The face decides on an MCP message from one view of it (Message),
 // decoded once, strictly, before anything else reads the body: which
 // method it is, whether it is a request, a notification or a response, the
 // tool a tools/call names, a call's task augmentation, the task a tasks/*
@@ -49,10 +57,10 @@ import (
 // does not take one, and one view per message is the rule.
 // TestViewAgreesWithMCPGo and FuzzMCPMessageView hold the argument to the
 // code, and the tools/call handlers check it once more at run time
-// (checkToolName).
+// (CheckToolName).
 
-// message is the face's view of one MCP message.
-type message struct {
+// Message is the face's view of one MCP message.
+type Message struct {
 	// Method is the method of a request or notification; "" for a response.
 	Method string
 	// ID is the request id as sent; nil for a notification.
@@ -60,13 +68,28 @@ type message struct {
 	// Response reports a response (result or error, no method).
 	Response bool
 	// Params holds the params members the face decides on.
-	Params viewParams
+	Params Params
 	// raw is the params as sent.
 	raw json.RawMessage
 }
 
-// viewParams are the params members the face reads.
-type viewParams struct {
+// methodTasksUpdate is the 2026-07-28 tasks extension's tasks/update.
+const methodTasksUpdate = "tasks/update"
+
+// Reply is a JSON-RPC response POSTed by a host: its answer to one of the
+// face's own server requests (sampling, elicitation).
+type Reply struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// Params are the params members the face reads.
+type Params struct {
 	// Name is the tool of a tools/call (the prompt of a prompts/get).
 	Name string `json:"name"`
 	// Task is a tools/call's task augmentation (2025-11-25).
@@ -100,7 +123,7 @@ type envelopeIn struct {
 
 type viewIn struct {
 	envelopeIn
-	Params viewParams `json:"params"`
+	Params Params `json:"params"`
 }
 
 // mcpGoReaders are the types mcp-go v1.2.1 decodes every message into
@@ -125,7 +148,7 @@ var mcpGoReaders = []reflect.Type{
 		} `json:"params"`
 	}](),
 	reflect.TypeFor[mcp.JSONRPCNotification](),
-	reflect.TypeFor[hostReply](),
+	reflect.TypeFor[Reply](),
 	reflect.TypeFor[viewIn](),
 }
 
@@ -187,29 +210,29 @@ func schemaFor(method string) *strictjson.Schema {
 	return genericSchema
 }
 
-// viewError is a message that has no single reading, answered as a
+// Error is a message that has no single reading, answered as a
 // JSON-RPC error with HTTP 400 before any guard runs.
-type viewError struct {
-	code int
-	msg  string
+type Error struct {
+	Code int
+	Msg  string
 }
 
-func (e *viewError) Error() string { return e.msg }
+func (e *Error) Error() string { return e.Msg }
 
-// parseMessage builds the view of body, or refuses it.
-func parseMessage(body []byte) (*message, *viewError) {
+// Parse builds the view of body, or refuses it.
+func Parse(body []byte) (*Message, *Error) {
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
 	if len(trimmed) == 0 {
-		return nil, &viewError{mcp.INVALID_REQUEST, "empty request body"}
+		return nil, &Error{mcp.INVALID_REQUEST, "empty request body"}
 	}
 	if trimmed[0] == '[' {
 		if strictjson.Check(trimmed) != nil {
-			return nil, &viewError{mcp.PARSE_ERROR, "request body is not valid JSON"}
+			return nil, &Error{mcp.PARSE_ERROR, "request body is not valid JSON"}
 		}
-		return nil, &viewError{mcp.INVALID_REQUEST, "JSON-RPC batches are not supported: send one message per request"}
+		return nil, &Error{mcp.INVALID_REQUEST, "JSON-RPC batches are not supported: send one message per request"}
 	}
 	if trimmed[0] != '{' {
-		return nil, &viewError{mcp.INVALID_REQUEST, "a message must be a JSON object"}
+		return nil, &Error{mcp.INVALID_REQUEST, "a message must be a JSON object"}
 	}
 	// The method decides the schema, so it is read first, with the generic
 	// schema, which already refuses a case-folded "method".
@@ -218,25 +241,25 @@ func parseMessage(body []byte) (*message, *viewError) {
 	}
 	var env envelopeIn
 	if err := json.Unmarshal(trimmed, &env); err != nil {
-		return nil, &viewError{mcp.INVALID_REQUEST, "malformed JSON-RPC envelope"}
+		return nil, &Error{mcp.INVALID_REQUEST, "malformed JSON-RPC envelope"}
 	}
 	if env.JSONRPC != mcp.JSONRPC_VERSION {
-		return nil, &viewError{mcp.INVALID_REQUEST, `"jsonrpc" must be "2.0"`}
+		return nil, &Error{mcp.INVALID_REQUEST, `"jsonrpc" must be "2.0"`}
 	}
-	m := &message{raw: env.Params}
+	m := &Message{raw: env.Params}
 	if len(env.ID) > 0 && string(env.ID) != "null" {
 		m.ID = env.ID
 	}
 	if env.Method == nil {
 		if m.ID == nil || (env.Result == nil && env.Error == nil) {
-			return nil, &viewError{mcp.INVALID_REQUEST, `a message without "method" must be a response with an id and a result or an error`}
+			return nil, &Error{mcp.INVALID_REQUEST, `a message without "method" must be a response with an id and a result or an error`}
 		}
 		m.Response = true
 		return m, nil
 	}
 	m.Method = *env.Method
 	if m.Method == "" {
-		return nil, &viewError{mcp.INVALID_REQUEST, `"method" must be a non-empty string`}
+		return nil, &Error{mcp.INVALID_REQUEST, `"method" must be a non-empty string`}
 	}
 	if s := schemaFor(m.Method); s != schemaFor("") {
 		if err := s.Check(trimmed); err != nil {
@@ -245,7 +268,7 @@ func parseMessage(body []byte) (*message, *viewError) {
 	}
 	if len(env.Params) > 0 && env.Params[0] == '{' && readsParams(m.Method) {
 		if err := json.Unmarshal(env.Params, &m.Params); err != nil {
-			return nil, &viewError{mcp.INVALID_PARAMS, fmt.Sprintf("invalid params of %s", clipMethod(m.Method))}
+			return nil, &Error{mcp.INVALID_PARAMS, fmt.Sprintf("invalid params of %s", ClipMethod(m.Method))}
 		}
 	}
 	return m, nil
@@ -261,71 +284,71 @@ func readsParams(method string) bool {
 	return false
 }
 
-func strictViewError(err error) *viewError {
+func strictViewError(err error) *Error {
 	se, _ := err.(*strictjson.Error)
 	if se == nil || se.Kind == strictjson.KindSyntax {
-		return &viewError{mcp.PARSE_ERROR, "request body is not valid JSON"}
+		return &Error{mcp.PARSE_ERROR, "request body is not valid JSON"}
 	}
 	switch se.Kind {
 	case strictjson.KindInvalidUTF8:
-		return &viewError{mcp.PARSE_ERROR, "request body is not valid JSON: it holds invalid UTF-8 or a lone surrogate escape"}
+		return &Error{mcp.PARSE_ERROR, "request body is not valid JSON: it holds invalid UTF-8 or a lone surrogate escape"}
 	case strictjson.KindDuplicate:
-		return &viewError{mcp.INVALID_REQUEST, fmt.Sprintf("member %s appears twice", se.Path())}
+		return &Error{mcp.INVALID_REQUEST, fmt.Sprintf("member %s appears twice", se.Path())}
 	}
-	return &viewError{mcp.INVALID_REQUEST, fmt.Sprintf("member %s: member names are case-sensitive: write %q", se.Path(), se.Field)}
+	return &Error{mcp.INVALID_REQUEST, fmt.Sprintf("member %s: member names are case-sensitive: write %q", se.Path(), se.Field)}
 }
 
-func clipMethod(m string) string {
+// ClipMethod shortens a method name for a log line or an error message.
+func ClipMethod(m string) string {
 	if len(m) > 64 {
 		m = m[:64] + "…"
 	}
 	return strings.ToValidUTF8(m, "?")
 }
 
-// writeViewError answers a message that has no single reading: HTTP 400
+// WriteError answers a message that has no single reading: HTTP 400
 // with a JSON-RPC error.
-func writeViewError(w http.ResponseWriter, id json.RawMessage, e *viewError) {
+func WriteError(w http.ResponseWriter, id json.RawMessage, e *Error) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusBadRequest)
-	_, _ = w.Write(rpcError(id, e.code, e.msg))
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": e.Code, "message": e.Msg}})
+	_, _ = w.Write(b)
 }
 
 type viewKey struct{}
 
-// withView returns ctx carrying the view of the request being served.
-func withView(ctx context.Context, m *message) context.Context {
+// With returns ctx carrying the view of the request being served.
+func With(ctx context.Context, m *Message) context.Context {
 	return context.WithValue(ctx, viewKey{}, m)
 }
 
-// viewFrom is the view of the request in ctx (nil over stdio, where mcp-go
+// From is the view of the request in ctx (nil over stdio, where mcp-go
 // reads the lines itself).
-func viewFrom(ctx context.Context) *message {
-	m, _ := ctx.Value(viewKey{}).(*message)
+func From(ctx context.Context) *Message {
+	m, _ := ctx.Value(viewKey{}).(*Message)
 	return m
 }
 
-// viewedCall is the tool handler middleware that holds mcp-go's decode of a
-// tools/call to the view (checkToolName): a call whose tool mcp-go read
+// CheckedCall is the tool handler middleware that holds mcp-go's decode of a
+// tools/call to the view (CheckToolName): a call whose tool mcp-go read
 // otherwise than the guards did is refused, never run.
-func viewedCall(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+func CheckedCall(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		if err := checkToolName(ctx, req.Params.Name); err != nil {
+		if err := CheckToolName(ctx, req.Params.Name); err != nil {
 			return nil, err
 		}
 		return next(ctx, req)
 	}
 }
 
-// Counted reports whether the request in ctx came through the face's front
-// door, which counted it against the limits (Config.Limiter) when its
-// method is limited; a stdio request did not.
-func Counted(ctx context.Context) bool { return viewFrom(ctx) != nil }
-
-// checkToolName holds mcp-go's decode to the view at run time: the tool
+// CheckToolName holds mcp-go's decode to the view at run time: the tool
 // mcp-go is about to call is the tool the guards decided on.
-func checkToolName(ctx context.Context, name string) error {
-	if m := viewFrom(ctx); m != nil && m.Method == string(mcp.MethodToolsCall) && m.Params.Name != name {
+func CheckToolName(ctx context.Context, name string) error {
+	if m := From(ctx); m != nil && m.Method == string(mcp.MethodToolsCall) && m.Params.Name != name {
 		return fmt.Errorf("endpoint: mcp-go read tool %q where the request view names %q", name, m.Params.Name)
 	}
 	return nil

@@ -1,4 +1,4 @@
-package endpoint
+package view
 
 import (
 	"bytes"
@@ -57,7 +57,7 @@ func readAsMCPGo(t *testing.T, body []byte) (mcpGoReading, bool) {
 // mcp-go reads from the same bytes (the argument in view.go).
 func checkViewAgrees(t *testing.T, body []byte) {
 	t.Helper()
-	m, verr := parseMessage(body)
+	m, verr := Parse(body)
 	if verr != nil || m.Response {
 		return
 	}
@@ -127,7 +127,7 @@ func TestViewAgreesWithMCPGo(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","_meta":{"progressToken":1,"progressToken":2}}}`,
 		`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`,
 	} {
-		if m, err := parseMessage([]byte(refused)); err == nil {
+		if m, err := Parse([]byte(refused)); err == nil {
 			t.Errorf("%s accepted as %+v", refused, m)
 		}
 	}
@@ -136,11 +136,11 @@ func TestViewAgreesWithMCPGo(t *testing.T) {
 		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p1","progress":1}}`,
 		`{"jsonrpc":"2.0","id":"bridge-sampling-1","result":{"role":"assistant","content":{"type":"text","text":"x"}}}`,
 	} {
-		if _, err := parseMessage([]byte(ok)); err != nil {
+		if _, err := Parse([]byte(ok)); err != nil {
 			t.Errorf("%s refused: %v", ok, err)
 		}
 	}
-	m, err := parseMessage([]byte(`{"jsonrpc":"2.0","method":"notifications/c\u0061ncelled","params":{"requestId":7}}`))
+	m, err := Parse([]byte(`{"jsonrpc":"2.0","method":"notifications/c\u0061ncelled","params":{"requestId":7}}`))
 	if err != nil || m.Method != string(mcp.MethodNotificationCancelled) || !bytes.Equal(m.Params.RequestID, []byte("7")) {
 		t.Fatalf("escaped cancel read as %+v, %v", m, err)
 	}
