@@ -28,6 +28,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/a2a-mcp-bridge/bridge/auth"
+	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint/relay"
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint/view"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
 	"github.com/a2a-mcp-bridge/bridge/policy"
@@ -226,7 +227,7 @@ type Face struct {
 	templates atomic.Pointer[[]*mcp.URITemplate]
 	prompts   []string
 	subs      *subscriptions
-	samples   *samplingRelay
+	samples   *relay.Relay
 	// caps are what stateless hosts declared at initialize (no sessions).
 	caps *hostCaps
 }
@@ -322,7 +323,7 @@ func New(cfg Config) (*Face, error) {
 		f.caps = newHostCaps(time.Now)
 		hooks.AddAfterInitialize(f.caps.remember)
 	}
-	f.samples = newSamplingRelay(cfg.SamplingTimeout, f.log, f.sess)
+	f.samples = relay.New(cfg.SamplingTimeout, f.log, liveSessions(f.sess))
 	opts = append(opts, cfg.ServerOptions...)
 	f.mcp = server.NewMCPServer(cfg.Name, cfg.Version, opts...)
 	f.http = server.NewStreamableHTTPServer(f.mcp, httpOpts...)
@@ -553,8 +554,8 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	var sampler *postSampler
-	var direct *postStream
+	var sampler *relay.Sampler
+	var direct *relay.Stream
 	var stateless bool // a session-less tools/call whose response can stream
 	var vm *view.Message
 	var body []byte
@@ -580,11 +581,11 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if vm != nil {
-		if id, ok := sampleReplyID(vm); ok {
+		if id, ok := relay.ReplyID(vm); ok {
 			// A host's answer to a sampling request the face sent on a
 			// tools/call stream: routed here, never to mcp-go.
 			rep := view.Reply{ID: vm.ID}
-			if err := json.Unmarshal(body, &rep); err != nil || !f.samples.deliver(p.Key(), r.Header.Get(server.HeaderKeySessionID), id, rep) {
+			if err := json.Unmarshal(body, &rep); err != nil || !f.samples.Deliver(p.Key(), r.Header.Get(server.HeaderKeySessionID), id, rep) {
 				// Unknown here (answered, expired, another caller's, or sent
 				// by another replica: pending requests live in the process
 				// that sent them), and nothing changes.
@@ -636,12 +637,12 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.ContentLength = int64(len(body))
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		if fl, ok := w.(http.Flusher); ok && r.Method == http.MethodPost && vm.Method == string(mcp.MethodToolsCall) {
-			ps := newPostStream(w, fl)
-			defer ps.finish()
+			ps := relay.NewStream(w, fl)
+			defer ps.Finish()
 			w = ps
-			ps.sampler = postSampler{relay: f.samples, stream: ps, owner: p.Key(), session: r.Header.Get(server.HeaderKeySessionID)}
-			sampler, direct = &ps.sampler, ps
-			stateless = ps.sampler.session == "" && acceptsEventStream(r)
+			ps.Sampler = relay.Sampler{Relay: f.samples, Stream: ps, Owner: p.Key(), Session: r.Header.Get(server.HeaderKeySessionID)}
+			sampler, direct = &ps.Sampler, ps
+			stateless = ps.Sampler.Session == "" && acceptsEventStream(r)
 		}
 	}
 	if f.sess != nil && r.Method == http.MethodGet {
@@ -885,3 +886,8 @@ func (c completer) CompleteResourceArgument(ctx context.Context, uri string, arg
 // door, which counted it against the limits (Config.Limiter) when its
 // method is limited; a stdio request did not.
 func Counted(ctx context.Context) bool { return view.From(ctx) != nil }
+
+// DefaultSamplingTimeout bounds how long a sampling/createMessage relayed to
+// an HTTP host waits for the host's answer when Config.SamplingTimeout is
+// zero.
+const DefaultSamplingTimeout = relay.DefaultTimeout

@@ -19,7 +19,7 @@ var errNoHost = errors.New("endpoint: notify: no host for this request")
 // directOut writes a message on the stream of the request in flight, at
 // once and whole, ahead of the request's response.
 type directOut interface {
-	writeMessage(msg []byte) error
+	WriteMessage(msg []byte) error
 }
 
 type directKey struct{}
@@ -49,7 +49,7 @@ func Notify(ctx context.Context, method string, params map[string]any) error {
 		if err != nil {
 			return fmt.Errorf("endpoint: notify %s: encode: %w", method, err)
 		}
-		return d.writeMessage(b)
+		return d.WriteMessage(b)
 	}
 	srv := server.ServerFromContext(ctx)
 	if srv == nil {
@@ -108,7 +108,7 @@ type stdioOut struct {
 	last atomic.Int64 // when the last notification was written (UnixNano)
 }
 
-func (s *stdioOut) writeMessage(msg []byte) error {
+func (s *stdioOut) WriteMessage(msg []byte) error {
 	b := make([]byte, 0, len(msg)+1)
 	b = append(append(b, msg...), '\n')
 	if _, err := s.w.Write(b); err != nil {
@@ -152,14 +152,4 @@ func settleStdio(ctx context.Context) {
 	if s, ok := ctx.Value(directKey{}).(*stdioOut); ok {
 		s.settle(ctx)
 	}
-}
-
-// writeMessage implements directOut for a tools/call POST: one SSE event on
-// the call's response, upgrading it to an event stream when nothing was
-// sent yet.
-func (s *postStream) writeMessage(msg []byte) error {
-	if err := s.send(msg); err != nil {
-		return fmt.Errorf("endpoint: notify: %w", err)
-	}
-	return nil
 }

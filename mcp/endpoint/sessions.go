@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint/relay"
 	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
@@ -162,4 +163,22 @@ func (s *sessions) restore(ctx context.Context, r *http.Request) context.Context
 		cs.SetClientCapabilities(*caps)
 	}
 	return ctx
+}
+
+// Live implements relay.Sessions: session is still owner's (not expired,
+// not deleted).
+func (s *sessions) Live(owner, session string) bool {
+	gone, err := (&sessionManager{s: s, owner: owner}).Validate(session)
+	return !gone && err == nil
+}
+
+var _ relay.Sessions = (*sessions)(nil)
+
+// liveSessions is s as the relay's session check, nil when the face keeps
+// no sessions.
+func liveSessions(s *sessions) relay.Sessions {
+	if s == nil {
+		return nil
+	}
+	return s
 }

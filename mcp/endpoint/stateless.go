@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint/relay"
 	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
@@ -109,8 +110,8 @@ func HostCapabilities(ctx context.Context) (mcp.ClientCapabilities, bool) {
 // the host does not have); elsewhere mcp-go sends it (the session's POST
 // stream over HTTP, stdio).
 func Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
-	if a, ok := ctx.Value(statelessAskKey{}).(*postSampler); ok && a != nil {
-		return a.elicit(ctx, req)
+	if a, ok := ctx.Value(statelessAskKey{}).(*relay.Sampler); ok && a != nil {
+		return a.Elicit(ctx, req)
 	}
 	srv := server.ServerFromContext(ctx)
 	if srv == nil {

@@ -21,7 +21,7 @@ type slowFirstOut struct {
 	wrote   chan struct{}
 }
 
-func (o *slowFirstOut) writeMessage(msg []byte) error {
+func (o *slowFirstOut) WriteMessage(msg []byte) error {
 	first := false
 	o.once.Do(func() { first = true })
 	if first {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint/relay"
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint/view"
 	"github.com/a2a-mcp-bridge/bridge/request"
 )
@@ -246,7 +247,7 @@ func (e *taskEntry) drainOutbox() {
 		msg := e.outbox[0]
 		e.outbox = e.outbox[1:]
 		e.st.mu.Unlock()
-		_ = e.notify.writeMessage(msg)
+		_ = e.notify.WriteMessage(msg)
 	}
 }
 
@@ -330,7 +331,7 @@ func (f *Face) serveTaskListen(w http.ResponseWriter, r *http.Request, p *reques
 			}
 			delete(params, "_meta")
 		}
-		err := writeEvent(w, mustMarshal(mcp.JSONRPCNotification{
+		err := relay.WriteEvent(w, mustMarshal(mcp.JSONRPCNotification{
 			JSONRPC:      mcp.JSONRPC_VERSION,
 			Notification: mcp.Notification{Method: method, Params: mcp.NotificationParams{Meta: meta, AdditionalFields: params}},
 		}))

@@ -1,4 +1,13 @@
-package endpoint
+// Package relay owns the MCP face's own server requests to streamable HTTP
+// hosts: sampling/createMessage (and elicitation/create for session-less
+// hosts) written on the POST response stream of the tools/call that caused
+// them (Stream), the bridge-minted ids bound to the caller's principal and
+// session, and the routing of the host's POSTed answer back to the waiting
+// call (Relay.Deliver).
+//
+// It must not import mcp/endpoint, the guards or the config: the face hands
+// it the session check it needs (Sessions) and wires it into mcp-go.
+package relay
 
 import (
 	"bytes"
@@ -19,12 +28,12 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
-// DefaultSamplingTimeout bounds how long a sampling/createMessage relayed to
+// DefaultTimeout bounds how long a sampling/createMessage relayed to
 // an HTTP host waits for the host's answer when Config.SamplingTimeout is
 // zero. A host asks its user before sampling, so this is minutes, not
 // seconds; the call's own context (the host closing its stream) ends the
 // wait sooner.
-const DefaultSamplingTimeout = 2 * time.Minute
+const DefaultTimeout = 2 * time.Minute
 
 // Limits on sampling requests waiting for an HTTP host's answer.
 const (
@@ -50,7 +59,7 @@ var (
 	errElicitModern      = errors.New("endpoint: elicitation/create: a 2026-07-28 caller takes no server requests")
 )
 
-// samplingRelay sends sampling/createMessage to streamable HTTP hosts on the
+// Relay sends sampling/createMessage to streamable HTTP hosts on the
 // POST response stream of the tools/call that caused it, and routes the
 // host's answer (a JSON-RPC response the host POSTs) back to the waiting
 // call. mcp-go v1.2.1 writes elicitation/create on that stream
@@ -64,10 +73,10 @@ var (
 // stream. An answer is taken only from the same principal and session;
 // anyone else gets 404, as for an id that does not exist, and the request
 // keeps waiting for its own host.
-type samplingRelay struct {
+type Relay struct {
 	timeout time.Duration
 	log     *slog.Logger
-	sess    *sessions
+	sess    Sessions
 
 	mu         sync.Mutex
 	pending    map[string]*pendingSample
@@ -84,16 +93,25 @@ type sampleReply struct {
 	err    error
 }
 
-func newSamplingRelay(timeout time.Duration, log *slog.Logger, sess *sessions) *samplingRelay {
+// Sessions is what the relay asks of the face's session store: whether
+// session is still owner's (not expired, not deleted).
+type Sessions interface {
+	Live(owner, session string) bool
+}
+
+// New returns a relay whose requests wait at most timeout (DefaultTimeout
+// when zero) for the host's answer. sess may be nil (no sessions: every
+// answer is checked against its request's owner and session only).
+func New(timeout time.Duration, log *slog.Logger, sess Sessions) *Relay {
 	if timeout <= 0 {
-		timeout = DefaultSamplingTimeout
+		timeout = DefaultTimeout
 	}
-	return &samplingRelay{timeout: timeout, log: log, sess: sess, pending: map[string]*pendingSample{}, perSession: map[string]int{}}
+	return &Relay{timeout: timeout, log: log, sess: sess, pending: map[string]*pendingSample{}, perSession: map[string]int{}}
 }
 
 // add registers a request (sampling/createMessage or elicitation/create,
 // its id starting with prefix) of owner's session and returns its id.
-func (r *samplingRelay) add(owner, session, prefix string) (string, *pendingSample, error) {
+func (r *Relay) add(owner, session, prefix string) (string, *pendingSample, error) {
 	var b [16]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", nil, fmt.Errorf("endpoint: server request id: %w", err)
@@ -112,7 +130,7 @@ func (r *samplingRelay) add(owner, session, prefix string) (string, *pendingSamp
 }
 
 // remove forgets a sampling request (answered, timed out or abandoned).
-func (r *samplingRelay) remove(id string) {
+func (r *Relay) remove(id string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	p, ok := r.pending[id]
@@ -128,10 +146,10 @@ func (r *samplingRelay) remove(id string) {
 	}
 }
 
-// sampleReplyID reports whether the message m is a host's answer to one of
+// ReplyID reports whether the message m is a host's answer to one of
 // the face's own server requests (sampling, stateless elicitation), and its
 // id.
-func sampleReplyID(m *view.Message) (string, bool) {
+func ReplyID(m *view.Message) (string, bool) {
 	if !m.Response {
 		return "", false
 	}
@@ -142,13 +160,13 @@ func sampleReplyID(m *view.Message) (string, bool) {
 	return id, true
 }
 
-// deliver hands a host's answer to the sampling request it names, if the
+// Deliver hands a host's answer to the sampling request it names, if the
 // answer comes from the principal (owner) and session the request was sent
 // to. It reports whether the answer was taken.
-func (r *samplingRelay) deliver(owner, session, id string, rep view.Reply) bool {
+func (r *Relay) Deliver(owner, session, id string, rep view.Reply) bool {
 	if r.sess != nil && session != "" {
 		// The session must still be the caller's (not expired or deleted).
-		if gone, err := (&sessionManager{s: r.sess, owner: owner}).Validate(session); gone || err != nil {
+		if !r.sess.Live(owner, session) {
 			return false
 		}
 	}
@@ -177,18 +195,18 @@ func (r *samplingRelay) deliver(owner, session, id string, rep view.Reply) bool 
 	}
 }
 
-// postSampler is the sampling hook of one POST: it writes the request onto
+// Sampler is the sampling hook of one POST: it writes the request onto
 // that POST's response stream and waits for the host's answer.
-type postSampler struct {
-	relay          *samplingRelay
-	stream         *postStream
-	owner, session string
+type Sampler struct {
+	Relay          *Relay
+	Stream         *Stream
+	Owner, Session string
 }
 
-var _ server.SamplingHandler = (*postSampler)(nil)
+var _ server.SamplingHandler = (*Sampler)(nil)
 
 // CreateMessage implements server.SamplingHandler.
-func (s *postSampler) CreateMessage(ctx context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+func (s *Sampler) CreateMessage(ctx context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 	if server.IsModernRequest(ctx) {
 		return nil, errSampleModern
 	}
@@ -208,9 +226,9 @@ func (s *postSampler) CreateMessage(ctx context.Context, req mcp.CreateMessageRe
 	return &res, nil
 }
 
-// elicit sends elicitation/create on the POST's stream and waits for the
+// Elicit sends elicitation/create on the POST's stream and waits for the
 // host's answer, as CreateMessage does for sampling.
-func (s *postSampler) elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+func (s *Sampler) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
 	if server.IsModernRequest(ctx) {
 		return nil, errElicitModern
 	}
@@ -232,12 +250,12 @@ func (s *postSampler) elicit(ctx context.Context, req mcp.ElicitationRequest) (*
 // bridge-minted (prefix and 128 random bits) and bound to the caller's
 // principal and session, and waits for the host's answer, the call's end or
 // the relay's timeout (then cancelling it, as the spec asks).
-func (s *postSampler) ask(ctx context.Context, method mcp.MCPMethod, prefix string, params any) (json.RawMessage, error) {
-	id, p, err := s.relay.add(s.owner, s.session, prefix)
+func (s *Sampler) ask(ctx context.Context, method mcp.MCPMethod, prefix string, params any) (json.RawMessage, error) {
+	id, p, err := s.Relay.add(s.Owner, s.Session, prefix)
 	if err != nil {
 		return nil, err
 	}
-	defer s.relay.remove(id)
+	defer s.Relay.remove(id)
 	msg, err := json.Marshal(mcp.JSONRPCRequest{
 		JSONRPC: mcp.JSONRPC_VERSION,
 		ID:      mcp.NewRequestId(id),
@@ -247,10 +265,10 @@ func (s *postSampler) ask(ctx context.Context, method mcp.MCPMethod, prefix stri
 	if err != nil {
 		return nil, fmt.Errorf("encode: %w", err)
 	}
-	if err := s.stream.send(msg); err != nil {
+	if err := s.Stream.Send(msg); err != nil {
 		return nil, err
 	}
-	t := time.NewTimer(s.relay.timeout)
+	t := time.NewTimer(s.Relay.timeout)
 	defer t.Stop()
 	select {
 	case rep := <-p.reply:
@@ -269,19 +287,19 @@ func (s *postSampler) ask(ctx context.Context, method mcp.MCPMethod, prefix stri
 				Params: mcp.NotificationParams{AdditionalFields: map[string]any{"requestId": id, "reason": "timed out"}},
 			},
 		}); err == nil {
-			_ = s.stream.send(b)
+			_ = s.Stream.Send(b)
 		}
-		return nil, fmt.Errorf("the host did not answer within %s", s.relay.timeout)
+		return nil, fmt.Errorf("the host did not answer within %s", s.Relay.timeout)
 	}
 }
 
-// postStream is the response writer mcp-go gets for a tools/call POST. It
+// Stream is the response writer mcp-go gets for a tools/call POST. It
 // lets the face write its own server requests (sampling/createMessage) onto
 // the response as SSE events, interleaved whole with mcp-go's events. mcp-go
 // tracks on its own whether it upgraded the response to SSE; when the face
 // upgraded it first, mcp-go's later status line is dropped and a final JSON
 // body is sent as the stream's last event.
-type postStream struct {
+type Stream struct {
 	w  http.ResponseWriter
 	fl http.Flusher
 	// h is mcp-go's header map: mcp-go writes it from its forwarder
@@ -298,24 +316,24 @@ type postStream struct {
 	closed   bool
 
 	// sampler is the POST's sampling hook (allocated with the stream).
-	sampler postSampler
+	Sampler Sampler
 }
 
-func newPostStream(w http.ResponseWriter, fl http.Flusher) *postStream {
-	return &postStream{w: w, fl: fl, h: http.Header{}}
+func NewStream(w http.ResponseWriter, fl http.Flusher) *Stream {
+	return &Stream{w: w, fl: fl, h: http.Header{}}
 }
 
 // Header implements http.ResponseWriter.
-func (s *postStream) Header() http.Header { return s.h }
+func (s *Stream) Header() http.Header { return s.h }
 
 // WriteHeader implements http.ResponseWriter.
-func (s *postStream) WriteHeader(code int) {
+func (s *Stream) WriteHeader(code int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.writeHeaderLocked(code)
 }
 
-func (s *postStream) writeHeaderLocked(code int) {
+func (s *Stream) writeHeaderLocked(code int) {
 	ct := s.h.Get("Content-Type")
 	if s.wrote {
 		if s.ours && !strings.HasPrefix(ct, "text/event-stream") {
@@ -333,7 +351,7 @@ func (s *postStream) writeHeaderLocked(code int) {
 }
 
 // Write implements http.ResponseWriter.
-func (s *postStream) Write(p []byte) (int, error) {
+func (s *Stream) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.wrote {
@@ -346,7 +364,7 @@ func (s *postStream) Write(p []byte) (int, error) {
 }
 
 // Flush implements http.Flusher (mcp-go streams only to flushers).
-func (s *postStream) Flush() {
+func (s *Stream) Flush() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.wrapJSON {
@@ -355,11 +373,11 @@ func (s *postStream) Flush() {
 }
 
 // Unwrap lets http.ResponseController reach the connection.
-func (s *postStream) Unwrap() http.ResponseWriter { return s.w }
+func (s *Stream) Unwrap() http.ResponseWriter { return s.w }
 
-// send writes msg as one SSE event, upgrading the response if nothing was
+// Send writes msg as one SSE event, upgrading the response if nothing was
 // sent yet (sampling requests and the notifications of Notify).
-func (s *postStream) send(msg []byte) error {
+func (s *Stream) Send(msg []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -375,30 +393,54 @@ func (s *postStream) send(msg []byte) error {
 	} else if !s.sse || s.wrapJSON {
 		return errSampleStreamJSON
 	}
-	if err := writeEvent(s.w, msg); err != nil {
+	if err := WriteEvent(s.w, msg); err != nil {
 		return fmt.Errorf("endpoint: write to the host: %w", err)
 	}
 	s.fl.Flush()
 	return nil
 }
 
-// finish ends the stream once mcp-go is done: a JSON body mcp-go wrote
+// WriteMessage is Send for the face's notifications of a tools/call: one
+// SSE event on the call's response, upgrading it to an event stream when
+// nothing was sent yet.
+func (s *Stream) WriteMessage(msg []byte) error {
+	if err := s.Send(msg); err != nil {
+		return fmt.Errorf("endpoint: notify: %w", err)
+	}
+	return nil
+}
+
+// Finish ends the stream once mcp-go is done: a JSON body mcp-go wrote
 // after the face's upgrade goes out as the last event.
-func (s *postStream) finish() {
+func (s *Stream) Finish() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closed = true
 	if s.wrapJSON && s.buf.Len() > 0 {
-		_ = writeEvent(s.w, bytes.TrimSpace(s.buf.Bytes()))
+		_ = WriteEvent(s.w, bytes.TrimSpace(s.buf.Bytes()))
 		s.fl.Flush()
 	}
 }
 
-func writeEvent(w http.ResponseWriter, data []byte) error {
+// WriteEvent writes data as one SSE "message" event.
+func WriteEvent(w http.ResponseWriter, data []byte) error {
 	b := make([]byte, 0, len(data)+32)
 	b = append(b, "event: message\ndata: "...)
 	b = append(b, data...)
 	b = append(b, "\n\n"...)
 	_, err := w.Write(b)
 	return err
+}
+
+// sanitizeLog clips s and drops control characters, for a log line.
+func sanitizeLog(s string) string {
+	if len(s) > 200 {
+		s = s[:200]
+	}
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return -1
+		}
+		return r
+	}, s)
 }
