@@ -29,6 +29,7 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint/relay"
+	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint/stdio"
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint/view"
 	"github.com/a2a-mcp-bridge/bridge/netguard"
 	"github.com/a2a-mcp-bridge/bridge/policy"
@@ -891,3 +892,18 @@ func Counted(ctx context.Context) bool { return view.From(ctx) != nil }
 // an HTTP host waits for the host's answer when Config.SamplingTimeout is
 // zero.
 const DefaultSamplingTimeout = relay.DefaultTimeout
+
+// ShuttingDownMessage is the JSON-RPC error message of a request that
+// arrives over stdio once the shutdown has begun.
+const ShuttingDownMessage = stdio.ShuttingDownMessage
+
+// ServeStdioGracefully serves the face over stdio like ServeStdio, and
+// shuts down gracefully when ctx ends: requests that arrive from then on
+// are answered with a JSON-RPC error (ShuttingDownMessage), the requests in
+// flight may finish until grace has passed, then they are cancelled (tool
+// calls cancel their upstream work) and it returns. Responses, and
+// notifications such as notifications/cancelled, still pass while it
+// drains.
+func (f *Face) ServeStdioGracefully(ctx context.Context, grace time.Duration, in io.Reader, out io.Writer) error {
+	return stdio.ServeGracefully(ctx, grace, f.log, in, out, f.ServeStdio)
+}

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint/stdio"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -127,7 +128,7 @@ func (s *stdioOut) settle(ctx context.Context) {
 		return
 	}
 	until := last.Add(stdioSettle)
-	if n, ok := unreadBytes(s.sink); ok {
+	if n, ok := stdio.UnreadBytes(s.sink); ok {
 		if n == 0 {
 			return
 		}
@@ -141,7 +142,7 @@ func (s *stdioOut) settle(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		}
-		if n, ok := unreadBytes(s.sink); ok && n == 0 {
+		if n, ok := stdio.UnreadBytes(s.sink); ok && n == 0 {
 			return
 		}
 	}

@@ -1,17 +1,17 @@
 //go:build linux
 
-package endpoint
+package stdio
 
 import (
 	"syscall"
 	"unsafe"
 )
 
-// unreadBytes reports how much of what was written to w (a pipe, such as
+// UnreadBytes reports how much of what was written to w (a pipe, such as
 // the stdout a host reads, or a Unix socket) the reader has not read yet,
 // when w can say: bytes on a pipe, the memory the queued messages take on
 // a Unix socket; 0 on either exactly when everything was read.
-func unreadBytes(w any) (int, bool) {
+func UnreadBytes(w any) (int, bool) {
 	sc, ok := w.(syscall.Conn)
 	if !ok {
 		return 0, false

@@ -1,6 +1,6 @@
 //go:build linux
 
-package endpoint
+package stdio
 
 import (
 	"os"
@@ -10,7 +10,7 @@ import (
 
 // TestUnreadBytesCountsWhatTheHostHasNotRead: on a pipe (a host that
 // spawned the bridge with pipes) and on a Unix socket (Node's children),
-// unreadBytes says that bytes written are unread, and 0 once the reader
+// UnreadBytes says that bytes written are unread, and 0 once the reader
 // has read them; on what is neither it cannot tell.
 func TestUnreadBytesCountsWhatTheHostHasNotRead(t *testing.T) {
 	pr, pw, err := os.Pipe()
@@ -35,7 +35,7 @@ func TestUnreadBytesCountsWhatTheHostHasNotRead(t *testing.T) {
 		{"unix socket", ua, ua.Write, ub.Read},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if n, ok := unreadBytes(c.w); !ok || n != 0 {
+			if n, ok := UnreadBytes(c.w); !ok || n != 0 {
 				t.Fatalf("before writing: %d, %v; want 0, true", n, ok)
 			}
 			if _, err := c.wr([]byte("hello\n")); err != nil {
@@ -43,14 +43,14 @@ func TestUnreadBytesCountsWhatTheHostHasNotRead(t *testing.T) {
 			}
 			// A pipe counts bytes; a Unix socket the memory its queued
 			// messages take. Either is 0 exactly when all was read.
-			if n, ok := unreadBytes(c.w); !ok || n == 0 || c.name == "pipe" && n != 6 {
+			if n, ok := UnreadBytes(c.w); !ok || n == 0 || c.name == "pipe" && n != 6 {
 				t.Fatalf("after writing 6 bytes: %d, %v; want more than 0 (6 on a pipe), true", n, ok)
 			}
 			buf := make([]byte, 16)
 			if n, err := c.rd(buf); err != nil || n != 6 {
 				t.Fatalf("read %d, %v", n, err)
 			}
-			if n, ok := unreadBytes(c.w); !ok || n != 0 {
+			if n, ok := UnreadBytes(c.w); !ok || n != 0 {
 				t.Fatalf("after the reader read: %d, %v; want 0, true", n, ok)
 			}
 		})
@@ -60,10 +60,10 @@ func TestUnreadBytesCountsWhatTheHostHasNotRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if _, ok := unreadBytes(f); ok {
+	if _, ok := UnreadBytes(f); ok {
 		t.Fatal("a regular file reported unread bytes")
 	}
-	if _, ok := unreadBytes(struct{}{}); ok {
+	if _, ok := UnreadBytes(struct{}{}); ok {
 		t.Fatal("a writer without a file reported unread bytes")
 	}
 }

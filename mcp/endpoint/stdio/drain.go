@@ -1,4 +1,11 @@
-package endpoint
+// Package stdio owns what the MCP face needs of a stdio host's pipes beyond
+// mcp-go's line loop: the graceful shutdown that refuses new requests and
+// lets the ones in flight finish (ServeGracefully), and how much of what was
+// written to the host it has not read yet (UnreadBytes).
+//
+// It must not import mcp/endpoint, mcp-go or the guards: it sees JSON-RPC
+// lines and file descriptors, nothing of what they mean to the face.
+package stdio
 
 import (
 	"bufio"
@@ -7,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"sync"
 	"syscall"
 	"time"
@@ -16,14 +24,15 @@ import (
 // arrives over stdio once the shutdown has begun.
 const ShuttingDownMessage = "the bridge is shutting down"
 
-// ServeStdioGracefully serves the face over stdio like ServeStdio, and
+// ServeGracefully serves over stdio with serve (the face's ServeStdio), and
 // shuts down gracefully when ctx ends: requests that arrive from then on
 // are answered with a JSON-RPC error (ShuttingDownMessage), the requests in
 // flight may finish until grace has passed, then they are cancelled (tool
 // calls cancel their upstream work) and it returns. Responses, and
 // notifications such as notifications/cancelled, still pass while it
 // drains.
-func (f *Face) ServeStdioGracefully(ctx context.Context, grace time.Duration, in io.Reader, out io.Writer) error {
+func ServeGracefully(ctx context.Context, grace time.Duration, log *slog.Logger, in io.Reader, out io.Writer,
+	serve func(ctx context.Context, in io.Reader, out io.Writer) error) error {
 	serveCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	defer stop()
 	d := &stdioDrain{pending: map[string]bool{}, idle: make(chan struct{}, 1), out: out}
@@ -36,19 +45,19 @@ func (f *Face) ServeStdioGracefully(ctx context.Context, grace time.Duration, in
 		n := len(d.pending)
 		d.mu.Unlock()
 		if n > 0 {
-			f.log.Info("shutting down: letting the requests in flight finish", "requests", n, "grace", grace.String())
+			log.Info("shutting down: letting the requests in flight finish", "requests", n, "grace", grace.String())
 			t := time.NewTimer(grace)
 			defer t.Stop()
 			select {
 			case <-d.idle:
 			case <-t.C:
-				f.log.Warn("shutdown grace expired: cancelling the requests still in flight")
+				log.Warn("shutdown grace expired: cancelling the requests still in flight")
 			case <-serveCtx.Done():
 			}
 		}
 		stop()
 	}()
-	return f.ServeStdio(serveCtx, pr, d)
+	return serve(serveCtx, pr, d)
 }
 
 // stdioDrain tracks the requests in flight over stdio: it sees every
@@ -132,7 +141,7 @@ func (d *stdioDrain) SyscallConn() (syscall.RawConn, error) {
 	if sc, ok := d.out.(syscall.Conn); ok {
 		return sc.SyscallConn()
 	}
-	return nil, errors.New("endpoint: the stdio output is not a file")
+	return nil, errors.New("stdio: the output is not a file")
 }
 
 func (d *stdioDrain) doneLocked(id string) {
