@@ -162,6 +162,14 @@ var arrows = []arrow{
 	{from: []string{"gateway/preflight", "gateway/upstream"}, to: []string{"a2a/server", "a2a/taskmanager", "mcp/endpoint", "mcp/expose", "mcp/publish", "mcp/front", "admin", "observe"},
 		toOnly: []string{"gateway"},
 		why:    "check-config's preflight and the reading of upstream entries start nothing that outlives them: no face, no task manager"},
+	{from: []string{"mcp/endpoint/view", "mcp/endpoint/stdio"}, to: []string{"a2a", "mcp/connector", "mcp/elicitation", "mcp/expose", "mcp/front", "mcp/publish", "mcp/endpoint/relay",
+		"gateway", "admin", "config", "observe", "auth", "policy", "ratelimit", "netguard", "hostguard", "request"},
+		toOnly: []string{"mcp/endpoint"},
+		why:    "the message view and the stdio drain read bytes and pipes: no face, no guard, no config; the face calls them"},
+	{from: []string{"mcp/endpoint/relay"}, to: []string{"a2a", "mcp/connector", "mcp/elicitation", "mcp/expose", "mcp/front", "mcp/publish", "mcp/endpoint/stdio",
+		"gateway", "admin", "config", "observe", "auth", "policy", "ratelimit", "netguard", "hostguard", "request"},
+		toOnly: []string{"mcp/endpoint"},
+		why:    "the server-request relay reads the message view and asks the face's sessions through relay.Sessions: it reaches into no face, guard or config"},
 	{from: []string{"internal/bridgetest"}, to: []string{""}, allow: []string{"internal/syncbuf"},
 		why: "the shared test harness drives the bridge from outside (processes, HTTP): every package's tests may import it, so it imports none of the bridge"},
 	{from: []string{"gateway/reload"}, to: []string{"a2a", "mcp", "admin", "observe", "hostguard", "netguard", "gateway/listener", "gateway/observability", "gateway/preflight", "gateway/upstream", "gateway/mcptools"},
@@ -267,6 +275,11 @@ func TestImports_RulesCatchAnArrow(t *testing.T) {
 		{"gateway/reload", "gateway"},
 		{"gateway/reload", "mcp/endpoint"},
 		{"config/internal/yamlwalk", "request"},
+		{"mcp/endpoint/view", "mcp/endpoint"},
+		{"mcp/endpoint/stdio", "mcp/endpoint"},
+		{"mcp/endpoint/relay", "mcp/endpoint"},
+		{"mcp/endpoint/relay", "auth"},
+		{"mcp/endpoint/view", "request"},
 	} {
 		pkgs := map[string]pkg{tc.from: {Imports: []string{module + "/" + tc.to}}}
 		if v := violations(pkgs); len(v) == 0 {
