@@ -17,8 +17,10 @@
 // path, BASE_TAGS=bridge_noh1pool SCENARIOS=front ROUNDS=3 make bench
 // (2026-12-03, load 24) gave 170 against 191 allocations per call on the
 // memory store (198 against 219 on SQLite) and throughput on/off of 0.97
-// (0.93-1.04) and 0.99 (0.83-1.13): no gain resolved. Its removal is
-// proposed unless the expose path shows one (docs/performance.md).
+// (0.93-1.04) and 0.99 (0.83-1.13): no gain resolved; a second run at
+// b50bea0 gave 159 against 184 (memory) and 186 against 212 (SQLite)
+// allocations, throughput 0.93 and 1.06 within noise. It is kept for those
+// allocations (docs/performance.md says when to remove it).
 //
 // # What it costs
 //
