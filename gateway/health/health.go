@@ -257,6 +257,11 @@ func (r *Registry) Get(kind Kind, name string) (Status, bool) {
 func (r *Registry) List() []Status {
 	r.pub.Lock()
 	defer r.pub.Unlock()
+	return r.snapshot()
+}
+
+// snapshot copies every status in order; the caller holds pub.
+func (r *Registry) snapshot() []Status {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := make([]Status, 0, len(r.order))
@@ -273,13 +278,7 @@ func (r *Registry) List() []Status {
 func (r *Registry) Replay(f func(st Status)) {
 	r.pub.Lock()
 	defer r.pub.Unlock()
-	r.mu.Lock()
-	out := make([]Status, 0, len(r.order))
-	for _, k := range r.order {
-		out = append(out, *r.entries[k])
-	}
-	r.mu.Unlock()
-	for _, st := range out {
+	for _, st := range r.snapshot() {
 		f(st)
 	}
 }

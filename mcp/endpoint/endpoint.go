@@ -517,7 +517,7 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !f.originAllowed(r) {
-		f.log.Warn("endpoint: refused a request from a foreign origin", "origin", sanitizeLog(r.Header.Get("Origin")))
+		f.log.Warn("endpoint: refused a request from a foreign origin", "origin", relay.SanitizeLog(r.Header.Get("Origin")))
 		writeJSONError(w, http.StatusForbidden, "forbidden", "origin not allowed")
 		return
 	}
@@ -779,18 +779,6 @@ func dnsRebinding(r *http.Request) bool {
 		return false
 	}
 	return !netguard.IsLoopbackHost(r.Host)
-}
-
-func sanitizeLog(s string) string {
-	if len(s) > 200 {
-		s = s[:200]
-	}
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return -1
-		}
-		return r
-	}, s)
 }
 
 // syncPrompts replaces the served prompts; f.syncMu is held.

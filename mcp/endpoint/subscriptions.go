@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint/relay"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -73,7 +74,7 @@ func (s *subscriptions) subscribe(ctx context.Context, uri string) {
 	}
 	for _, src := range s.sources {
 		if err := src.SubscribeResource(ctx, uri); err != nil {
-			s.f.log.Debug("endpoint: a source did not subscribe to a resource", "uri", sanitizeLog(uri), "error", err.Error())
+			s.f.log.Debug("endpoint: a source did not subscribe to a resource", "uri", relay.SanitizeLog(uri), "error", err.Error())
 		}
 	}
 }
@@ -98,7 +99,7 @@ func (s *subscriptions) drop(ctx context.Context, sid, uri string) {
 	}
 	for _, src := range s.sources {
 		if err := src.UnsubscribeResource(ctx, uri); err != nil {
-			s.f.log.Debug("endpoint: a source did not unsubscribe from a resource", "uri", sanitizeLog(uri), "error", err.Error())
+			s.f.log.Debug("endpoint: a source did not unsubscribe from a resource", "uri", relay.SanitizeLog(uri), "error", err.Error())
 		}
 	}
 }

@@ -397,15 +397,7 @@ func mismatch(n ast.Node, t reflect.Type) string {
 			return "want a string, got a list"
 		}
 		return ""
-	case reflect.Struct:
-		switch n.(type) {
-		case *ast.MappingNode, *ast.MappingValueNode:
-			return ""
-		case *ast.SequenceNode:
-			return "want a mapping (key: value lines), got a list"
-		}
-		return "want a mapping (key: value lines), got " + scalarKind(n)
-	case reflect.Map:
+	case reflect.Struct, reflect.Map:
 		switch n.(type) {
 		case *ast.MappingNode, *ast.MappingValueNode:
 			return ""

@@ -183,7 +183,7 @@ func (r *Relay) Deliver(owner, session, id string, rep view.Reply) bool {
 	}
 	var out sampleReply
 	if rep.Error != nil {
-		out.err = fmt.Errorf("endpoint: the host answered error %d: %s", rep.Error.Code, sanitizeLog(rep.Error.Message))
+		out.err = fmt.Errorf("endpoint: the host answered error %d: %s", rep.Error.Code, SanitizeLog(rep.Error.Message))
 	} else {
 		out.result = rep.Result
 	}
@@ -432,8 +432,9 @@ func WriteEvent(w http.ResponseWriter, data []byte) error {
 	return err
 }
 
-// sanitizeLog clips s and drops control characters, for a log line.
-func sanitizeLog(s string) string {
+// SanitizeLog clips s to 200 bytes and drops control characters, for a log
+// line that carries text a host or an upstream chose.
+func SanitizeLog(s string) string {
 	if len(s) > 200 {
 		s = s[:200]
 	}
