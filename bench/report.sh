@@ -46,6 +46,9 @@ describe() {
 	mcp-direct) echo "MCP tools/call direct to the MCP server" ;;
 	publish-memory) echo "A2A SendMessage → \`bridge serve\` publish (memory store) → MCP server" ;;
 	publish-sqlite) echo "A2A SendMessage → \`bridge serve\` publish (SQLite store) → MCP server" ;;
+	expose-memory-base) echo "baseline (BASE_BRIDGE): MCP tools/call → expose → agent" ;;
+	publish-memory-base) echo "baseline (BASE_BRIDGE): A2A SendMessage → publish (memory store) → MCP server" ;;
+	publish-sqlite-base) echo "baseline (BASE_BRIDGE): A2A SendMessage → publish (SQLite store) → MCP server" ;;
 	*) echo "$1" ;;
 	esac
 }
@@ -145,29 +148,32 @@ $(rate_table direct nginx serve-memory serve-sqlite serve-postgres serve-memory-
 
 Closed loop, in the same interleaved rounds as the front (wrk -t1 -c$(meta conns)):
 
-$(closed_table direct expose-memory mcp-direct publish-memory publish-sqlite)
+$(closed_table direct expose-memory mcp-direct publish-memory publish-sqlite expose-memory-base publish-memory-base publish-sqlite-base)
 
 | ratio | median | range |
 |---|---|---|
 $(ratio_row expose-memory direct)
 $(ratio_row publish-memory mcp-direct)
 $(ratio_row publish-sqlite mcp-direct)
+$(ratio_row expose-memory-base direct)
+$(ratio_row publish-memory-base mcp-direct)
+$(ratio_row publish-sqlite-base mcp-direct)
 
 At a fixed rate ($TR_RATE calls/s, open loop), blocking calls: expose against \`SendMessage\` to the agent directly,
 publish against \`tools/call\` to the MCP server directly:
 
-$(rate_table tr-direct tr-expose-memory)
+$(rate_table tr-direct tr-expose-memory tr-expose-memory-base)
 
-$(rate_table tr-mcp-direct tr-publish-memory tr-publish-sqlite)
+$(rate_table tr-mcp-direct tr-publish-memory tr-publish-sqlite tr-publish-memory-base tr-publish-sqlite-base)
 
 Streaming variants (latency to the event that ends the call; "first event" is the first SSE event): the agent reports
 WORKING before its artifact, which expose relays as an MCP progress notification (tools/call with a progress token,
 answered as an event stream) against \`SendStreamingMessage\` to the agent; publish streams \`SendStreamingMessage\`
 (task, WORKING, the tool's progress, artifact, COMPLETED) against \`tools/call\` with a progress token to the MCP server:
 
-$(rate_table tr-direct-stream tr-expose-memory-stream)
+$(rate_table tr-direct-stream tr-expose-memory-stream tr-expose-memory-base-stream)
 
-$(rate_table tr-mcp-direct-stream tr-publish-memory-stream tr-publish-sqlite-stream)
+$(rate_table tr-mcp-direct-stream tr-publish-memory-stream tr-publish-sqlite-stream tr-publish-memory-base-stream tr-publish-sqlite-base-stream)
 
 ## The front over gRPC
 

@@ -384,6 +384,7 @@ scenario_closed() {
 	for s in "${STORES[@]}"; do FRONT+=("serve-$s"); done
 	FRONT+=(benchsut)
 	TRANSLATE=(expose-memory mcp-direct publish-memory publish-sqlite)
+	[ -n "${BASE_BRIDGE:-}" ] && TRANSLATE+=(expose-memory-base publish-memory-base publish-sqlite-base)
 	local all=()
 	want front && all+=("${FRONT[@]}")
 	if want translate; then
@@ -404,8 +405,10 @@ scenario_translate_rate() {
 	TR_RATE=${TRANSLATE_RATE:-$(quarter_of expose-memory publish-memory publish-sqlite)}
 	echo "$TR_RATE" >"$OUT/raw/translate_rate"
 	log "translate: open loop at $TR_RATE calls/s, ${RATE_SECONDS}s each (+2s warm-up), blocking and streaming"
-	for c in direct expose-memory mcp-direct publish-memory publish-sqlite; do rate_run "tr-$c" "$c" "" "$TR_RATE"; done
-	for c in direct expose-memory mcp-direct publish-memory publish-sqlite; do rate_run "tr-$c-stream" "$c" stream "$TR_RATE"; done
+	local paths=(direct expose-memory mcp-direct publish-memory publish-sqlite)
+	[ -n "${BASE_BRIDGE:-}" ] && paths+=(expose-memory-base publish-memory-base publish-sqlite-base)
+	for c in "${paths[@]}"; do rate_run "tr-$c" "$c" "" "$TR_RATE"; done
+	for c in "${paths[@]}"; do rate_run "tr-$c-stream" "$c" stream "$TR_RATE"; done
 }
 
 scenario_grpc() {
