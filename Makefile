@@ -35,6 +35,7 @@ test: test-go static interop test-stdlib ## Run every test with -race (unit, int
 test-go: ## Run the Go tests with -race (PostgreSQL/Redis tests need BRIDGE_TEST_POSTGRES_URL/BRIDGE_TEST_REDIS_URL; TAGS=… build tags)
 	$(GO) vet -tags '$(TAGS)' $(PKGS)
 	$(GO) test -race -count=1 -timeout 20m -tags '$(TAGS)' $(PKGS)
+	$(GO) test -count=1 -tags '$(TAGS)' -run 'ShareACommit' ./a2a/store/ # scheduling tests, which -race would randomize
 
 test-stdlib: interop-deps ## The Go tests and the interop tests with every performance trick off (STDLIB_TAGS: the standard-library paths)
 	$(MAKE) --no-print-directory test-go TAGS='$(STDLIB_TAGS)'

@@ -54,15 +54,16 @@ describe() {
 }
 
 closed_table() { # closed_table <config…>
-	echo "| config | req/s median | range | wrk p50 | wrk p99 | non-2xx | socket errors | allocs/req |"
-	echo "|---|---|---|---|---|---|---|---|"
+	echo "| config | req/s median | range | wrk p50 | wrk p99 | non-2xx | socket errors | allocs/req | CPU µs/req |"
+	echo "|---|---|---|---|---|---|---|---|---|"
 	local c
 	for c in "$@"; do
 		have "$c" || continue
-		local a
+		local a u
 		a=$(allocs_req "$c")
-		printf '| %s | %.0f | %s | %s | %s | %s | %s | %s |\n' "$(describe "$c")" "$(col "$c" 3 | median)" "$(col "$c" 3 | minmax %.0f)" \
-			"$(col "$c" 6 | tail -1)" "$(col "$c" 7 | tail -1)" "$(col "$c" 4 | paste -sd+ | bc)" "$(col "$c" 5 | paste -sd+ | bc)" "${a/nan/–}"
+		u=$(col "$c" 10 | grep . | median)
+		printf '| %s | %.0f | %s | %s | %s | %s | %s | %s | %s |\n' "$(describe "$c")" "$(col "$c" 3 | median)" "$(col "$c" 3 | minmax %.0f)" \
+			"$(col "$c" 6 | tail -1)" "$(col "$c" 7 | tail -1)" "$(col "$c" 4 | paste -sd+ | bc)" "$(col "$c" 5 | paste -sd+ | bc)" "${a/nan/–}" "${u/nan/–}"
 	done
 }
 
@@ -138,7 +139,10 @@ $(ratio_row nginx direct)
 
 allocs/req: the bridge process's \`go_memstats_mallocs_total\` over each run (less what the two \`/metrics\` scrapes around
 it allocate) divided by wrk's completed requests, median of the runs; it includes the bridge's call to the agent, its
-store writes and everything running in the background meanwhile (retention, recovery).
+store writes and everything running in the background meanwhile (retention, recovery). CPU µs/req: the CPU time (user +
+system, from \`/proc/PID/stat\`) of the config's own process over each run divided by its completed requests, median of
+the runs: the bridge's alone for the bridge rows (not the agent's it calls), nginx's for nginx, the agent's for direct.
+It moves less with the machine's load than req/s does.
 
 ### At a fixed rate ($FRONT_RATE req/s, open loop, latency from the scheduled send time)
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -101,6 +102,9 @@ func (w *pgWriter) loop() {
 		case <-w.quit:
 			return
 		}
+		// As the SQLite writer does (sqliteWriter.loop): let ready callers
+		// queue their writes into this round trip first.
+		runtime.Gosched()
 	more:
 		for len(batch) < maxBatch {
 			select {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 )
 
@@ -110,6 +111,15 @@ func (w *sqliteWriter) loop() {
 		case <-w.quit:
 			return
 		}
+		// Let the goroutines that are ready to run do so first: under load
+		// many callers are runnable at once, a step short of sending their
+		// write, and on a busy core (one P) they would each get a commit of
+		// their own. Yielding once lets them queue theirs behind this one;
+		// with nothing else runnable it returns at once, so a lone write
+		// is not delayed. (Measured with `bridge serve` on one core: batches
+		// of 2.4-6 writes became 12-14 at the same load, and the SQLite
+		// front's throughput rose by 0-36% over three rounds.)
+		runtime.Gosched()
 		// Take every write already waiting: they share the commit.
 	more:
 		for len(batch) < maxBatch {

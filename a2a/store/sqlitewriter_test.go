@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -96,6 +97,47 @@ func TestSQLiteFailingWriteInABatchFailsAlone(t *testing.T) {
 	}
 	if _, err := s.GetTask(ctx, "alice", "half-done"); !errors.Is(err, a2a.ErrTaskNotFound) {
 		t.Errorf("the refused write's first statement was kept: %v", err)
+	}
+}
+
+// TestSQLiteCallersReadyAtOnceShareACommit: callers that become runnable
+// together on one busy core (GOMAXPROCS=1, as a loaded bridge) share a few
+// commits instead of taking one each: the writer yields before it closes a
+// batch, so the others queue their writes behind the first.
+//
+// The race detector randomizes scheduling (callers then queue up behind the
+// first write with or without the yield), so this test is skipped under
+// -race; `make test-go` runs it without.
+func TestSQLiteCallersReadyAtOnceShareACommit(t *testing.T) {
+	if raceEnabled {
+		t.Skip("scheduling test: the race detector randomizes scheduling; make test-go runs it without -race")
+	}
+	s := openTestSQLite(t)
+	ctx := context.Background()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	var batches, writes atomic.Int32
+	s.writer.onBatch = func(size int, _ bool) { batches.Add(1); writes.Add(int32(size)) }
+	const n = 32
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			errs[i] = s.CreateTask(ctx, "alice", &a2a.Task{ID: fmt.Sprintf("t%02d", i), ContextID: "c", Status: a2a.TaskStatus{State: a2a.TaskStateWorking}})
+		})
+	}
+	close(start)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("write %d: %v", i, err)
+		}
+	}
+	// Without the yield each caller gets a commit of its own (32 batches);
+	// with it, the first batch takes (nearly) all of them.
+	if b := batches.Load(); b > 4 {
+		t.Errorf("%d writes of callers ready at once took %d commits, want at most 4", writes.Load(), b)
 	}
 }
 
