@@ -74,6 +74,7 @@ var (
 	_ taskmanager.Store                 = (*Memory)(nil)
 	_ taskmanager.LeasedTaskCreator     = (*Memory)(nil)
 	_ taskmanager.LeaseReleasingUpdater = (*Memory)(nil)
+	_ taskmanager.EventfulTaskCreator   = (*Memory)(nil)
 )
 
 // NewMemory returns an empty in-memory store.
@@ -125,6 +126,32 @@ func (m *Memory) CreateLeasedTask(_ context.Context, owner string, t *a2a.Task, 
 	m.tasks[t.ID] = &memTask{owner: owner, rec: taskmanager.TaskRecord{Task: *t, Version: 1}}
 	m.notifyLocked(t.ID)
 	return nil
+}
+
+// CreateTaskWithEvents implements taskmanager.EventfulTaskCreator.
+func (m *Memory) CreateTaskWithEvents(_ context.Context, owner string, t *a2a.Task, events []a2a.StreamResponse, holder string, ttl time.Duration) (*taskmanager.TaskRecord, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.tasks[t.ID]; ok {
+		return nil, taskmanager.ErrExists
+	}
+	if holder != "" {
+		now := m.now()
+		if l, ok := m.leases[t.ID]; ok && l.holder != holder && now.Before(l.until) {
+			return nil, taskmanager.ErrLeaseHeld
+		}
+		m.leases[t.ID] = memLease{holder: holder, until: now.Add(ttl)}
+	}
+	// Kept as given (see Memory), as CreateTask then UpdateTask would.
+	mt := &memTask{owner: owner, rec: taskmanager.TaskRecord{Task: *t, Version: 2, LastSeq: int64(len(events))},
+		events: make([]taskmanager.StoredEvent, len(events))}
+	for i := range events {
+		mt.events[i] = taskmanager.StoredEvent{Seq: int64(i + 1), Event: events[i]}
+	}
+	m.tasks[t.ID] = mt
+	m.notifyLocked(t.ID)
+	rec := mt.rec
+	return &rec, nil
 }
 
 // GetTask implements taskmanager.TaskStore.

@@ -42,6 +42,7 @@ type Postgres struct {
 var (
 	_ taskmanager.Store                 = (*Postgres)(nil)
 	_ taskmanager.LeasedTaskCreator     = (*Postgres)(nil)
+	_ taskmanager.EventfulTaskCreator   = (*Postgres)(nil)
 	_ taskmanager.LeaseReleasingUpdater = (*Postgres)(nil)
 )
 
@@ -288,6 +289,65 @@ func (p *Postgres) CreateLeasedTask(ctx context.Context, owner string, t *a2a.Ta
 		return taskmanager.ErrLeaseHeld
 	}
 	return nil
+}
+
+// CreateTaskWithEvents implements taskmanager.EventfulTaskCreator in one
+// statement, as CreateLeasedTask: the lease (with holder) is taken unless
+// the task exists, the task is created (at version 2, its last seq the
+// number of events) if the lease was taken or none is wanted, the events
+// are numbered from 1 and the watchers notified only if the task was
+// created. A task created by someone else meanwhile fails the statement
+// on purpose, as in CreateLeasedTask, undoing the lease with it.
+func (p *Postgres) CreateTaskWithEvents(ctx context.Context, owner string, t *a2a.Task, events []a2a.StreamResponse, holder string, ttl time.Duration) (*taskmanager.TaskRecord, error) {
+	c, err := columnsOf(t)
+	if err != nil {
+		return nil, err
+	}
+	evs, err := encodeEvents(events)
+	if err != nil {
+		return nil, err
+	}
+	var exists bool
+	var leased, created int
+	err = p.writer.do(ctx, &pgOp{taskID: t.ID, wake: true, sql: `with e as (select exists (select 1 from a2a_tasks where id = $1) as yes),
+		l as (
+			insert into a2a_leases as l (task_id, holder, expires_at)
+			select $1, $7, now() + $8 * interval '1 microsecond' where $7 <> '' and not (select yes from e)
+			on conflict (task_id) do update set holder = excluded.holder, expires_at = excluded.expires_at
+			where l.holder = excluded.holder or l.expires_at <= now()
+			returning 1),
+		t as (
+			insert into a2a_tasks (id, owner, context_id, state, status_ts, version, last_seq, snapshot)
+			select $1, $2, $3, $4, $5, 2, $9, $6 where not (select yes from e) and ($7 = '' or exists (select 1 from l))
+			on conflict (id) do nothing
+			returning 1),
+		ins as (
+			insert into a2a_events (task_id, seq, event)
+			select $1, u.ord, u.ev::json
+			from t, unnest($10::text[]) with ordinality as u(ev, ord)),
+		n as (select pg_notify($11, $1) from t)
+		select (select yes from e), (select count(*) from l)::int,
+			(select count(*) from t)::int / case when (select count(*) from l) > (select count(*) from t) then 0 else 1 end,
+			(select count(*) from n)`,
+		args: []any{t.ID, owner, c.contextID, c.state, c.statusTS, string(c.snapshot), holder, ttl.Microseconds(), int64(len(evs)), evs, p.channel},
+		row: func(r pgx.Row) error {
+			var notified int64
+			return r.Scan(&exists, &leased, &created, &notified)
+		}})
+	switch {
+	case err != nil:
+		if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == "22012" {
+			return nil, taskmanager.ErrExists
+		}
+		return nil, fmt.Errorf("store: create task: %w", err)
+	case exists:
+		return nil, taskmanager.ErrExists
+	case holder != "" && leased == 0:
+		return nil, taskmanager.ErrLeaseHeld
+	case created == 0:
+		return nil, taskmanager.ErrExists
+	}
+	return &taskmanager.TaskRecord{Task: *t.Clone(), Version: 2, LastSeq: int64(len(evs))}, nil
 }
 
 // GetTask implements taskmanager.TaskStore.

@@ -52,6 +52,7 @@ var (
 	_ taskmanager.Store                 = (*SQLite)(nil)
 	_ taskmanager.LeasedTaskCreator     = (*SQLite)(nil)
 	_ taskmanager.LeaseReleasingUpdater = (*SQLite)(nil)
+	_ taskmanager.EventfulTaskCreator   = (*SQLite)(nil)
 )
 
 // sqliteMigrations are applied in order; PRAGMA user_version counts the
@@ -298,6 +299,60 @@ func (s *SQLite) CreateLeasedTask(ctx context.Context, owner string, t *a2a.Task
 		}
 		return s.createTask(tx, owner, t.ID, c)
 	})
+}
+
+// CreateTaskWithEvents implements taskmanager.EventfulTaskCreator: the
+// task, its first events and (with holder) the run lease in one
+// transaction.
+func (s *SQLite) CreateTaskWithEvents(ctx context.Context, owner string, t *a2a.Task, events []a2a.StreamResponse, holder string, ttl time.Duration) (*taskmanager.TaskRecord, error) {
+	c, err := columnsOf(t)
+	if err != nil {
+		return nil, err
+	}
+	evs, err := encodeEvents(events)
+	if err != nil {
+		return nil, err
+	}
+	rec := &taskmanager.TaskRecord{Task: *t.Clone(), Version: 2, LastSeq: int64(len(evs))}
+	err = s.writer.do(ctx, func(tx *wtx) error {
+		if holder != "" {
+			// The write lock is held: nothing changes between these.
+			var one int
+			err := tx.scan(`select 1 from a2a_tasks where id = ?`, []any{t.ID}, &one)
+			if err == nil {
+				return taskmanager.ErrExists
+			}
+			if !errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("store: create task: %w", err)
+			}
+			ok, err := s.acquireLease(tx, t.ID, holder, ttl)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return taskmanager.ErrLeaseHeld
+			}
+		}
+		res, err := tx.exec(`insert into a2a_tasks (id, owner, context_id, state, status_ts, version, last_seq, snapshot)
+			values (?, ?, ?, ?, ?, 2, ?, ?) on conflict (id) do nothing`, t.ID, owner, c.contextID, c.state, c.statusTS, len(evs), c.snapshot)
+		if err != nil {
+			return fmt.Errorf("store: create task: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return taskmanager.ErrExists
+		}
+		for i, e := range evs {
+			if _, err := tx.exec(`insert into a2a_events (task_id, seq, event) values (?, ?, ?)`, t.ID, int64(i+1), e); err != nil {
+				return fmt.Errorf("store: append events: %w", err)
+			}
+		}
+		tx.wake(t.ID)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rec, nil
 }
 
 // GetTask implements taskmanager.TaskStore.

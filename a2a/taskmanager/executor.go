@@ -242,6 +242,11 @@ func (u *Updater) EmitAll(ctx context.Context, evs ...a2a.StreamResponse) error 
 			ev.ArtifactUpdate.Artifact.ArtifactID = uuid.NewString()
 		}
 	}
+	if u.rec == nil && evs[0].Task == nil {
+		if done, err := u.createWithEventsLocked(ctx, evs); done {
+			return err
+		}
+	}
 	if u.rec == nil {
 		if err := u.createLocked(ctx, evs[0].Task); err != nil {
 			return err
@@ -277,6 +282,70 @@ func (u *Updater) EmitAll(ctx context.Context, evs ...a2a.StreamResponse) error 
 	return nil
 }
 
+// createWithEventsLocked creates a new task with its first events folded
+// in, in one store write, when the store is an EventfulTaskCreator: the
+// task as createLocked would create it (SUBMITTED) is the creation snapshot
+// streams start from (version 1, no events), and the store holds what
+// apply would have written onto it (version 2, events at seqs 1 to n). The
+// lease follows execution.leased: none when the events end the task, else
+// this execution's. done is false when the task must take the two writes
+// of createLocked and apply instead: the message continues a task, the
+// store cannot, the request registers a webhook (its delivery cursor
+// starts at the task's last seq when registered, so it must be registered
+// before the events), or the events do not fold (apply then refuses them
+// as it always did).
+func (u *Updater) createWithEventsLocked(ctx context.Context, evs []a2a.StreamResponse) (done bool, _ error) {
+	ec, ok := u.m.store.(EventfulTaskCreator)
+	if !ok || u.req.Task != nil || u.ex == nil || (u.req.Config != nil && u.req.Config.TaskPushNotificationConfig != nil) {
+		return false, nil
+	}
+	now := u.m.now()
+	t := u.newTask(now)
+	next := *t // a shallow copy, as apply makes (see applyEvent)
+	for i := range evs {
+		if i > 0 && next.Status.State.Terminal() {
+			return false, nil
+		}
+		if err := applyEvent(&next, &evs[i], now); err != nil {
+			return false, nil
+		}
+	}
+	holder := ""
+	if !next.Status.State.Terminal() {
+		holder = u.ex.holder
+	}
+	sent := time.Now()
+	rec, err := ec.CreateTaskWithEvents(ctx, u.req.Owner, &next, evs, holder, u.m.leaseTTL)
+	if err != nil {
+		return true, fmt.Errorf("taskmanager: create task: %w", err)
+	}
+	if holder != "" {
+		u.ex.leaseSent.Store(u.m.monotonic(sent))
+		u.ex.leased.Store(true)
+	}
+	u.created = &TaskRecord{Task: *t, Version: 1}
+	u.rec = rec
+	for i := range evs {
+		u.m.published(ctx, u.req.Owner, rec, evs[i])
+	}
+	if st := rec.Task.Status.State; st.Terminal() || st.Interrupted() {
+		u.final = true
+	}
+	u.signalFirst()
+	return true, nil
+}
+
+// newTask is the task of a new message as created: SUBMITTED at now,
+// history holding the caller's message.
+func (u *Updater) newTask(now time.Time) *a2a.Task {
+	return &a2a.Task{
+		ID:        u.req.TaskID,
+		ContextID: u.req.ContextID,
+		Status:    a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: &now},
+		History:   []a2a.Message{*u.req.Message},
+	}
+}
+
 // createLocked creates the task of a new message (SUBMITTED, history holding
 // the caller's message), or from the executor's own snapshot.
 func (u *Updater) createLocked(ctx context.Context, snapshot *a2a.Task) error {
@@ -289,12 +358,7 @@ func (u *Updater) createLocked(ctx context.Context, snapshot *a2a.Task) error {
 		return nil
 	}
 	now := u.m.now()
-	t := &a2a.Task{
-		ID:        u.req.TaskID,
-		ContextID: u.req.ContextID,
-		Status:    a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: &now},
-		History:   []a2a.Message{*u.req.Message},
-	}
+	t := u.newTask(now)
 	if snapshot != nil {
 		t = snapshot // taken over, as every event (see Emit)
 		t.ID, t.ContextID = u.req.TaskID, u.req.ContextID

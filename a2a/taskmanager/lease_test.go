@@ -43,6 +43,11 @@ func (w *writeLog) CreateLeasedTask(ctx context.Context, owner string, t *a2a.Ta
 	return w.Memory.CreateLeasedTask(ctx, owner, t, holder, ttl)
 }
 
+func (w *writeLog) CreateTaskWithEvents(ctx context.Context, owner string, t *a2a.Task, evs []a2a.StreamResponse, holder string, ttl time.Duration) (*taskmanager.TaskRecord, error) {
+	w.log("CreateTaskWithEvents")
+	return w.Memory.CreateTaskWithEvents(ctx, owner, t, evs, holder, ttl)
+}
+
 func (w *writeLog) UpdateTask(ctx context.Context, owner string, t *a2a.Task, version int64, evs []a2a.StreamResponse) (*taskmanager.TaskRecord, error) {
 	w.log("UpdateTask")
 	return w.Memory.UpdateTask(ctx, owner, t, version, evs)
@@ -71,7 +76,44 @@ func (w *writeLog) ReleaseLease(ctx context.Context, id, holder string) error {
 var (
 	_ taskmanager.LeasedTaskCreator     = (*writeLog)(nil)
 	_ taskmanager.LeaseReleasingUpdater = (*writeLog)(nil)
+	_ taskmanager.EventfulTaskCreator   = (*writeLog)(nil)
 )
+
+// twoWrites is a writeLog without taskmanager.EventfulTaskCreator: a new
+// task's first events are written after its creation, as a store without
+// the capability has them.
+type twoWrites struct {
+	taskmanager.Store
+	w *writeLog
+}
+
+func (s twoWrites) CreateLeasedTask(ctx context.Context, owner string, t *a2a.Task, holder string, ttl time.Duration) error {
+	return s.w.CreateLeasedTask(ctx, owner, t, holder, ttl)
+}
+
+func (s twoWrites) UpdateTaskReleasing(ctx context.Context, owner string, t *a2a.Task, version int64, evs []a2a.StreamResponse, holder string) (*taskmanager.TaskRecord, error) {
+	return s.w.UpdateTaskReleasing(ctx, owner, t, version, evs, holder)
+}
+
+// stores are the stores of the write-count tables: with the capability of
+// creating a task with its first events, and without.
+func stores() []struct {
+	name  string
+	log   *writeLog
+	store taskmanager.Store
+	one   bool
+} {
+	a, b := &writeLog{Memory: store.NewMemory()}, &writeLog{Memory: store.NewMemory()}
+	return []struct {
+		name  string
+		log   *writeLog
+		store taskmanager.Store
+		one   bool
+	}{
+		{"creates with events", a, a, true},
+		{"two writes", b, twoWrites{Store: b, w: b}, false},
+	}
+}
 
 // funcExecutor runs fn for every message.
 type funcExecutor func(ctx context.Context, req *taskmanager.Request, u *taskmanager.Updater) error
@@ -112,48 +154,126 @@ func TestBlockingCallSettledInOneAnswerIsOneWrite(t *testing.T) {
 }
 
 // TestNewRunningTaskIsCreatedWithItsLease: a new task that is still running
-// is created together with its execution's run lease (one write), holds it
-// while it runs, so it is never an orphan and no second execution can take
-// it, and gives it back with the write that ends the task (one write).
+// is created together with its execution's run lease and its first event
+// (one write; two on a store that cannot create with events), holds the
+// lease while it runs, so it is never an orphan and no second execution can
+// take it, and gives it back with the write that ends the task (one write).
 func TestNewRunningTaskIsCreatedWithItsLease(t *testing.T) {
-	st := &writeLog{Memory: store.NewMemory()}
-	working, finish := make(chan string), make(chan struct{})
-	mgr, err := taskmanager.New(taskmanager.Config{Store: st, Executor: funcExecutor(func(ctx context.Context, req *taskmanager.Request, u *taskmanager.Updater) error {
-		if err := u.Working(ctx, "on it"); err != nil {
-			return err
+	for _, sc := range stores() {
+		t.Run(sc.name, func(t *testing.T) {
+			st := sc.log
+			working, finish := make(chan string), make(chan struct{})
+			mgr, err := taskmanager.New(taskmanager.Config{Store: sc.store, Executor: funcExecutor(func(ctx context.Context, req *taskmanager.Request, u *taskmanager.Updater) error {
+				if err := u.Working(ctx, "on it"); err != nil {
+					return err
+				}
+				working <- req.TaskID
+				<-finish
+				return u.Complete(ctx, "")
+			})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			done := make(chan error, 1)
+			go func() {
+				_, err := mgr.SendMessage(ctx, "alice", userMessage("m1"))
+				done <- err
+			}()
+			id := <-working
+			running := []string{"CreateLeasedTask", "UpdateTask"}
+			if sc.one {
+				running = []string{"CreateTaskWithEvents"}
+			}
+			if got := st.ops(); !slices.Equal(got, running) {
+				t.Errorf("writes while running = %v, want %v", got, running)
+			}
+			if ok, err := st.Memory.AcquireLease(ctx, id, "intruder", time.Minute); err != nil || ok {
+				t.Errorf("another execution took the running task's lease: %v, %v", ok, err)
+			}
+			if refs, err := st.Orphans(ctx, "", 10); err != nil || len(refs) != 0 {
+				t.Errorf("the running task is an orphan: %v, %v", refs, err)
+			}
+			close(finish)
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			if got, want := st.ops(), append(running, "UpdateTaskReleasing"); !slices.Equal(got, want) {
+				t.Errorf("writes = %v, want %v", got, want)
+			}
+			if ok, err := st.Memory.AcquireLease(ctx, id, "next", time.Minute); err != nil || !ok {
+				t.Errorf("the finished execution kept the lease: %v, %v", ok, err)
+			}
+			if evs, err := st.Events(ctx, "alice", id, 0, 0); err != nil || len(evs) != 2 || evs[0].Seq != 1 || evs[1].Seq != 2 {
+				t.Errorf("events = %+v, %v; want WORKING at 1, COMPLETED at 2", evs, err)
+			}
+		})
+	}
+}
+
+// TestNewTaskFinishedByItsFirstEventsIsOneWrite: a blocking call whose
+// executor's first events end the task (an artifact and COMPLETED, or
+// FAILED) costs one write, the task created finished with no run lease;
+// subscribers and OnEvent see the same events as with two writes.
+func TestNewTaskFinishedByItsFirstEventsIsOneWrite(t *testing.T) {
+	finishes := []struct {
+		name  string
+		state a2a.TaskState
+		emit  func(ctx context.Context, u *taskmanager.Updater) error
+	}{
+		{"artifact and completed", a2a.TaskStateCompleted, func(ctx context.Context, u *taskmanager.Updater) error {
+			return u.EmitAll(ctx,
+				a2a.StreamResponse{ArtifactUpdate: &a2a.TaskArtifactUpdateEvent{Artifact: a2a.Artifact{Name: "a", Parts: []a2a.Part{a2a.TextPart("42")}}, LastChunk: true}},
+				a2a.StreamResponse{StatusUpdate: &a2a.TaskStatusUpdateEvent{Status: a2a.TaskStatus{State: a2a.TaskStateCompleted}}})
+		}},
+		{"failed", a2a.TaskStateFailed, func(ctx context.Context, u *taskmanager.Updater) error { return u.Fail(ctx, "no") }},
+	}
+	for _, f := range finishes {
+		for _, sc := range stores() {
+			t.Run(f.name+"/"+sc.name, func(t *testing.T) {
+				var published []string
+				var mu sync.Mutex
+				mgr, err := taskmanager.New(taskmanager.Config{Store: sc.store,
+					OnEvent: func(_ context.Context, _ string, _ *a2a.Task, ev a2a.StreamResponse) {
+						mu.Lock()
+						defer mu.Unlock()
+						if ev.ArtifactUpdate != nil {
+							published = append(published, "artifact")
+						} else {
+							published = append(published, string(ev.StatusUpdate.Status.State))
+						}
+					},
+					Executor: funcExecutor(func(ctx context.Context, req *taskmanager.Request, u *taskmanager.Updater) error {
+						return f.emit(ctx, u)
+					})})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ctx := context.Background()
+				resp, err := mgr.SendMessage(ctx, "alice", userMessage("m1"))
+				if err != nil || resp.Task == nil || resp.Task.Status.State != f.state {
+					t.Fatalf("SendMessage = %+v, %v", resp, err)
+				}
+				want := []string{"CreateLeasedTask", "UpdateTaskReleasing"}
+				if sc.one {
+					want = []string{"CreateTaskWithEvents"}
+				}
+				if got := sc.log.ops(); !slices.Equal(got, want) {
+					t.Errorf("writes = %v, want %v", got, want)
+				}
+				rec, err := sc.log.GetTask(ctx, "alice", resp.Task.ID)
+				if err != nil || rec.Version != 2 || rec.Task.Status.State != f.state || len(rec.Task.History) == 0 {
+					t.Fatalf("stored task = %+v, %v", rec, err)
+				}
+				evs, err := sc.log.Events(ctx, "alice", resp.Task.ID, 0, 0)
+				if err != nil || int64(len(evs)) != rec.LastSeq || len(evs) != len(published) {
+					t.Fatalf("events = %d (last seq %d), %v; published %v", len(evs), rec.LastSeq, err, published)
+				}
+				if ok, err := sc.log.Memory.AcquireLease(ctx, resp.Task.ID, "next", time.Minute); err != nil || !ok {
+					t.Errorf("a lease is left on the finished task: %v, %v", ok, err)
+				}
+			})
 		}
-		working <- req.TaskID
-		<-finish
-		return u.Complete(ctx, "")
-	})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	done := make(chan error, 1)
-	go func() {
-		_, err := mgr.SendMessage(ctx, "alice", userMessage("m1"))
-		done <- err
-	}()
-	id := <-working
-	if got := st.ops(); !slices.Equal(got, []string{"CreateLeasedTask", "UpdateTask"}) {
-		t.Errorf("writes while running = %v, want [CreateLeasedTask UpdateTask]", got)
-	}
-	if ok, err := st.Memory.AcquireLease(ctx, id, "intruder", time.Minute); err != nil || ok {
-		t.Errorf("another execution took the running task's lease: %v, %v", ok, err)
-	}
-	if refs, err := st.Orphans(ctx, "", 10); err != nil || len(refs) != 0 {
-		t.Errorf("the running task is an orphan: %v, %v", refs, err)
-	}
-	close(finish)
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	if got := st.ops(); !slices.Equal(got, []string{"CreateLeasedTask", "UpdateTask", "UpdateTaskReleasing"}) {
-		t.Errorf("writes = %v, want [CreateLeasedTask UpdateTask UpdateTaskReleasing]", got)
-	}
-	if ok, err := st.Memory.AcquireLease(ctx, id, "next", time.Minute); err != nil || !ok {
-		t.Errorf("the finished execution kept the lease: %v, %v", ok, err)
 	}
 }
 
@@ -207,8 +327,13 @@ func TestSlowFirstEventKeepsTheExecution(t *testing.T) {
 // TestEmitAllIsOneWrite: events emitted together are one store write, and
 // a subscriber reads each of them, in order.
 func TestEmitAllIsOneWrite(t *testing.T) {
-	st := &writeLog{Memory: store.NewMemory()}
-	mgr, err := taskmanager.New(taskmanager.Config{Store: st, Executor: funcExecutor(func(ctx context.Context, req *taskmanager.Request, u *taskmanager.Updater) error {
+	for _, sc := range stores() {
+		t.Run(sc.name, func(t *testing.T) { testEmitAllIsOneWrite(t, sc.log, sc.store, sc.one) })
+	}
+}
+
+func testEmitAllIsOneWrite(t *testing.T, st *writeLog, s taskmanager.Store, one bool) {
+	mgr, err := taskmanager.New(taskmanager.Config{Store: s, Executor: funcExecutor(func(ctx context.Context, req *taskmanager.Request, u *taskmanager.Updater) error {
 		if err := u.Working(ctx, "on it"); err != nil {
 			return err
 		}
@@ -241,8 +366,12 @@ func TestEmitAllIsOneWrite(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("stream = %v, want %v", got, want)
 	}
-	if ops := st.ops(); !slices.Equal(ops, []string{"CreateLeasedTask", "UpdateTask", "UpdateTaskReleasing"}) {
-		t.Errorf("writes = %v, want the artifact and the end in one", ops)
+	writes := []string{"CreateLeasedTask", "UpdateTask", "UpdateTaskReleasing"}
+	if one {
+		writes = []string{"CreateTaskWithEvents", "UpdateTaskReleasing"}
+	}
+	if ops := st.ops(); !slices.Equal(ops, writes) {
+		t.Errorf("writes = %v, want %v: the artifact and the end in one", ops, writes)
 	}
 }
 

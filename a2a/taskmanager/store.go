@@ -130,6 +130,47 @@ func CreateLeasedTask(ctx context.Context, s Store, owner string, t *a2a.Task, h
 	return nil
 }
 
+// EventfulTaskCreator is a store that can create a task together with its
+// first events in one atomic write: a new task whose first emit is a status
+// or artifact event (not a snapshot) then costs one commit instead of two.
+// Stores without it get the creation, then UpdateTask.
+type EventfulTaskCreator interface {
+	// CreateTaskWithEvents stores t and events as CreateTask of the task
+	// as created followed by UpdateTask(t, 1, events) would leave them,
+	// both or neither: the task at version 2 and events (at least one) at
+	// seqs 1 to len(events). With holder set it also takes holder's run
+	// lease on t.ID, as CreateLeasedTask does; with holder "" it takes
+	// none. It returns ErrExists if the task exists and ErrLeaseHeld if
+	// another holder's lease on it is live, and the new record.
+	CreateTaskWithEvents(ctx context.Context, owner string, t *a2a.Task, events []a2a.StreamResponse, holder string, ttl time.Duration) (*TaskRecord, error)
+}
+
+// CreateTaskWithEvents creates t with its first events (and holder's run
+// lease when holder is set), in one write when s is an
+// EventfulTaskCreator; else it creates created (the task before the
+// events, with the lease when holder is set: see CreateLeasedTask), then
+// stores t and events with UpdateTask. The fallback is two writes and not
+// atomic: a failed update leaves the created task, as the manager's own two
+// writes would.
+func CreateTaskWithEvents(ctx context.Context, s Store, owner string, created, t *a2a.Task, events []a2a.StreamResponse, holder string, ttl time.Duration) (*TaskRecord, error) {
+	if len(events) == 0 {
+		return nil, errors.New("taskmanager: create task with events: no events")
+	}
+	if ec, ok := s.(EventfulTaskCreator); ok {
+		return ec.CreateTaskWithEvents(ctx, owner, t, events, holder, ttl)
+	}
+	var err error
+	if holder != "" {
+		err = CreateLeasedTask(ctx, s, owner, created, holder, ttl)
+	} else {
+		err = s.CreateTask(ctx, owner, created)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.UpdateTask(ctx, owner, t, 1, events)
+}
+
 // LeaseReleasingUpdater is a store that can give a run lease back in the
 // same atomic write as an update: the task manager's write of the state
 // that ends a task then also ends its run lease, one commit instead of two.

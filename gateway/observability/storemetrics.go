@@ -23,7 +23,19 @@ func CountStoreErrors(st taskmanager.Store, m *Metrics) taskmanager.Store {
 	if st == nil || m == nil {
 		return st
 	}
-	return &countingStore{Store: st, m: m}
+	cs := &countingStore{Store: st, m: m}
+	if ec, ok := st.(taskmanager.EventfulTaskCreator); ok {
+		return &countingEventfulStore{countingStore: cs, ec: ec}
+	}
+	return cs
+}
+
+// countingEventfulStore is a countingStore over a store that is a
+// taskmanager.EventfulTaskCreator: the wrapper is one only when the store
+// is, so the task manager falls back to two writes for stores that are not.
+type countingEventfulStore struct {
+	*countingStore
+	ec taskmanager.EventfulTaskCreator
 }
 
 // storeFailed reports whether err is a failure of the store itself, not an
@@ -63,6 +75,16 @@ func (s *countingStore) CreateLeasedTask(ctx context.Context, owner string, t *a
 		s.count("CreateLeasedTask", err)
 	}
 	return err
+}
+
+// CreateTaskWithEvents implements taskmanager.EventfulTaskCreator (in one
+// write when the store underneath can).
+func (s *countingEventfulStore) CreateTaskWithEvents(ctx context.Context, owner string, t *a2a.Task, events []a2a.StreamResponse, holder string, ttl time.Duration) (*taskmanager.TaskRecord, error) {
+	r, err := s.ec.CreateTaskWithEvents(ctx, owner, t, events, holder, ttl)
+	if !errors.Is(err, taskmanager.ErrLeaseHeld) {
+		s.count("CreateTaskWithEvents", err)
+	}
+	return r, err
 }
 
 // UpdateTaskReleasing implements taskmanager.LeaseReleasingUpdater (in one write

@@ -40,6 +40,7 @@ func Run(t *testing.T, open func(t *testing.T) taskmanager.Store) {
 		{"Leases", testLeases},
 		{"CreateLeasedTaskTakesBothOrNeither", testCreateLeased},
 		{"UpdateTaskReleasingReleasesWithTheUpdate", testUpdateReleasing},
+		{"CreateTaskWithEventsIsCreateThenUpdate", testCreateWithEvents},
 		{"CancelFlags", testCancelFlags},
 		{"PushConfigCRUD", testPushConfigs},
 		{"PushCursors", testPushCursors},
@@ -625,6 +626,120 @@ func testCreateLeased(t *testing.T, s taskmanager.Store) {
 	}
 	if _, err := s.GetTask(ctx, bob, "l3"); err != nil {
 		t.Fatalf("task of bob: %v", err)
+	}
+}
+
+// testCreateWithEvents pins taskmanager.CreateTaskWithEvents (one write on
+// the stores that are a taskmanager.EventfulTaskCreator, two on the
+// others): the store holds what CreateTask (or CreateLeasedTask) and then
+// UpdateTask at version 1 would leave, the lease taken only with a holder,
+// and both or neither.
+func testCreateWithEvents(t *testing.T, s taskmanager.Store) {
+	ctx := ctxT(t)
+	long := time.Minute
+	artifact := func(id string) a2a.StreamResponse {
+		return a2a.StreamResponse{ArtifactUpdate: &a2a.TaskArtifactUpdateEvent{TaskID: id, ContextID: "c1",
+			Artifact: a2a.Artifact{ArtifactID: "a-" + id, Name: "result", Parts: []a2a.Part{a2a.TextPart("42")}}, LastChunk: true}}
+	}
+	status := func(id string, st a2a.TaskState, d time.Duration) a2a.StreamResponse {
+		return a2a.StreamResponse{StatusUpdate: &a2a.TaskStatusUpdateEvent{TaskID: id, ContextID: "c1", Status: a2a.TaskStatus{State: st, Timestamp: at(d)}}}
+	}
+	cases := []struct {
+		name, id, holder string
+		state            a2a.TaskState
+		events           func(id string) []a2a.StreamResponse
+		leased           bool
+	}{
+		{"running, with its lease", "e1", "h1", a2a.TaskStateWorking,
+			func(id string) []a2a.StreamResponse { return []a2a.StreamResponse{working("calling")} }, true},
+		{"finished, with no lease", "e2", "", a2a.TaskStateCompleted,
+			func(id string) []a2a.StreamResponse {
+				return []a2a.StreamResponse{artifact(id), status(id, a2a.TaskStateCompleted, time.Second)}
+			}, false},
+		{"interrupted, with its lease", "e3", "h1", a2a.TaskStateInputRequired,
+			func(id string) []a2a.StreamResponse {
+				return []a2a.StreamResponse{working("asking"), status(id, a2a.TaskStateInputRequired, time.Second)}
+			}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			created := newTask(tc.id, "c1", a2a.TaskStateSubmitted, at(0))
+			final := newTask(tc.id, "c1", tc.state, at(time.Second))
+			evs := tc.events(tc.id)
+			if tc.state == a2a.TaskStateCompleted {
+				final.Artifacts = []a2a.Artifact{evs[0].ArtifactUpdate.Artifact}
+			}
+			want := jsonOf(t, evs)
+			changes, stop := s.Watch(ctx, tc.id)
+			defer stop()
+			rec, err := taskmanager.CreateTaskWithEvents(ctx, s, alice, created, final, evs, tc.holder, long)
+			if err != nil {
+				t.Fatalf("CreateTaskWithEvents: %v", err)
+			}
+			if rec.Version != 2 || rec.LastSeq != int64(len(evs)) || jsonOf(t, rec.Task) != jsonOf(t, final) {
+				t.Fatalf("returned record: version %d, last seq %d, task %s; want 2, %d, %s", rec.Version, rec.LastSeq, jsonOf(t, rec.Task), len(evs), jsonOf(t, final))
+			}
+			waitSignal(t, changes, "CreateTaskWithEvents")
+			got, err := s.GetTask(ctx, alice, tc.id)
+			if err != nil || got.Version != 2 || got.LastSeq != int64(len(evs)) || jsonOf(t, got.Task) != jsonOf(t, final) {
+				t.Fatalf("stored record: %+v, %v", got, err)
+			}
+			stored, err := s.Events(ctx, alice, tc.id, 0, 0)
+			if err != nil || len(stored) != len(evs) {
+				t.Fatalf("events: %d, %v; want %d", len(stored), err, len(evs))
+			}
+			var gotEvs []a2a.StreamResponse
+			for i, e := range stored {
+				if e.Seq != int64(i+1) {
+					t.Errorf("event %d has seq %d", i, e.Seq)
+				}
+				gotEvs = append(gotEvs, e.Event)
+			}
+			if g := jsonOf(t, gotEvs); g != want {
+				t.Errorf("events = %s\nwant %s", g, want)
+			}
+			ok, err := s.AcquireLease(ctx, tc.id, "h2", long)
+			if err != nil || ok == tc.leased {
+				t.Errorf("another holder took the lease = %v, %v; the task is leased: %v", ok, err, tc.leased)
+			}
+			// The log goes on from there.
+			if tc.state != a2a.TaskStateCompleted {
+				next := got.Task.Clone()
+				next.Status.State = a2a.TaskStateWorking
+				nrec, err := s.UpdateTask(ctx, alice, next, 2, []a2a.StreamResponse{working("more")})
+				if err != nil || nrec.Version != 3 || nrec.LastSeq != int64(len(evs))+1 {
+					t.Fatalf("UpdateTask after: %+v, %v", nrec, err)
+				}
+			}
+		})
+	}
+	one := func(id string) []a2a.StreamResponse { return []a2a.StreamResponse{working("x")} }
+	// The task exists: ErrExists, and the task and lease stay as they were.
+	if _, err := taskmanager.CreateTaskWithEvents(ctx, s, alice, newTask("e1", "c1", a2a.TaskStateSubmitted, at(0)),
+		newTask("e1", "c1", a2a.TaskStateWorking, at(0)), one("e1"), "h3", long); !errors.Is(err, taskmanager.ErrExists) {
+		t.Fatalf("create with events of an existing task = %v, want ErrExists", err)
+	}
+	if _, err := taskmanager.CreateTaskWithEvents(ctx, s, alice, newTask("e2", "c1", a2a.TaskStateSubmitted, at(0)),
+		newTask("e2", "c1", a2a.TaskStateCompleted, at(0)), one("e2"), "", long); !errors.Is(err, taskmanager.ErrExists) {
+		t.Fatalf("create with events of an existing task, no holder = %v, want ErrExists", err)
+	}
+	if ok, err := s.RenewLease(ctx, "e1", "h1", long); err != nil || !ok {
+		t.Fatalf("the holder lost the lease to a refused create: %v, %v", ok, err)
+	}
+	if rec, err := s.GetTask(ctx, alice, "e2"); err != nil || rec.Version != 2 || rec.LastSeq != 2 {
+		t.Fatalf("a refused create changed the task: %+v, %v", rec, err)
+	}
+	// Another holder's live lease: ErrLeaseHeld, and no task.
+	if ok, err := s.AcquireLease(ctx, "e4", "h2", long); err != nil || !ok {
+		t.Fatalf("acquire: %v, %v", ok, err)
+	}
+	if _, err := taskmanager.CreateTaskWithEvents(ctx, s, alice, newTask("e4", "c1", a2a.TaskStateSubmitted, at(0)),
+		newTask("e4", "c1", a2a.TaskStateWorking, at(0)), one("e4"), "h1", long); !errors.Is(err, taskmanager.ErrLeaseHeld) {
+		t.Fatalf("create with events under another holder's lease = %v, want ErrLeaseHeld", err)
+	}
+	wantNotFound(t, "task created without its lease", func() error { _, err := s.GetTask(ctx, alice, "e4"); return err }())
+	if refs, err := s.Orphans(ctx, "", 10); err != nil || len(refs) != 0 {
+		t.Fatalf("orphans after creates with events: %v, %v", refs, err)
 	}
 }
 
