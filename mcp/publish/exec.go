@@ -129,7 +129,7 @@ func (a *Agent) Execute(ctx context.Context, req *taskmanager.Request, u *taskma
 			if r := a.resume(req.TaskID); r != nil {
 				r.pending.reply <- ans
 				r.pending = nil
-				return a.drive(ctx, r, u)
+				return a.drive(ctx, r, u, "")
 			}
 		}
 		if req.Task.Status.State == a2a.TaskStateInputRequired {
@@ -159,12 +159,33 @@ func (a *Agent) Execute(ctx context.Context, req *taskmanager.Request, u *taskma
 			return u.Status(ctx, a2a.TaskStateRejected, u.NewAgentMessage(a2a.TextPart(fmt.Sprintf("call of tool %q refused: %s", t.Name, safeErr(err)))))
 		}
 	}
-	if err := u.Working(ctx, fmt.Sprintf("calling tool %s", t.Name)); err != nil {
+	calling := fmt.Sprintf("calling tool %s", t.Name)
+	if req.Blocking && req.Task == nil {
+		// Nobody sees the task before its first event, nor any
+		// intermediate event: a call that answers within the grace is
+		// written once, created finished (see workingGrace).
+		return a.drive(ctx, a.start(req, t, args), u, calling)
+	}
+	if err := u.Working(ctx, calling); err != nil {
 		return err
 	}
 	r := a.start(req, t, args)
-	return a.drive(ctx, r, u)
+	return a.drive(ctx, r, u, "")
 }
+
+// workingGrace is how long a blocking call of a new task runs before its
+// "calling tool" WORKING state is written. The caller of a blocking
+// SendMessage sees no intermediate state and nobody else knows the task
+// yet, so the state is only worth its store write (a commit, an fsync on
+// SQLite) when the call lasts: then ListTasks and GetTask show it running,
+// and recovery finds it if the process dies. A fast tool (a local stdio
+// server answers in well under a millisecond to a few, an HTTP one nearby
+// in some milliseconds) answers within 50 ms, and its call is one write,
+// the task created finished; a slower one pays the write it always paid,
+// 50 ms late, which is short against the lease TTL (15 s) and below what
+// a person watching a task list notices. A progress notification or a
+// question writes the state at once, before itself.
+const workingGrace = 50 * time.Millisecond
 
 // safeErr is the text of an authorization error shown to the caller.
 func safeErr(err error) string {
@@ -285,10 +306,29 @@ func (a *Agent) resume(taskID string) *run {
 
 // drive follows a run for one Execute: progress becomes WORKING updates, a
 // question parks the run (INPUT_REQUIRED), the result ends the task.
-func (a *Agent) drive(ctx context.Context, r *run, u *taskmanager.Updater) error {
+// calling, when set, is a WORKING text not written yet: it is written once
+// the call outlasts workingGrace, or before the first progress update or
+// question, or when the task is cancelled first; a result that comes
+// before any of these ends the task without it.
+func (a *Agent) drive(ctx context.Context, r *run, u *taskmanager.Updater, calling string) error {
 	r.mu.Lock()
 	r.u = u
 	r.mu.Unlock()
+	var graceC <-chan time.Time
+	if calling != "" {
+		grace := time.NewTimer(workingGrace)
+		defer grace.Stop()
+		graceC = grace.C
+	}
+	// working writes the deferred WORKING state, if it is still due.
+	working := func() error {
+		if calling == "" {
+			return nil
+		}
+		text := calling
+		calling, graceC = "", nil
+		return u.Working(ctx, text)
+	}
 	lastP := math.Inf(-1)
 	var lastEmit time.Time
 	var throttle *time.Timer
@@ -303,6 +343,9 @@ func (a *Agent) drive(ctx context.Context, r *run, u *taskmanager.Updater) error
 	emit := func(n progressNote) error {
 		if n.p <= lastP {
 			return nil
+		}
+		if err := working(); err != nil {
+			return err
 		}
 		lastP, lastEmit = n.p, time.Now()
 		return u.Working(ctx, progressText(n.p, n.total, n.msg))
@@ -365,7 +408,16 @@ func (a *Agent) drive(ctx context.Context, r *run, u *taskmanager.Updater) error
 			r.cancelled.Store(true)
 			a.forget(r)
 			<-r.finished
+			// The task exists, as it did when WORKING came first: the
+			// manager ends it CANCELED.
+			if err := working(); err != nil {
+				return err
+			}
 			return ctx.Err()
+		case <-graceC:
+			if err := working(); err != nil {
+				return err
+			}
 		case <-r.progSig:
 			if err := emitProgress(false); err != nil {
 				return err
@@ -376,6 +428,10 @@ func (a *Agent) drive(ctx context.Context, r *run, u *taskmanager.Updater) error
 				return err
 			}
 		case q := <-r.elicits:
+			if err := working(); err != nil {
+				a.forget(r)
+				return err
+			}
 			return a.park(ctx, r, u, q)
 		}
 	}
