@@ -146,14 +146,20 @@ func BenchmarkSubscribeLatency(b *testing.B) {
 // published MCP tool's path: three writes), "retained" is "settled" while
 // finished tasks are pruned 1 s after they finished, every 100 ms (the
 // steady state of `bridge serve` under retention: every task written is
-// also deleted). Task and context ids are the task manager's
+// also deleted). "publish" is the published MCP tool's blocking call
+// as the task manager now writes it: the task created with its artifact
+// and COMPLETED folded in (taskmanager.EventfulTaskCreator, one write),
+// the log as "events" leaves it but for the WORKING state a fast tool
+// never shows; "publish-slow" one that outlasts the grace: created with
+// its lease and WORKING, then the artifact and COMPLETED releasing the
+// lease (two writes). Task and context ids are the task manager's
 // (taskmanager.NewID). One op is one call.
 func BenchmarkConcurrentCalls(b *testing.B) {
 	for _, s := range benchStores(b) {
 		if s.writer != s.reader {
 			continue
 		}
-		for _, kind := range []string{"settled", "events", "retained"} {
+		for _, kind := range []string{"settled", "events", "retained", "publish", "publish-slow"} {
 			b.Run(s.name+"/"+kind, func(b *testing.B) {
 				if kind == "retained" {
 					stop := make(chan struct{})
@@ -182,7 +188,14 @@ func BenchmarkConcurrentCalls(b *testing.B) {
 				b.RunParallel(func(pb *testing.PB) {
 					ctx := context.Background()
 					for pb.Next() {
-						if err := benchCall(ctx, s.writer, taskmanager.NewID(), kind == "events"); err != nil {
+						var err error
+						switch kind {
+						case "publish", "publish-slow":
+							err = benchPublishCall(ctx, s.writer, taskmanager.NewID(), kind == "publish-slow")
+						default:
+							err = benchCall(ctx, s.writer, taskmanager.NewID(), kind == "events")
+						}
+						if err != nil {
 							b.Error(err)
 							return
 						}
@@ -244,4 +257,37 @@ func benchCall(ctx context.Context, s taskmanager.Store, id string, events bool)
 		return err
 	}
 	return s.ReleaseLease(ctx, id, holder)
+}
+
+// benchPublishCall makes the store writes of one blocking call of a
+// published MCP tool, as the task manager makes them on a store that is a
+// taskmanager.EventfulTaskCreator: one for a fast tool, two for a slow one.
+func benchPublishCall(ctx context.Context, s taskmanager.Store, id string, slow bool) error {
+	holder := "h-" + id
+	now := time.Now()
+	ctxID := taskmanager.NewID()
+	msg := a2a.Message{MessageID: "m-" + id, Role: a2a.RoleUser, TaskID: id, ContextID: ctxID, Parts: []a2a.Part{a2a.TextPart("hello from the benchmark")}}
+	art := a2a.Artifact{ArtifactID: "a-" + id, Name: "echo", Parts: []a2a.Part{a2a.TextPart("echo: hello from the benchmark")}}
+	created := &a2a.Task{ID: id, ContextID: ctxID, Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: &now}, History: []a2a.Message{msg}}
+	done := *created
+	done.Status = a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: &now}
+	done.Artifacts = []a2a.Artifact{art}
+	finish := []a2a.StreamResponse{
+		{ArtifactUpdate: &a2a.TaskArtifactUpdateEvent{TaskID: id, ContextID: ctxID, Artifact: art, LastChunk: true}},
+		{StatusUpdate: &a2a.TaskStatusUpdateEvent{TaskID: id, ContextID: ctxID, Status: done.Status}},
+	}
+	if !slow {
+		_, err := taskmanager.CreateTaskWithEvents(ctx, s, "alice", created, &done, finish, "", 15*time.Second)
+		return err
+	}
+	working := *created
+	working.Status = a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: &now}
+	rec, err := taskmanager.CreateTaskWithEvents(ctx, s, "alice", created, &working, []a2a.StreamResponse{
+		{StatusUpdate: &a2a.TaskStatusUpdateEvent{TaskID: id, ContextID: ctxID, Status: working.Status}}}, holder, 15*time.Second)
+	if err != nil {
+		return err
+	}
+	lr := s.(taskmanager.LeaseReleasingUpdater)
+	_, err = lr.UpdateTaskReleasing(ctx, "alice", &done, rec.Version, finish, holder)
+	return err
 }
