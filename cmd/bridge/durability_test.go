@@ -301,3 +301,140 @@ func eventKey(ev *a2a.StreamResponse) string {
 	}
 	return "empty"
 }
+
+// TestAcknowledgedPublishCallsSurviveSIGKILL runs `bridge serve`
+// publishing an MCP server as an A2A agent, with blocking callers calling
+// its tool at once, kills the process with SIGKILL right after the 40th
+// acknowledged answer, and then finds in the store every answered task
+// whole: COMPLETED with the artifact the caller was given, and its event
+// log (the artifact, then COMPLETED: a fast call's task is created with
+// them, in one write). The restarted bridge serves them too. On SQLite
+// and, when BRIDGE_TEST_POSTGRES_URL is set, on PostgreSQL.
+func TestAcknowledgedPublishCallsSurviveSIGKILL(t *testing.T) {
+	bin := bridgetest.BridgeBinary(t)
+	t.Run("sqlite", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "tasks.db")
+		killAfterPublishAnswers(t, bin, "sqlite:"+path, func(ctx context.Context) (taskmanager.Store, error) {
+			return store.OpenSQLite(ctx, path)
+		})
+	})
+	t.Run("postgres", func(t *testing.T) {
+		u := postgresTestSchema(t)
+		killAfterPublishAnswers(t, bin, u, func(ctx context.Context) (taskmanager.Store, error) {
+			return store.OpenPostgres(ctx, u)
+		})
+	})
+}
+
+func killAfterPublishAnswers(t *testing.T, bin, storeURL string, open func(context.Context) (taskmanager.Store, error)) {
+	const answersBeforeKill = 40
+	mcpSrv := httptest.NewServer(bench.NewMCPServer(nil))
+	defer mcpSrv.Close()
+	addr := bridgetest.FreeAddr(t)
+	config := filepath.Join(t.TempDir(), "bridge.yaml")
+	if err := os.WriteFile(config, fmt.Appendf(nil, `listen: %s
+auth: {anonymous: true}
+policy: {default: allow}
+publish:
+  - name: tools
+    http: {url: %s}
+`, addr, mcpSrv.URL), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	br := startServe(t, bin, config, addr, storeURL)
+	ctx := context.Background()
+	client, err := a2aclient.Dial(ctx, br.base+"/a2a/tools/.well-known/agent-card.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var answered []*a2a.Task
+	killed := make(chan struct{})
+	var killOnce sync.Once
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-killed:
+					return
+				default:
+				}
+				part, err := a2a.DataPart(map[string]any{"tool": bench.MCPTool, "arguments": map[string]any{"text": fmt.Sprintf("hello %d-%d", w, i)}})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				resp, err := client.SendMessage(ctx, &a2a.SendMessageRequest{Message: &a2a.Message{
+					MessageID: fmt.Sprintf("m-%d-%d", w, i), Role: a2a.RoleUser, Parts: []a2a.Part{part}}})
+				if err != nil {
+					return // the bridge is gone
+				}
+				if resp.Task == nil || resp.Task.Status.State != a2a.TaskStateCompleted {
+					t.Errorf("answer: %+v", resp)
+					return
+				}
+				mu.Lock()
+				answered = append(answered, resp.Task)
+				n := len(answered)
+				mu.Unlock()
+				if n >= answersBeforeKill {
+					killOnce.Do(func() { br.kill(t); close(killed) })
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	select {
+	case <-killed:
+	default:
+		t.Fatalf("the callers stopped before %d answers (%d)", answersBeforeKill, len(answered))
+	}
+
+	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	st, err := open(octx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := auth.AnonymousPrincipal().Key()
+	for _, want := range answered {
+		rec, err := st.GetTask(octx, owner, want.ID)
+		if err != nil {
+			t.Errorf("acknowledged task %s lost: %v", want.ID, err)
+			continue
+		}
+		if rec.Task.Status.State != a2a.TaskStateCompleted || len(rec.Task.Artifacts) != 1 || len(want.Artifacts) != 1 ||
+			rec.Task.Artifacts[0].Parts[0].Text != want.Artifacts[0].Parts[0].Text {
+			t.Errorf("acknowledged task %s stored as %s with artifacts %+v; answered with %+v", want.ID, rec.Task.Status.State, rec.Task.Artifacts, want.Artifacts)
+			continue
+		}
+		evs, err := st.Events(octx, owner, want.ID, 0, 0)
+		if err != nil || int64(len(evs)) != rec.LastSeq || len(evs) < 2 {
+			t.Errorf("acknowledged task %s: events %d (last seq %d), %v", want.ID, len(evs), rec.LastSeq, err)
+			continue
+		}
+		art, end := evs[len(evs)-2].Event, evs[len(evs)-1].Event
+		if art.ArtifactUpdate == nil || art.ArtifactUpdate.Artifact.Parts[0].Text != want.Artifacts[0].Parts[0].Text ||
+			end.StatusUpdate == nil || end.StatusUpdate.Status.State != a2a.TaskStateCompleted {
+			t.Errorf("acknowledged task %s: the log ends %s, %s", want.ID, eventKey(&art), eventKey(&end))
+		}
+	}
+	if closer, ok := st.(interface{ Close() error }); ok {
+		_ = closer.Close()
+	}
+	t.Logf("checked %d acknowledged publish answers", len(answered))
+
+	br = startServe(t, bin, config, addr, storeURL)
+	client, err = a2aclient.Dial(ctx, br.base+"/a2a/tools/.well-known/agent-card.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range answered {
+		got, err := client.GetTask(ctx, &a2a.GetTaskRequest{ID: want.ID})
+		if err != nil || got.Status.State != a2a.TaskStateCompleted {
+			t.Errorf("after restart, task %s: %+v, %v", want.ID, got, err)
+		}
+	}
+}
