@@ -18,8 +18,9 @@
 // waits for company. The price is latency under load: a write waits for the
 // commit before its own. Statements are prepared once. The task manager
 // writes as little as a call needs (taskmanager.LeasedTaskCreator,
-// taskmanager.LeaseReleasingUpdater, Updater.EmitAll): a blocking call answered in
-// one upstream reply is one write. docs/stores.md has the figures and the
+// taskmanager.EventfulTaskCreator, taskmanager.LeaseReleasingUpdater,
+// Updater.EmitAll): a blocking call answered in one upstream reply, or
+// whose first events end it, is one write. docs/stores.md has the figures and the
 // settings considered.
 package store
 

@@ -49,7 +49,8 @@ type Request struct {
 	// intermediate event, and the task id is not known to anyone before the
 	// first event. An executor may then do its work in fewer steps (the
 	// front proxy makes one blocking call upstream instead of relaying a
-	// stream). Other subscribers and push deliveries still see every event
+	// stream; a published MCP tool that answers at once never reports
+	// WORKING). Other subscribers and push deliveries still see every event
 	// the executor emits. Such a call runs Execute on the caller's own
 	// goroutine and answers when Execute returns.
 	Blocking bool

@@ -134,10 +134,12 @@ type execution struct {
 	// leased reports that the execution holds the task's run lease. A
 	// message to an existing task takes it before the executor starts. A
 	// new task's id is known to no one until the task exists, so its lease
-	// is taken with the task, in the same write (CreateLeasedTask), and not
-	// at all when the task is created already finished (a blocking call
-	// answered in one upstream reply): nothing can run on a finished task,
-	// and recovery looks only at running ones.
+	// is taken with the task, in the same write (CreateLeasedTask, or
+	// CreateTaskWithEvents when the task is created with its first
+	// events), and not at all when the task is created already finished
+	// (a blocking call answered in one upstream reply, or whose first
+	// events end it): nothing can run on a finished task, and recovery
+	// looks only at running ones.
 	leased atomic.Bool
 	// leaseSent is when the write that took the run lease, or last renewed
 	// it, was sent (Manager.monotonic). The store counts the TTL from when
