@@ -14,6 +14,21 @@ func TestMemoryConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) taskmanager.Store { return store.NewMemory() })
 }
 
+// TestBareStoreConformance runs the suite on the memory store seen as a
+// plain taskmanager.Store (and TaskCounter), none of its optional write
+// capabilities visible: the fallbacks of the taskmanager helpers
+// (CreateLeasedTask, CreateTaskWithEvents) that stores written elsewhere
+// get.
+func TestBareStoreConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) taskmanager.Store {
+		m := store.NewMemory()
+		return struct {
+			taskmanager.Store
+			taskmanager.TaskCounter // the suite asks every store for it
+		}{m, m}
+	})
+}
+
 // TestMemoryReadsShareNothingWithStore: the writer hands its task and
 // events over (see Memory), but what GetTask and Events return is the
 // reader's own: changing it, or appending to its lists, leaves the stored
