@@ -234,3 +234,32 @@ func TestStoreErrorsCountedOnEveryMethod(t *testing.T) {
 		}
 	}
 }
+
+// failingEventfulStore is a failingStore that can create tasks with events.
+type failingEventfulStore struct{ *failingStore }
+
+func (s failingEventfulStore) CreateTaskWithEvents(context.Context, string, *a2a.Task, []a2a.StreamResponse, string, time.Duration) (*taskmanager.TaskRecord, error) {
+	s.calls++
+	return nil, s.err
+}
+
+// TestCountingStoreIsEventfulOnlyOverOne: the wrapper is a
+// taskmanager.EventfulTaskCreator exactly when the store it wraps is (the
+// manager then falls back to two writes), and counts its failures.
+func TestCountingStoreIsEventfulOnlyOverOne(t *testing.T) {
+	m, reg := observedMetrics(t)
+	if _, ok := CountStoreErrors(&failingStore{err: errors.New("x")}, m).(taskmanager.EventfulTaskCreator); ok {
+		t.Error("the wrapper of a store that cannot create tasks with events claims it can")
+	}
+	fake := failingEventfulStore{&failingStore{err: errors.New("store: disk full")}}
+	ec, ok := CountStoreErrors(fake, m).(taskmanager.EventfulTaskCreator)
+	if !ok {
+		t.Fatal("the wrapper of a store that creates tasks with events hides it")
+	}
+	if _, err := ec.CreateTaskWithEvents(context.Background(), "alice", &a2a.Task{}, nil, "", time.Second); err == nil || fake.calls != 1 {
+		t.Fatalf("CreateTaskWithEvents = %v after %d calls, want the store's error after 1", err, fake.calls)
+	}
+	if got := counterValue(t, reg, "bridge_store_errors_total", "op", "CreateTaskWithEvents"); got != 1 {
+		t.Errorf("bridge_store_errors_total{op=CreateTaskWithEvents} = %v, want 1", got)
+	}
+}
