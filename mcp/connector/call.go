@@ -365,29 +365,24 @@ func (p *contentProbe) UnmarshalJSON(b []byte) error {
 	if string(b) == "null" {
 		return nil
 	}
-	var blocks []blockType
-	return json.Unmarshal(b, &blocks)
-}
-
-type blockType struct {
-	Type typeProbe `json:"type"`
-}
-
-// UnmarshalJSON implements json.Unmarshaler: a block without a type fails
-// as in mcp.UnmarshalContent.
-func (t *blockType) UnmarshalJSON(b []byte) error {
-	type plain blockType
-	var v plain
-	if err := json.Unmarshal(b, &v); err != nil {
+	// A block's type as a pointer: absent or null leaves it nil, which
+	// fails as in mcp.UnmarshalContent (one decode for all blocks, not
+	// one per block).
+	var blocks []struct {
+		Type *typeProbe `json:"type"`
+	}
+	if err := json.Unmarshal(b, &blocks); err != nil {
 		return err
 	}
-	if !v.Type.set {
-		return errors.New("missing or invalid type field")
+	for _, bl := range blocks {
+		if bl.Type == nil {
+			return errors.New("missing or invalid type field")
+		}
 	}
 	return nil
 }
 
-type typeProbe struct{ set bool }
+type typeProbe struct{}
 
 // knownTypes are the quoted content types mcp.UnmarshalContent accepts.
 var knownTypes = []string{
@@ -403,7 +398,6 @@ func (t *typeProbe) UnmarshalJSON(b []byte) error {
 	}
 	for _, k := range knownTypes {
 		if string(b) == k {
-			t.set = true
 			return nil
 		}
 	}
@@ -413,7 +407,6 @@ func (t *typeProbe) UnmarshalJSON(b []byte) error {
 	}
 	for _, k := range knownTypes {
 		if `"`+s+`"` == k {
-			t.set = true
 			return nil
 		}
 	}

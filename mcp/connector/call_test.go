@@ -175,6 +175,8 @@ func TestDirectCallMatchesTheClient(t *testing.T) {
 		{name: "result with an unknown content type", srv: "sampler", tool: "odd", odd: `"result":{"content":[{"type":"hologram"}]}`},
 		{name: "result with an escaped content type", srv: "sampler", tool: "odd", odd: `"result":{"content":[{"type":"te\u0078t","text":"hi"}]}`},
 		{name: "result block without a type", srv: "sampler", tool: "odd", odd: `"result":{"content":[{"text":"hi"}]}`},
+		{name: "result block with a null type", srv: "sampler", tool: "odd", odd: `"result":{"content":[{"type":null,"text":"hi"}]}`},
+		{name: "result blocks, the second without a type", srv: "sampler", tool: "odd", odd: `"result":{"content":[{"type":"text","text":"a"},{"text":"b"}]}`},
 		{name: "result block with a numeric type", srv: "sampler", tool: "odd", odd: `"result":{"content":[{"type":1}]}`},
 		{name: "result content not a list", srv: "sampler", tool: "odd", odd: `"result":{"content":{"type":"text"}}`},
 		{name: "result not an object", srv: "sampler", tool: "odd", odd: `"result":[1]`},
