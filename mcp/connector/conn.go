@@ -33,15 +33,18 @@ type Conn struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	mu        sync.Mutex
-	sess      *session
-	ready     chan struct{} // closed when sess is set
-	tools     []Tool
-	toolsSum  [32]byte
-	listeners []func([]Tool)
-	lastErr   error     // why the server is not connected (nil while it is)
-	since     time.Time // when the connection was made or lost
-	connected bool      // a connection was made at least once
+	mu       sync.Mutex
+	sess     *session
+	ready    chan struct{} // closed when sess is set
+	tools    []Tool
+	toolsSum [32]byte
+	// headerTools names the tools whose schema has x-mcp-header
+	// annotations: their calls go through the client (call.go).
+	headerTools map[string]bool
+	listeners   []func([]Tool)
+	lastErr     error     // why the server is not connected (nil while it is)
+	since       time.Time // when the connection was made or lost
+	connected   bool      // a connection was made at least once
 
 	resListeners []func(uri string)
 	listChangedF []func()
@@ -49,6 +52,7 @@ type Conn struct {
 	subs         map[string]func() // modern-era subscription streams by URI
 
 	tokenSeq atomic.Uint64
+	idSeq    atomic.Uint64 // JSON-RPC ids of direct calls (call.go)
 	callsMu  sync.Mutex
 	calls    map[string]*call // by progress token
 
@@ -67,6 +71,9 @@ type session struct {
 	dead    chan struct{}
 	once    sync.Once
 	cause   error // why it died, set once by kill
+	// meta is the session's part of a direct call's _meta (sessionMeta);
+	// nil: calls go through the client.
+	meta []byte
 }
 
 // errConnLost is the cause of a session killed without a more precise one.
@@ -312,6 +319,9 @@ func (c *Conn) connect(ctx context.Context) (*session, error) {
 		return fail(err)
 	}
 	s.era, s.info = res.ProtocolVersion, res.ServerInfo
+	if s.rt.http != nil && !s.rt.sse {
+		s.meta = c.sessionMeta(s.era)
+	}
 	if mcp.IsModernProtocol(s.era) {
 		// 2026-07-28 delivers list changes only on a subscription stream.
 		caps := res.Capabilities
@@ -721,6 +731,15 @@ func (c *Conn) refresh(ctx context.Context, s *session) ([]Tool, bool, error) {
 	changed := c.tools == nil || sum != c.toolsSum
 	first := c.tools == nil
 	c.tools, c.toolsSum = tools, sum
+	c.headerTools = nil
+	for _, t := range tools {
+		if bytes.Contains(t.Raw, []byte("x-mcp-header")) {
+			if c.headerTools == nil {
+				c.headerTools = map[string]bool{}
+			}
+			c.headerTools[t.Name] = true
+		}
+	}
 	ls := append([]func([]Tool){}, c.listeners...)
 	c.mu.Unlock()
 	if changed && (!first || len(ls) > 0) {
@@ -886,54 +905,74 @@ func (c *Conn) CallToolWith(ctx context.Context, name string, args json.RawMessa
 		delete(c.calls, cl.token)
 		c.callsMu.Unlock()
 	}()
-	var argv map[string]any
-	if len(bytes.TrimSpace(args)) > 0 && string(bytes.TrimSpace(args)) != "null" {
-		d := json.NewDecoder(bytes.NewReader(args))
-		d.UseNumber()
-		if err := d.Decode(&argv); err != nil {
-			return nil, fmt.Errorf("upstream %q: arguments must be a JSON object: %w", c.cfg.Name, err)
+	// The caller's W3C trace context, so that the server's spans join the
+	// trace (the MCP _meta convention, the same keys as the HTTP headers).
+	tc := map[string]any{}
+	observe.InjectMeta(ctx, tc)
+	lvl := ""
+	if h.Log != nil {
+		lvl = h.LogLevel
+		if lvl == "" {
+			lvl = string(mcp.LoggingLevelDebug)
 		}
 	}
 	var raw []byte
 	var rpcErr *ServerError
+	if c.direct(s, name) {
+		wire, err := c.callArgs(args)
+		if err != nil {
+			return nil, err
+		}
+		meta, err := callMeta(s, cl.token, tc, lvl)
+		if err != nil {
+			return nil, fmt.Errorf("upstream %q: call %s: encode _meta: %w", c.cfg.Name, name, err)
+		}
+		raw, rpcErr, err = c.callDirect(context.WithValue(ctx, callKey{}, cl), s, name, wire, meta)
+		if err != nil {
+			return nil, c.callError(ctx, s, name, rpcErr, err)
+		}
+		return raw, nil
+	}
+	argv, err := c.decodeArgs(args)
+	if err != nil {
+		return nil, err
+	}
 	cctx := context.WithValue(context.WithValue(ctx, captureKey{}, &raw), callKey{}, cl)
 	cctx = context.WithValue(cctx, rpcErrKey{}, &rpcErr)
 	req := mcp.CallToolRequest{}
 	req.Params.Name = name
 	req.Params.Arguments = argv
 	req.Params.Meta = &mcp.Meta{ProgressToken: cl.token}
-	// The caller's W3C trace context, so that the server's spans join the
-	// trace (the MCP _meta convention, the same keys as the HTTP headers).
-	tc := map[string]any{}
-	observe.InjectMeta(ctx, tc)
 	if len(tc) > 0 {
 		req.Params.Meta.AdditionalFields = tc
 	}
-	if h.Log != nil {
-		lvl := h.LogLevel
-		if lvl == "" {
-			lvl = string(mcp.LoggingLevelDebug)
-		}
+	if lvl != "" {
 		req.Params.Meta.SetLogLevel(mcp.LoggingLevel(lvl))
 	}
-	_, err = s.c.CallTool(cctx, req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("upstream %q: call %s: %w", c.cfg.Name, name, ctx.Err())
-		}
-		if s.isDead() || errors.Is(err, transport.ErrTransportClosed) {
-			s.kill()
-			return nil, fmt.Errorf("upstream %q: call %s: %w", c.cfg.Name, name, ErrDied)
-		}
-		if rpcErr != nil {
-			return nil, fmt.Errorf("upstream %q: call %s: %w", c.cfg.Name, name, rpcErr)
-		}
-		return nil, fmt.Errorf("upstream %q: call %s: %w", c.cfg.Name, name, err)
+	if _, err = s.c.CallTool(cctx, req); err != nil {
+		return nil, c.callError(ctx, s, name, rpcErr, err)
 	}
 	if raw == nil {
 		return nil, fmt.Errorf("upstream %q: call %s: no result captured", c.cfg.Name, name)
 	}
 	return raw, nil
+}
+
+// callError maps a failed call's error: the caller's context, a dead
+// session (ErrDied), the server's JSON-RPC error (ServerError), else the
+// error itself.
+func (c *Conn) callError(ctx context.Context, s *session, name string, rpcErr *ServerError, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("upstream %q: call %s: %w", c.cfg.Name, name, ctx.Err())
+	}
+	if s.isDead() || errors.Is(err, transport.ErrTransportClosed) {
+		s.kill()
+		return fmt.Errorf("upstream %q: call %s: %w", c.cfg.Name, name, ErrDied)
+	}
+	if rpcErr != nil {
+		return fmt.Errorf("upstream %q: call %s: %w", c.cfg.Name, name, rpcErr)
+	}
+	return fmt.Errorf("upstream %q: call %s: %w", c.cfg.Name, name, err)
 }
 
 func (c *Conn) onNotification(s *session, n mcp.JSONRPCNotification) {
