@@ -61,6 +61,13 @@ type TaskReport struct {
 	Message string
 }
 
+// RunsAsTask reports whether the tool call in ctx runs as an MCP task, whose
+// status follows the upstream work through [ReportTask] while it runs.
+func RunsAsTask(ctx context.Context) bool {
+	e, _ := ctx.Value(taskKey{}).(*taskEntry)
+	return e != nil
+}
+
 // ReportTask records r for the MCP task the tool call in ctx runs as. It
 // does nothing when the call is not running as a task.
 func ReportTask(ctx context.Context, r TaskReport) {

@@ -32,12 +32,14 @@ func BenchmarkDirectA2A(b *testing.B) {
 // BenchmarkBridgeToolsCall is the same call as an MCP tools/call through
 // the face (bearer check, Origin, body cap, policy filter) and expose
 // over streamable HTTP. The difference to BenchmarkDirectA2A is the bridge's
-// added cost per call.
+// added cost per call. A streaming agent is sent SendStreamingMessage only
+// when the call asks for progress (streaming-progress).
 func BenchmarkBridgeToolsCall(b *testing.B) {
 	for _, tc := range []struct {
 		name      string
-		streaming bool
-	}{{"blocking", false}, {"streaming", true}} {
+		streaming bool              // the agent's card says it streams
+		token     mcp.ProgressToken // the call asks for progress
+	}{{"blocking", false, nil}, {"streaming", true, nil}, {"streaming-progress", true, "p"}} {
 		b.Run(tc.name, func(b *testing.B) {
 			d := startDemo(b, func(c *a2a.AgentCard) { c.Capabilities.Streaming = a2a.Ptr(tc.streaming) })
 			br := startBridge(b, []expose.AgentConfig{{Alias: "echo", CardURL: d.cardURL}}, nil)
@@ -46,6 +48,9 @@ func BenchmarkBridgeToolsCall(b *testing.B) {
 			req := mcp.CallToolRequest{}
 			req.Params.Name = "echo"
 			req.Params.Arguments = map[string]any{"message": "hello"}
+			if tc.token != nil {
+				req.Params.Meta = &mcp.Meta{ProgressToken: tc.token}
+			}
 			b.ReportAllocs()
 			for b.Loop() {
 				res, err := c.CallTool(ctx, req)

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -54,6 +55,12 @@ type run struct {
 	status    *a2a.Message
 	artifacts []a2a.Artifact
 	message   *a2a.Message
+
+	// A blocking send: its message id and when it was sent, to find the
+	// task it started when the call ends before the answer (failure).
+	blocking  bool
+	messageID string
+	sent      time.Time
 }
 
 func (t *AgentTools) handler(a *agent, skill string) server.ToolHandlerFunc {
@@ -189,14 +196,21 @@ func (t *AgentTools) call(ctx context.Context, a *agent, skill string, req mcp.C
 	}
 }
 
-// exchange sends msg and collects the agent's answer, streaming when the
-// agent can (so the task id is known early for cancellation and status
-// updates become progress).
+// exchange sends msg and collects the agent's answer. It streams when the
+// agent can and something uses the events as they come: the host asked for
+// progress (status updates become notifications/progress) or the call runs
+// as an MCP task (whose status follows the upstream task). Otherwise one
+// blocking SendMessage does: the bench's expose profile (bench/README.md,
+// "Adding a scenario") had the stream's SSE framing and event decoding at
+// both ends, for events nobody reads. A blocking send names no task id
+// before it answers, so a call cancelled or timed out meanwhile finds its
+// task by its message id to cancel it (see failure).
 func (t *AgentTools) exchange(ctx context.Context, cl *client.Client, msg *a2a.Message, streaming bool, prog *progress, alias string) (*run, error) {
 	r := &run{taskID: msg.TaskID, contextID: msg.ContextID}
 	defer func() { reportTask(ctx, alias, r) }()
 	req := &a2a.SendMessageRequest{Message: msg}
-	if !streaming {
+	if !streamUpstream(ctx, streaming, prog) {
+		r.blocking, r.messageID, r.sent = true, msg.MessageID, time.Now()
 		resp, err := cl.SendMessage(ctx, req)
 		if err != nil {
 			return r, err
@@ -206,20 +220,42 @@ func (t *AgentTools) exchange(ctx context.Context, cl *client.Client, msg *a2a.M
 		} else if resp.Task != nil {
 			r.apply(&a2a.StreamResponse{Task: resp.Task})
 		}
-		return r, nil
+		if !streaming || r.message != nil || r.state.Terminal() || r.state.Interrupted() || r.taskID == "" {
+			return r, nil
+		}
+		// Some agents answer a blocking send before the task stopped: a
+		// streaming agent's task is followed to its end, as its stream
+		// would have been.
+		st, err := cl.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: r.taskID})
+		if err != nil {
+			return r, err
+		}
+		return r, t.follow(ctx, st, r, prog, alias)
 	}
 	st, err := cl.SendStreamingMessage(ctx, req)
 	if err != nil {
 		return r, err
 	}
+	return r, t.follow(ctx, st, r, prog, alias)
+}
+
+// streamUpstream reports whether a call sends its message with
+// SendStreamingMessage (see exchange).
+func streamUpstream(ctx context.Context, streaming bool, prog *progress) bool {
+	return streaming && (prog.token != nil || endpoint.RunsAsTask(ctx))
+}
+
+// follow folds st's events into r until the task stops or is interrupted,
+// relaying status updates as progress.
+func (t *AgentTools) follow(ctx context.Context, st *client.Stream, r *run, prog *progress, alias string) error {
 	defer st.Close()
 	for {
 		ev, err := st.Next()
 		if err == io.EOF {
-			return r, nil
+			return nil
 		}
 		if err != nil {
-			return r, err
+			return err
 		}
 		r.apply(ev)
 		reportTask(ctx, alias, r)
@@ -236,11 +272,11 @@ func (t *AgentTools) exchange(ctx context.Context, cl *client.Client, msg *a2a.M
 				prog.send(text)
 			}
 			if r.state.Terminal() || r.state.Interrupted() {
-				return r, nil
+				return nil
 			}
 		}
 		if r.message != nil {
-			return r, nil
+			return nil
 		}
 	}
 }
@@ -298,9 +334,15 @@ func (r *run) apply(ev *a2a.StreamResponse) {
 // cancelled or timed out while the task was still running.
 func (t *AgentTools) failure(reqCtx, callCtx context.Context, cl *client.Client, a *agent, r *run, err error) *mcp.CallToolResult {
 	alias := a.cfg.Alias
-	if callCtx.Err() != nil && r.taskID != "" && !r.state.Terminal() {
+	if callCtx.Err() != nil && !r.state.Terminal() && (r.taskID != "" || r.blocking) {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(reqCtx), DefaultCancelTimeout)
-		_, cerr := cl.CancelTask(cctx, &a2a.CancelTaskRequest{ID: r.taskID})
+		var cerr error
+		if r.taskID == "" {
+			r.taskID, cerr = sentTask(cctx, cl, r.messageID, r.sent)
+		}
+		if cerr == nil {
+			_, cerr = cl.CancelTask(cctx, &a2a.CancelTaskRequest{ID: r.taskID})
+		}
 		cancel()
 		if cerr != nil {
 			t.log.Warn("expose: could not cancel the upstream task", "agent", alias, "task", r.taskID, "error", cerr.Error())
@@ -320,6 +362,35 @@ func (t *AgentTools) failure(reqCtx, callCtx context.Context, cl *client.Client,
 	}
 	t.log.Warn("expose: agent call failed", "agent", alias, "error", err.Error())
 	return errResult("agent %s is unreachable (transport failure); retry later", alias)
+}
+
+// sentTaskPages bounds the ListTasks pages sentTask reads.
+const sentTaskPages = 5
+
+// sentTask finds the task a blocking send of message id started at sent,
+// whose answer never came: among the agent's tasks updated since (a second
+// of clock skew allowed), the one whose history holds the message.
+func sentTask(ctx context.Context, cl *client.Client, id string, sent time.Time) (string, error) {
+	after := sent.Add(-time.Second).UTC()
+	req := &a2a.ListTasksRequest{StatusTimestampAfter: &after, PageSize: a2a.Ptr[int32](100)}
+	for range sentTaskPages {
+		page, err := cl.ListTasks(ctx, req)
+		if err != nil {
+			return "", fmt.Errorf("find the task of message %s: %w", id, err)
+		}
+		for i := range page.Tasks {
+			for _, m := range page.Tasks[i].History {
+				if m.MessageID == id {
+					return page.Tasks[i].ID, nil
+				}
+			}
+		}
+		if page.NextPageToken == "" {
+			break
+		}
+		req.PageToken = page.NextPageToken
+	}
+	return "", fmt.Errorf("find the task of message %s: not among the agent's recent tasks", id)
 }
 
 func (t *AgentTools) own(owner, alias string, r *run) {
