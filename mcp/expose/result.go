@@ -107,6 +107,25 @@ func whole(c mcp.Content, p a2a.Part) mcp.Content {
 	return c
 }
 
+// structured is a result's structuredContent. Its fields are in the order of
+// their JSON names, so it encodes as the map it replaces did (encoding/json
+// sorts map keys), without the map and the sorting per call.
+type structured struct {
+	Artifacts []artifactRef `json:"artifacts,omitempty"`
+	ContextID string        `json:"contextId"`
+	Data      any           `json:"data,omitempty"` // one json.RawMessage, or several
+	Message   string        `json:"message,omitempty"`
+	Question  string        `json:"question,omitempty"`
+	State     string        `json:"state"`
+	TaskID    string        `json:"taskId"`
+	Text      string        `json:"text,omitempty"`
+}
+
+type artifactRef struct {
+	ArtifactID string `json:"artifactId"`
+	Name       string `json:"name"`
+}
+
 // result maps what the agent said to a tool result: text parts as text,
 // data parts as structuredContent (plus a JSON text block), raw image/audio
 // as image/audio content, other raw bytes as an embedded resource, url parts
@@ -115,7 +134,7 @@ func whole(c mcp.Content, p a2a.Part) mcp.Content {
 func (t *AgentTools) result(a *agent, r *run) *mcp.CallToolResult {
 	alias := a.cfg.Alias
 	res := &mcp.CallToolResult{}
-	sc := map[string]any{"taskId": r.taskID, "contextId": r.contextID, "state": shortState(r.state)}
+	sc := &structured{TaskID: r.taskID, ContextID: r.contextID, State: shortState(r.state)}
 	var data []json.RawMessage
 	var texts []string
 	addParts := func(parts []a2a.Part, base string) {
@@ -173,27 +192,21 @@ func (t *AgentTools) result(a *agent, r *run) *mcp.CallToolResult {
 	if r.message != nil {
 		addParts(r.message.Parts, taskBase+"/message")
 	}
-	var arts []map[string]any
 	for _, art := range r.artifacts {
 		addParts(art.Parts, taskBase+"/artifacts/"+url.PathEscape(art.ArtifactID))
-		arts = append(arts, map[string]any{"artifactId": art.ArtifactID, "name": art.Name})
-	}
-	if len(arts) > 0 {
-		sc["artifacts"] = arts
+		sc.Artifacts = append(sc.Artifacts, artifactRef{ArtifactID: art.ArtifactID, Name: art.Name})
 	}
 	switch len(data) {
 	case 0:
 	case 1:
-		sc["data"] = data[0]
+		sc.Data = data[0]
 	default:
-		sc["data"] = data
+		sc.Data = data
 	}
 	status := statusText(r.status)
-	if status != "" {
-		sc["message"] = status
-	}
+	sc.Message = status
 	if len(texts) > 0 {
-		sc["text"] = strings.Join(texts, "\n")
+		sc.Text = strings.Join(texts, "\n")
 	}
 	prefix := func(s string) {
 		res.Content = append([]mcp.Content{mcp.NewTextContent(s)}, res.Content...)
@@ -212,7 +225,7 @@ func (t *AgentTools) result(a *agent, r *run) *mcp.CallToolResult {
 		if status == "" {
 			status = "The agent needs more input."
 		}
-		sc["question"] = status
+		sc.Question = status
 		prefix(fmt.Sprintf("Agent %s asks: %s\nTo answer, call the tool %s again with taskId %q, contextId %q and your answer as message.", alias, status, a.toolName, r.taskID, r.contextID))
 	case a2a.TaskStateAuthRequired:
 		res.IsError = true
@@ -240,8 +253,8 @@ func (t *AgentTools) result(a *agent, r *run) *mcp.CallToolResult {
 func (t *AgentTools) declined(a *agent, taskID, contextID, question string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{
 		Content: []mcp.Content{mcp.NewTextContent(fmt.Sprintf("The user did not answer agent %s's question (%s). The task is still waiting: call the tool %s again with taskId %q and an answer as message to continue.", a.cfg.Alias, question, a.toolName, taskID))},
-		StructuredContent: map[string]any{
-			"taskId": taskID, "contextId": contextID, "state": shortState(a2a.TaskStateInputRequired), "question": question,
+		StructuredContent: &structured{
+			TaskID: taskID, ContextID: contextID, State: shortState(a2a.TaskStateInputRequired), Question: question,
 		},
 	}
 }

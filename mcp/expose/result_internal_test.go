@@ -78,3 +78,37 @@ func TestCauseTextNamesTheKindNotTheAddress(t *testing.T) {
 		}
 	}
 }
+
+// TestStructuredEncodesAsTheMap: structuredContent is the bytes the map it
+// replaced encoded to, every field set or only the required ones.
+func TestStructuredEncodesAsTheMap(t *testing.T) {
+	data := json.RawMessage(`{"k":1}`)
+	for _, tc := range []struct {
+		name string
+		sc   structured
+		m    map[string]any
+	}{
+		{"required only", structured{TaskID: "t", State: "completed"},
+			map[string]any{"taskId": "t", "contextId": "", "state": "completed"}},
+		{"every field", structured{
+			Artifacts: []artifactRef{{ArtifactID: "a1", Name: "n"}, {ArtifactID: "a2"}},
+			ContextID: "c", Data: []json.RawMessage{data, data}, Message: "m", Question: "q", State: "input_required", TaskID: "t", Text: "x\ny",
+		}, map[string]any{
+			"artifacts": []map[string]any{{"artifactId": "a1", "name": "n"}, {"artifactId": "a2", "name": ""}},
+			"contextId": "c", "data": []json.RawMessage{data, data}, "message": "m", "question": "q", "state": "input_required", "taskId": "t", "text": "x\ny",
+		}},
+		{"one data part", structured{TaskID: "t", ContextID: "c", State: "completed", Data: data},
+			map[string]any{"taskId": "t", "contextId": "c", "state": "completed", "data": data}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := json.Marshal(&tc.sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := json.Marshal(tc.m)
+			if string(got) != string(want) {
+				t.Fatalf("structured = %s\nmap        = %s", got, want)
+			}
+		})
+	}
+}
