@@ -80,7 +80,7 @@ func (t *AgentTools) call(ctx context.Context, a *agent, skill string, req mcp.C
 		return errResult("agent %s: no authenticated caller", alias)
 	}
 	a.mu.RLock()
-	cl, c, lastErr, cause, refused := a.client, a.card, a.lastError, a.lastErr, a.refused
+	cl, c, lastErr, cause, refused, legacy := a.client, a.card, a.lastError, a.lastErr, a.refused, a.legacy
 	a.mu.RUnlock()
 	if cl == nil {
 		t.log.Warn("expose: call to an agent without a usable card", "agent", alias, "error", lastErr)
@@ -95,6 +95,7 @@ func (t *AgentTools) call(ctx context.Context, a *agent, skill string, req mcp.C
 		return errResult("agent %s unreachable: fetching its card failed: %s; retry later", alias, causeText(cause))
 	}
 	streaming := c.Capabilities.Streaming != nil && *c.Capabilities.Streaming
+	up := upstream{streaming: streaming, legacy: legacy}
 
 	var in args
 	var answer *mcp.ElicitationResult
@@ -153,7 +154,7 @@ func (t *AgentTools) call(ctx context.Context, a *agent, skill string, req mcp.C
 	defer cancel()
 	prog := newProgress(ctx, req)
 	for round := 0; ; round++ {
-		r, err := t.exchange(callCtx, cl, msg, streaming, prog, alias)
+		r, err := t.exchange(callCtx, cl, msg, up, prog, alias)
 		t.own(p.Key(), alias, r)
 		if err != nil {
 			return t.failure(ctx, callCtx, cl, a, r, err)
@@ -196,20 +197,27 @@ func (t *AgentTools) call(ctx context.Context, a *agent, skill string, req mcp.C
 	}
 }
 
+// upstream is what a call knows of the agent's card.
+type upstream struct {
+	streaming bool // the agent streams
+	legacy    bool // the agent speaks A2A 0.3
+}
+
 // exchange sends msg and collects the agent's answer. It streams when the
 // agent can and something uses the events as they come: the host asked for
 // progress (status updates become notifications/progress) or the call runs
 // as an MCP task (whose status follows the upstream task). Otherwise one
-// blocking SendMessage does: the bench's expose profile (bench/README.md,
-// "Adding a scenario") had the stream's SSE framing and event decoding at
-// both ends, for events nobody reads. A blocking send names no task id
+// blocking SendMessage does: the expose profile of bridge serve under the
+// bench's closed loop had the stream's SSE framing and event decoding at
+// both ends for events nobody reads. A blocking send names no task id
 // before it answers, so a call cancelled or timed out meanwhile finds its
-// task by its message id to cancel it (see failure).
-func (t *AgentTools) exchange(ctx context.Context, cl *client.Client, msg *a2a.Message, streaming bool, prog *progress, alias string) (*run, error) {
+// task by its message id to cancel it (failure, sentTask); an A2A 0.3
+// agent, which has no ListTasks to find it with, is streamed to as before.
+func (t *AgentTools) exchange(ctx context.Context, cl *client.Client, msg *a2a.Message, up upstream, prog *progress, alias string) (*run, error) {
 	r := &run{taskID: msg.TaskID, contextID: msg.ContextID}
 	defer func() { reportTask(ctx, alias, r) }()
 	req := &a2a.SendMessageRequest{Message: msg}
-	if !streamUpstream(ctx, streaming, prog) {
+	if !streamUpstream(ctx, up, prog) {
 		r.blocking, r.messageID, r.sent = true, msg.MessageID, time.Now()
 		resp, err := cl.SendMessage(ctx, req)
 		if err != nil {
@@ -220,7 +228,7 @@ func (t *AgentTools) exchange(ctx context.Context, cl *client.Client, msg *a2a.M
 		} else if resp.Task != nil {
 			r.apply(&a2a.StreamResponse{Task: resp.Task})
 		}
-		if !streaming || r.message != nil || r.state.Terminal() || r.state.Interrupted() || r.taskID == "" {
+		if !up.streaming || r.message != nil || r.state.Terminal() || r.state.Interrupted() || r.taskID == "" {
 			return r, nil
 		}
 		// Some agents answer a blocking send before the task stopped: a
@@ -241,8 +249,8 @@ func (t *AgentTools) exchange(ctx context.Context, cl *client.Client, msg *a2a.M
 
 // streamUpstream reports whether a call sends its message with
 // SendStreamingMessage (see exchange).
-func streamUpstream(ctx context.Context, streaming bool, prog *progress) bool {
-	return streaming && (prog.token != nil || endpoint.RunsAsTask(ctx))
+func streamUpstream(ctx context.Context, up upstream, prog *progress) bool {
+	return up.streaming && (prog.token != nil || up.legacy || endpoint.RunsAsTask(ctx))
 }
 
 // follow folds st's events into r until the task stops or is interrupted,

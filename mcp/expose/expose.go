@@ -96,6 +96,7 @@ type agent struct {
 	raw       []byte
 	status    card.Status
 	client    *client.Client
+	legacy    bool // the card is of A2A 0.3, which has no ListTasks
 	etag      string
 	expires   time.Time
 	lastError string
@@ -370,7 +371,7 @@ func (t *AgentTools) refreshAgent(ctx context.Context, a *agent) (changed bool, 
 	t.mu.Unlock()
 	a.mu.Lock()
 	changed = a.card == nil || string(a.raw) != string(body)
-	a.card, a.raw, a.status, a.client, a.skills = c, body, res.Status, cl, skills
+	a.card, a.raw, a.status, a.client, a.skills, a.legacy = c, body, res.Status, cl, skills, legacy != nil
 	a.etag = resp.Header.Get("ETag")
 	a.expires = t.cfg.Now().Add(ttl)
 	a.lastError, a.lastErr = "", nil

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +17,11 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	a2aclient "github.com/a2a-mcp-bridge/bridge/a2a/client"
+	"github.com/a2a-mcp-bridge/bridge/a2a/server"
+	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
+	"github.com/a2a-mcp-bridge/bridge/a2a/v03"
+	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
 	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
 	"github.com/a2a-mcp-bridge/bridge/mcp/expose"
 )
@@ -190,5 +196,60 @@ func TestBlockingCallCancelCancelsUpstreamTask(t *testing.T) {
 	upstreamCanceled(t, d)
 	if got := m.get(); got["SendMessage"] != 1 || got["SendStreamingMessage"] != 0 {
 		t.Fatalf("agent got %v", got)
+	}
+}
+
+// start03Demo is the demo agent speaking A2A 0.3 only: its card is a 0.3
+// card, and it answers 0.3 requests (message/send, message/stream).
+func start03Demo(t *testing.T) *demo {
+	t.Helper()
+	d := &demo{}
+	mgr, err := taskmanager.New(taskmanager.Config{Store: store.NewMemory(), Executor: &demoagent.Agent{Tick: 5 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	d.srv = httptest.NewServer(mux)
+	t.Cleanup(d.srv.Close)
+	c := demoagent.Card(d.srv.URL)
+	if d.a2a, err = server.New(server.Config{Manager: mgr, Card: c, Legacy: &v03.Dialect{}}); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(c)
+	view, err := v03.CardJSON(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	_ = json.Unmarshal(view, &m)
+	delete(m, "supportedInterfaces") // a 0.3 agent's card
+	card03, _ := json.Marshal(m)
+	mux.HandleFunc("/.well-known/agent-card.json", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(card03)
+	})
+	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if f := d.observe.Load(); f != nil {
+			(*f)(r)
+		}
+		d.a2a.ServeHTTP(w, r)
+	}))
+	d.cardURL = d.srv.URL + "/.well-known/agent-card.json"
+	return d
+}
+
+// An A2A 0.3 agent has no ListTasks to find the task of a blocking send
+// with: it is streamed to, progress token or not, so that a cancel still
+// reaches its task.
+func TestLegacyAgentIsStreamedTo(t *testing.T) {
+	d := start03Demo(t)
+	m := countMethods(d)
+	b := startBridge(t, []expose.AgentConfig{{Alias: "echo", CardURL: d.cardURL}}, nil)
+	res := call(t, b.connect(t, b.token(t, "alice")), context.Background(), "echo", map[string]any{"message": "hello"}, nil)
+	if res.IsError || !strings.Contains(texts(res), "hello") {
+		t.Fatalf("result %q", texts(res))
+	}
+	if got := m.get(); got["message/stream"] != 1 || got["message/send"] != 0 {
+		t.Fatalf("agent got %v, want one message/stream", got)
 	}
 }
