@@ -292,6 +292,9 @@ func (t *AgentTools) follow(ctx context.Context, st *client.Stream, r *run, prog
 // reportTask tells the face, when the call runs as an MCP task, which A2A
 // task it maps to and in which state it is.
 func reportTask(ctx context.Context, alias string, r *run) {
+	if !endpoint.RunsAsTask(ctx) {
+		return // nothing to build the report for
+	}
 	endpoint.ReportTask(ctx, endpoint.TaskReport{
 		Upstream:      endpoint.Upstream{Agent: alias, TaskID: r.taskID, ContextID: r.contextID},
 		InputRequired: r.state.Interrupted(),
