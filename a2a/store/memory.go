@@ -119,11 +119,9 @@ func (m *Memory) CreateLeasedTask(_ context.Context, owner string, t *a2a.Task, 
 	if _, ok := m.tasks[t.ID]; ok {
 		return taskmanager.ErrExists
 	}
-	now := m.now()
-	if l, ok := m.leases[t.ID]; ok && l.holder != holder && now.Before(l.until) {
+	if !m.acquireLocked(t.ID, holder, ttl) {
 		return taskmanager.ErrLeaseHeld
 	}
-	m.leases[t.ID] = memLease{holder: holder, until: now.Add(ttl)}
 	m.tasks[t.ID] = &memTask{owner: owner, rec: taskmanager.TaskRecord{Task: *t, Version: 1}}
 	m.notifyLocked(t.ID)
 	return nil
@@ -136,12 +134,8 @@ func (m *Memory) CreateTaskWithEvents(_ context.Context, owner string, t *a2a.Ta
 	if _, ok := m.tasks[t.ID]; ok {
 		return nil, taskmanager.ErrExists
 	}
-	if holder != "" {
-		now := m.now()
-		if l, ok := m.leases[t.ID]; ok && l.holder != holder && now.Before(l.until) {
-			return nil, taskmanager.ErrLeaseHeld
-		}
-		m.leases[t.ID] = memLease{holder: holder, until: now.Add(ttl)}
+	if holder != "" && !m.acquireLocked(t.ID, holder, ttl) {
+		return nil, taskmanager.ErrLeaseHeld
 	}
 	// Kept as given (see Memory), as CreateTask then UpdateTask would.
 	mt := &memTask{owner: owner, rec: taskmanager.TaskRecord{Task: *t, Version: 2, LastSeq: int64(len(events))},
@@ -274,12 +268,18 @@ func (m *Memory) Close() error { return nil }
 func (m *Memory) AcquireLease(_ context.Context, taskID, holder string, ttl time.Duration) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	return m.acquireLocked(taskID, holder, ttl), nil
+}
+
+// acquireLocked takes taskID's run lease for holder if it is free, expired
+// or holder's already; m.mu is held.
+func (m *Memory) acquireLocked(taskID, holder string, ttl time.Duration) bool {
 	now := m.now()
 	if l, ok := m.leases[taskID]; ok && l.holder != holder && now.Before(l.until) {
-		return false, nil
+		return false
 	}
 	m.leases[taskID] = memLease{holder: holder, until: now.Add(ttl)}
-	return true, nil
+	return true
 }
 
 // RenewLease implements taskmanager.LeaseStore.

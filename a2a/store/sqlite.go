@@ -281,24 +281,34 @@ func (s *SQLite) CreateLeasedTask(ctx context.Context, owner string, t *a2a.Task
 		return err
 	}
 	return s.writer.do(ctx, func(tx *wtx) error {
-		// The write lock is held: nothing changes between these.
-		var one int
-		err := tx.scan(`select 1 from a2a_tasks where id = ?`, []any{t.ID}, &one)
-		if err == nil {
-			return taskmanager.ErrExists
-		}
-		if !errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("store: create task: %w", err)
-		}
-		ok, err := s.acquireLease(tx, t.ID, holder, ttl)
-		if err != nil {
+		if err := s.leaseNewTask(tx, t.ID, holder, ttl); err != nil {
 			return err
-		}
-		if !ok {
-			return taskmanager.ErrLeaseHeld
 		}
 		return s.createTask(tx, owner, t.ID, c)
 	})
+}
+
+// leaseNewTask takes holder's run lease on a task about to be created in
+// tx: ErrExists if the task exists already (checked first, so that a
+// refused create writes nothing), ErrLeaseHeld if another holds the lease.
+func (s *SQLite) leaseNewTask(tx *wtx, id, holder string, ttl time.Duration) error {
+	// The write lock is held: nothing changes between these.
+	var one int
+	err := tx.scan(`select 1 from a2a_tasks where id = ?`, []any{id}, &one)
+	if err == nil {
+		return taskmanager.ErrExists
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("store: create task: %w", err)
+	}
+	ok, err := s.acquireLease(tx, id, holder, ttl)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return taskmanager.ErrLeaseHeld
+	}
+	return nil
 }
 
 // CreateTaskWithEvents implements taskmanager.EventfulTaskCreator: the
@@ -316,21 +326,8 @@ func (s *SQLite) CreateTaskWithEvents(ctx context.Context, owner string, t *a2a.
 	rec := &taskmanager.TaskRecord{Task: *t.Clone(), Version: 2, LastSeq: int64(len(evs))}
 	err = s.writer.do(ctx, func(tx *wtx) error {
 		if holder != "" {
-			// The write lock is held: nothing changes between these.
-			var one int
-			err := tx.scan(`select 1 from a2a_tasks where id = ?`, []any{t.ID}, &one)
-			if err == nil {
-				return taskmanager.ErrExists
-			}
-			if !errors.Is(err, sql.ErrNoRows) {
-				return fmt.Errorf("store: create task: %w", err)
-			}
-			ok, err := s.acquireLease(tx, t.ID, holder, ttl)
-			if err != nil {
+			if err := s.leaseNewTask(tx, t.ID, holder, ttl); err != nil {
 				return err
-			}
-			if !ok {
-				return taskmanager.ErrLeaseHeld
 			}
 		}
 		res, err := tx.exec(`insert into a2a_tasks (id, owner, context_id, state, status_ts, version, last_seq, snapshot)
