@@ -18,6 +18,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
 	"github.com/a2a-mcp-bridge/bridge/gateway/upstream"
 	"github.com/a2a-mcp-bridge/bridge/mcp/connector"
+	"github.com/a2a-mcp-bridge/bridge/netguard"
 )
 
 // What the bridge carries compiled in: served only when a file names it
@@ -67,9 +68,14 @@ type ownAgents struct {
 	names   *atomic.Pointer[map[string]bool]
 	own     http.RoundTripper
 	guarded http.RoundTripper
+	both    []http.RoundTripper // own, guarded (Unwrap)
 }
 
-var _ http.RoundTripper = (*ownAgents)(nil)
+var _ netguard.Wrapper = (*ownAgents)(nil)
+
+// Unwrap implements netguard.Wrapper: own and guarded, netguard's
+// transports, so that netguard.Do calls o without http.Client.
+func (o *ownAgents) Unwrap() []http.RoundTripper { return o.both }
 
 // RoundTrip implements http.RoundTripper.
 func (o *ownAgents) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -103,7 +109,8 @@ func (b *Bridge) exposeClient(guarded, own *http.Client) *http.Client {
 		return guarded
 	}
 	c := *guarded
-	c.Transport = &ownAgents{origin: u.Scheme + "://" + u.Host, prefix: strings.TrimRight(u.EscapedPath(), "/"), names: &b.ownExposed, own: own.Transport, guarded: guarded.Transport}
+	c.Transport = &ownAgents{origin: u.Scheme + "://" + u.Host, prefix: strings.TrimRight(u.EscapedPath(), "/"), names: &b.ownExposed, own: own.Transport, guarded: guarded.Transport,
+		both: []http.RoundTripper{own.Transport, guarded.Transport}}
 	return &c
 }
 

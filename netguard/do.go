@@ -24,7 +24,8 @@ var refuseRedirectsPC = reflect.ValueOf(refuseRedirects).Pointer()
 // neither an overall Timeout nor a cookie jar, it calls the transport
 // directly: http.Client copies every request and its header for the
 // redirects such a client never follows, a few hundred bytes and a
-// microsecond per call on a proxied hot path. Any other client, or a
+// microsecond per call on a proxied hot path (a transport that wraps this
+// package's, see Wrapper, is called the same way). Any other client, or a
 // request that needs the client's help (credentials in the URL, no
 // header), goes through hc.Do.
 func Do(hc *http.Client, req *http.Request) (*http.Response, error) {
@@ -97,15 +98,50 @@ func Do(hc *http.Client, req *http.Request) (*http.Response, error) {
 	return resp, uerr(loc, refused)
 }
 
+// Wrapper is a RoundTripper around others (observe.Transport around this
+// package's, the gateway's router between two of them): Unwrap returns
+// every transport its RoundTrip may call. Do calls a client's transport
+// directly, as it calls this package's own, when it is this package's or a
+// Wrapper whose transports all are, through at most maxWrapDepth Wrappers,
+// so every call still passes a guard. A Wrapper must need nothing of
+// http.Client: each call's RoundTrip is all it is given.
+type Wrapper interface {
+	http.RoundTripper
+	Unwrap() []http.RoundTripper
+}
+
+// maxWrapDepth bounds how deep Do looks through Wrappers.
+const maxWrapDepth = 4
+
 // direct returns hc's transport when Do may call it without hc.
-func direct(hc *http.Client, req *http.Request) (*roundTripper, bool) {
-	rt, ok := hc.Transport.(*roundTripper)
-	if !ok || hc.Timeout != 0 || hc.Jar != nil || hc.CheckRedirect == nil ||
+func direct(hc *http.Client, req *http.Request) (http.RoundTripper, bool) {
+	if !guarded(hc.Transport, maxWrapDepth) || hc.Timeout != 0 || hc.Jar != nil || hc.CheckRedirect == nil ||
 		reflect.ValueOf(hc.CheckRedirect).Pointer() != refuseRedirectsPC ||
 		req.URL == nil || req.URL.User != nil || req.Header == nil || req.RequestURI != "" {
 		return nil, false
 	}
-	return rt, true
+	return hc.Transport, true
+}
+
+// guarded reports whether rt is this package's transport or a Wrapper of
+// such transports only, at most depth Wrappers deep.
+func guarded(rt http.RoundTripper, depth int) bool {
+	switch t := rt.(type) {
+	case *roundTripper:
+		return true
+	case Wrapper:
+		if depth == 0 {
+			return false
+		}
+		in := t.Unwrap()
+		for _, w := range in {
+			if !guarded(w, depth-1) {
+				return false
+			}
+		}
+		return len(in) > 0
+	}
+	return false
 }
 
 func closeBody(req *http.Request) {

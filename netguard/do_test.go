@@ -3,6 +3,7 @@ package netguard_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -129,10 +130,16 @@ func TestDoAnswersAsClientDoAndFollowsNoRedirect(t *testing.T) {
 		}
 		return req
 	}
+	var clients []*http.Client
 	for _, h1 := range []bool{false, true} {
 		hc := netguard.Trusted(netguard.Config{HTTP1Direct: h1, Timeout: -1, DialTimeout: time.Second})
+		wrapped := *hc
+		wrapped.Transport = wrapper{router{hc.Transport, wrapper{hc.Transport}}} // as observe.Transport wraps the gateway's router
+		clients = append(clients, hc, &wrapped)
+	}
+	for i, hc := range clients {
 		for _, s := range reqs {
-			t.Run(s.name, func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/%d", s.name, i), func(t *testing.T) {
 				req := build(t, s)
 				if !netguard.DoesDirect(hc, req) {
 					t.Fatal("Do would not take its direct path for this client")
@@ -157,6 +164,31 @@ func TestDoAnswersAsClientDoAndFollowsNoRedirect(t *testing.T) {
 	}
 }
 
+// wrapper is a transport around another, as observe.Transport is.
+type wrapper struct{ base http.RoundTripper }
+
+// router is a transport that picks one of two, as the gateway's exposed
+// agents' client does.
+type router struct{ a, b http.RoundTripper }
+
+func (r router) RoundTrip(req *http.Request) (*http.Response, error) { return r.a.RoundTrip(req) }
+func (r router) Unwrap() []http.RoundTripper                         { return []http.RoundTripper{r.a, r.b} }
+
+func (w wrapper) RoundTrip(req *http.Request) (*http.Response, error) { return w.base.RoundTrip(req) }
+func (w wrapper) Unwrap() []http.RoundTripper                         { return []http.RoundTripper{w.base} }
+
+// emptyWrapper says it wraps nothing.
+type emptyWrapper struct{}
+
+func (emptyWrapper) RoundTrip(*http.Request) (*http.Response, error) { return nil, errors.New("none") }
+func (emptyWrapper) Unwrap() []http.RoundTripper                     { return nil }
+
+var (
+	_ netguard.Wrapper = wrapper{}
+	_ netguard.Wrapper = router{}
+	_ netguard.Wrapper = emptyWrapper{}
+)
+
 // Clients Do cannot stand in for go through hc.Do unchanged.
 func TestDoLeavesOtherClientsToNetHTTP(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -170,9 +202,21 @@ func TestDoLeavesOtherClientsToNetHTTP(t *testing.T) {
 	replaced := netguard.Trusted(netguard.Config{Timeout: -1})
 	replaced.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	plain := &http.Client{}
+	wrapsOther := netguard.Trusted(netguard.Config{Timeout: -1})
+	wrapsOther.Transport = wrapper{http.DefaultTransport}
+	tooDeep := netguard.Trusted(netguard.Config{Timeout: -1})
+	for range 5 {
+		tooDeep.Transport = wrapper{tooDeep.Transport}
+	}
+	routesToOther := netguard.Trusted(netguard.Config{Timeout: -1})
+	routesToOther.Transport = router{routesToOther.Transport, http.DefaultTransport}
+	wrapsNothing := netguard.Trusted(netguard.Config{Timeout: -1})
+	wrapsNothing.Transport = emptyWrapper{}
 	for name, hc := range map[string]*http.Client{
 		"follows redirects": following, "overall timeout": withTimeout,
 		"own CheckRedirect": replaced, "not ours": plain,
+		"wraps a transport not ours": wrapsOther, "wrapped five times": tooDeep,
+		"routes to a transport not ours": routesToOther, "wraps nothing": wrapsNothing,
 	} {
 		if netguard.DoesDirect(hc, req()) {
 			t.Errorf("%s: Do would bypass http.Client", name)

@@ -20,10 +20,18 @@ import (
 // see the bridge → agent hop as its own span; without it, [HeaderHook]
 // alone still carries the trace.
 func Transport(base http.RoundTripper) http.RoundTripper {
-	return &transport{base: base}
+	return &transport{base: base, wrapped: []http.RoundTripper{base}}
 }
 
-type transport struct{ base http.RoundTripper }
+type transport struct {
+	base    http.RoundTripper
+	wrapped []http.RoundTripper // base, for Unwrap
+}
+
+// Unwrap returns the transport t wraps, so that netguard.Do calls t as it
+// calls netguard's own, without http.Client's per-call copies
+// (netguard.Wrapper).
+func (t *transport) Unwrap() []http.RoundTripper { return t.wrapped }
 
 // RoundTrip implements http.RoundTripper.
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -32,6 +40,18 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			_ = req.Body.Close()
 		}
 		return nil, errors.New("observe: transport has no base round tripper")
+	}
+	if tracingOff() {
+		// No span to record (as TraceMiddleware): the span started here
+		// would only carry its parent's context, so the request goes out
+		// as it came when it has none to send, without a copy of it, a
+		// span and a wrapped body per call.
+		if !trace.SpanContextFromContext(req.Context()).IsValid() {
+			return t.base.RoundTrip(req)
+		}
+		out := req.Clone(req.Context())
+		propagator.Inject(out.Context(), propagation.HeaderCarrier(out.Header))
+		return t.base.RoundTrip(out)
 	}
 	m := httpMethod(req.Method)
 	ctx, span := tracer().Start(req.Context(), "HTTP "+m,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -109,5 +110,58 @@ func BenchmarkWrap(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		h.ServeHTTP(httptest.NewRecorder(), r)
+	}
+}
+
+// rtFunc is a RoundTripper of a function.
+type rtFunc func(*http.Request) (*http.Response, error)
+
+func (f rtFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// With tracing off the client span would carry only its parent's context:
+// the caller's trace context goes out as the span would send it, a request
+// without one goes out unchanged, and the caller's request is never
+// modified.
+func TestTransportWithTracingOffPassesTheCallersTraceOn(t *testing.T) {
+	if !tracingOff() {
+		t.Skip("a tracer provider is installed")
+	}
+	var sent *http.Request
+	tr := Transport(rtFunc(func(r *http.Request) (*http.Response, error) {
+		sent = r
+		return &http.Response{StatusCode: 200, Body: io.NopCloser(strings.NewReader("ok"))}, nil
+	}))
+	const parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	in := http.Header{"Traceparent": {parent}}
+	ctx := propagator.Extract(context.Background(), propagation.HeaderCarrier(in))
+	req, _ := http.NewRequestWithContext(ctx, "POST", "http://agent.test/rpc", strings.NewReader("{}"))
+	if _, err := tr.RoundTrip(req); err != nil {
+		t.Fatal(err)
+	}
+	if req.Header.Get("traceparent") != "" {
+		t.Error("caller's request was modified")
+	}
+	if got := sent.Header.Get("traceparent"); got != parent {
+		t.Errorf("sent traceparent %q, want the caller's %q", got, parent)
+	}
+	plain, _ := http.NewRequest("POST", "http://agent.test/rpc", strings.NewReader("{}"))
+	if _, err := tr.RoundTrip(plain); err != nil {
+		t.Fatal(err)
+	}
+	if sent != plain || len(plain.Header) != 0 {
+		t.Errorf("without a caller's trace the request went out as %p with %v, want %p unchanged", sent, sent.Header, plain)
+	}
+}
+
+func TestTransportUnwrapsToItsBase(t *testing.T) {
+	base := rtFunc(func(*http.Request) (*http.Response, error) { return nil, nil })
+	u, ok := Transport(base).(interface{ Unwrap() []http.RoundTripper })
+	if !ok {
+		t.Fatal("observe.Transport has no Unwrap: netguard.Do would send its calls through http.Client")
+	}
+	if in := u.Unwrap(); len(in) != 1 {
+		t.Errorf("Unwrap = %v, want the base alone", in)
+	} else if _, same := in[0].(rtFunc); !same {
+		t.Errorf("Unwrap = %T, want the base", in[0])
 	}
 }
