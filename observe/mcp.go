@@ -19,6 +19,17 @@ import (
 func ToolMiddleware() server.ToolHandlerMiddleware {
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if tracingOff() {
+				// No span to record (as TraceMiddleware): the caller's
+				// trace context (from _meta, else the headers') is passed
+				// on as the span would pass it, without the span, its
+				// options and its name per call.
+				if req.Params.Meta != nil {
+					ctx = ExtractMeta(ctx, req.Params.Meta.AdditionalFields)
+				}
+				SetMethod(ctx, "tools/call")
+				return next(ctx, req)
+			}
 			outer := trace.SpanContextFromContext(ctx)
 			if req.Params.Meta != nil {
 				ctx = ExtractMeta(ctx, req.Params.Meta.AdditionalFields)

@@ -3,11 +3,14 @@ package observe
 import (
 	"context"
 	"errors"
+	"net/http"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 )
 
 func TestToolMiddleware(t *testing.T) {
@@ -64,6 +67,46 @@ func TestToolMiddleware(t *testing.T) {
 			linked := len(s.Links()) == 1 && s.Links()[0].SpanContext.SpanID().String() == httpSpanID
 			if linked != tt.wantLink {
 				t.Errorf("links %v, want link to the http span: %v", s.Links(), tt.wantLink)
+			}
+		})
+	}
+}
+
+// With tracing off the tool runs under the trace context the span would
+// have carried: _meta's, else the caller's; the method is still recorded.
+func TestToolMiddlewareWithTracingOffPassesTheCallersTraceOn(t *testing.T) {
+	if !tracingOff() {
+		t.Skip("a tracer provider is installed")
+	}
+	const metaTP = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	const httpTP = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+	var got trace.SpanContext
+	h := ToolMiddleware()(func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		got = trace.SpanContextFromContext(ctx)
+		return mcp.NewToolResultText("ok"), nil
+	})
+	caller := propagator.Extract(context.Background(), propagation.HeaderCarrier(http.Header{"Traceparent": {httpTP}}))
+	for _, tt := range []struct {
+		name      string
+		meta      *mcp.Meta
+		wantTrace string
+	}{
+		{"meta wins", &mcp.Meta{AdditionalFields: map[string]any{"traceparent": metaTP}}, "4bf92f3577b34da6a3ce929d0e0e4736"},
+		{"caller's without meta", nil, "0af7651916cd43dd8448eb211c80319c"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, slot := slotFor(caller)
+			req := mcp.CallToolRequest{}
+			req.Params.Name = "ask"
+			req.Params.Meta = tt.meta
+			if _, err := h(ctx, req); err != nil {
+				t.Fatal(err)
+			}
+			if got.TraceID().String() != tt.wantTrace {
+				t.Errorf("tool's trace %v, want %v", got.TraceID(), tt.wantTrace)
+			}
+			if m := slot.get(); m != "tools/call" {
+				t.Errorf("method %q, want tools/call", m)
 			}
 		})
 	}
