@@ -555,6 +555,8 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	// The request's context, built once: the principal, then the view.
+	ctx := request.WithPrincipal(r.Context(), p)
 	var sampler *relay.Sampler
 	var direct *relay.Stream
 	var stateless bool // a session-less tools/call whose response can stream
@@ -608,7 +610,7 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusAccepted)
 			return
 		}
-		ctx := view.With(request.WithPrincipal(r.Context(), p), vm)
+		ctx = view.With(ctx, vm)
 		if f.cfg.OnRequest != nil && !vm.Response && vm.ID != nil {
 			var uri string
 			if vm.Method == string(mcp.MethodResourcesRead) {
@@ -652,10 +654,6 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", "POST, DELETE")
 		writeJSONError(w, http.StatusMethodNotAllowed, "method_not_allowed", "no standalone event stream; use POST")
 		return
-	}
-	ctx := request.WithPrincipal(r.Context(), p)
-	if vm != nil {
-		ctx = view.With(ctx, vm)
 	}
 	if direct != nil {
 		ctx = withDirect(ctx, direct)
