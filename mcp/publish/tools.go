@@ -150,16 +150,12 @@ func Select(msg *a2a.Message, reqMeta a2a.Metadata) (Selection, error) {
 		}
 	}
 	for _, d := range sel.datas {
-		var m map[string]json.RawMessage
-		if json.Unmarshal(d, &m) != nil {
-			continue // not an object: arguments of nothing
+		raw, args, hasTool, hasArgs, isObject := toolMembers(d)
+		if !isObject || !hasTool {
+			continue // not an object (arguments of nothing), or no tool
 		}
-		raw, ok := m["tool"]
-		if !ok {
-			continue
-		}
-		var name string
-		if err := json.Unmarshal(raw, &name); err != nil {
+		name, err := stringValue(raw)
+		if err != nil {
 			return Selection{}, a2a.ErrInvalidParams.With(`the data part's "tool" must be a string naming the tool`)
 		}
 		if sel.ByData {
@@ -168,8 +164,8 @@ func Select(msg *a2a.Message, reqMeta a2a.Metadata) (Selection, error) {
 		if skill != "" && skill != name {
 			return Selection{}, a2a.ErrInvalidParams.Withf("the data part names tool %q and the metadata skill %q: name one", clean(name, 64), clean(skill, 64))
 		}
-		sel.Tool, sel.ByData, sel.Arguments = name, true, m["arguments"]
-		if sel.Arguments == nil {
+		sel.Tool, sel.ByData, sel.Arguments = name, true, args
+		if !hasArgs {
 			sel.Arguments = json.RawMessage{}
 		}
 	}
