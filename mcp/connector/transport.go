@@ -158,6 +158,11 @@ type credTransport struct {
 
 // RoundTrip implements http.RoundTripper.
 func (t credTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if _, none := t.creds.(auth.None); none && !hasInbound(r.Header) {
+		// None would only delete headers the request does not have: no
+		// copy (a clone of the request, its header and URL per call).
+		return t.base.RoundTrip(r)
+	}
 	r2 := r.Clone(r.Context())
 	if err := t.creds.Apply(r.Context(), r2, nil); err != nil {
 		if r.Body != nil {
@@ -166,6 +171,14 @@ func (t credTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		return nil, fmt.Errorf("connector: outbound credentials: %w", err)
 	}
 	return t.base.RoundTrip(r2)
+}
+
+// hasInbound reports whether h has a header auth.None removes (it deletes
+// the canonical keys, as these are).
+func hasInbound(h http.Header) bool {
+	_, a := h["Authorization"]
+	_, p := h["Proxy-Authorization"]
+	return a || p
 }
 
 // sessionWatch notices, on the wire, that an HTTP server has lost the
