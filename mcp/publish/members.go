@@ -1,3 +1,5 @@
+//go:build !bridge_nofastjson
+
 package publish
 
 import (
@@ -17,7 +19,8 @@ import (
 // of 445 per call: the map, a copy of every member, the scanner's state)
 // and 2.4% of its CPU. This reads the part in place, after one
 // json.Valid; TestToolMembersMatchTheMapDecode and FuzzToolMembers hold it
-// to the map decode.
+// to the map decode. The bridge_nofastjson build tag (docs/performance.md)
+// leaves it out for the map decode itself (members_off.go).
 func toolMembers(d []byte) (tool, args json.RawMessage, hasTool, hasArgs, ok bool) {
 	if !json.Valid(d) {
 		return nil, nil, false, false, false
