@@ -93,8 +93,13 @@ func WithRequestID(ctx context.Context, id string) context.Context {
 
 // RequestID returns the request id ctx carries, or "".
 func RequestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey).(string)
-	return id
+	switch id := ctx.Value(requestIDKey).(type) {
+	case string:
+		return id
+	case *string: // a RequestValues'
+		return *id
+	}
+	return ""
 }
 
 // RequestIDMiddleware takes the caller's X-Request-Id when it is valid
@@ -117,6 +122,42 @@ func RequestIDContext(w http.ResponseWriter, r *http.Request) context.Context {
 	}
 	w.Header()[RequestIDHeader] = []string{id} // the name is canonical: Set without canonicalising
 	return context.WithValue(r.Context(), requestIDKey, id)
+}
+
+// RequestValues holds what [RequestIDContext] and [WithMethodSlot] put in a
+// request's context (the request id and the method slot), for a middleware
+// that makes a context type of its own: it embeds RequestValues, answers
+// [RequestValues.Lookup]'s keys in its Value method and so carries all of a
+// request's values in one allocation. The allocation profile of bridge
+// serve under load showed the two context.WithValue calls, the boxed id
+// string and the slot at five allocations per request; embedded, they are
+// none beyond the middleware's own context.
+type RequestValues struct {
+	id   string
+	slot methodSlot
+}
+
+// Init takes the request id from r (or makes one) as [RequestIDContext]
+// does and echoes it on w's header.
+func (v *RequestValues) Init(w http.ResponseWriter, r *http.Request) {
+	id := r.Header.Get(RequestIDHeader)
+	if !ValidRequestID(id) {
+		id = NewRequestID()
+	}
+	w.Header()[RequestIDHeader] = []string{id} // the name is canonical: Set without canonicalising
+	v.id = id
+}
+
+// Lookup returns the value of key when it is one of v's, for the Value
+// method of the context that embeds v.
+func (v *RequestValues) Lookup(key any) (any, bool) {
+	switch key {
+	case requestIDKey:
+		return &v.id, true // a pointer: a boxed string would allocate per lookup
+	case slotKey:
+		return &v.slot, true
+	}
+	return nil, false
 }
 
 // methodSlot is where a face records the protocol method of the request it
