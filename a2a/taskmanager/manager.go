@@ -162,6 +162,11 @@ type execution struct {
 	cancelOnce sync.Once
 	// runCtx is set when the caller runs the execution itself.
 	runCtx context.Context
+	// reqv and upv are where req and up point: the three live and die
+	// together, and one allocation is two fewer per call (the allocation
+	// profile of bridge serve under load).
+	reqv Request
+	upv  Updater
 }
 
 // validateMessage checks a caller's message before anything is stored.
@@ -210,8 +215,10 @@ func (m *Manager) start(ctx context.Context, owner string, p *a2a.SendMessageReq
 		msg = msg.Clone()
 	}
 	base := context.WithoutCancel(ctx)
-	req := &Request{Owner: owner, Config: p.Configuration, Metadata: p.Metadata, Context: base, Blocking: blocking}
-	ex := &execution{req: req, done: make(chan struct{}), holder: m.execPrefix + strconv.FormatUint(m.execSeq.Add(1), 36)}
+	ex := &execution{done: make(chan struct{}), holder: m.holderName()}
+	ex.reqv = Request{Owner: owner, Config: p.Configuration, Metadata: p.Metadata, Context: base, Blocking: blocking}
+	req := &ex.reqv
+	ex.req = req
 	if msg.TaskID != "" {
 		rec, err := m.store.GetTask(ctx, owner, msg.TaskID)
 		if err != nil {
@@ -265,7 +272,8 @@ func (m *Manager) start(ctx context.Context, owner string, p *a2a.SendMessageReq
 		}
 	}
 	req.Message, req.TaskID, req.ContextID = msg, msg.TaskID, msg.ContextID
-	ex.up = &Updater{m: m, req: req, ex: ex, first: make(chan struct{})}
+	ex.upv = Updater{m: m, req: req, ex: ex, first: make(chan struct{})}
+	ex.up = &ex.upv
 	if ex.startRec != nil {
 		ex.up.rec = ex.startRec
 	}
@@ -282,6 +290,16 @@ func (m *Manager) start(ctx context.Context, owner string, p *a2a.SendMessageReq
 		go m.run(runCtx, ex)
 	}
 	return ex, nil
+}
+
+// holderName names a new execution in its task's run lease: the
+// instance's prefix and a sequence number, built in one allocation (a
+// concatenation of FormatUint's string makes two).
+func (m *Manager) holderName() string {
+	var buf [96]byte
+	b := append(buf[:0], m.execPrefix...)
+	b = strconv.AppendUint(b, m.execSeq.Add(1), 36)
+	return string(b)
 }
 
 // acquire takes a task's run lease, waiting up to LeaseWait for it, and
