@@ -275,16 +275,38 @@ func (r *relay) settled(ctx context.Context, t *a2a.Task) error {
 		out.Status.Message = r.message(m)
 		out.History = append(out.History, *out.Status.Message)
 	}
-	for _, a := range t.Artifacts {
-		if len(a.Parts) > 0 {
-			out.Artifacts = append(out.Artifacts, a)
-		}
-	}
+	out.Artifacts = withParts(t.Artifacts)
 	if err := r.u.Emit(ctx, a2a.StreamResponse{Task: out}); err != nil {
 		return err
 	}
 	r.done = true
 	return nil
+}
+
+// withParts returns the artifacts that have parts: arts itself when all
+// have (the usual answer; arts is the decoded answer's, ours to take), a
+// new slice otherwise, nil when none has.
+func withParts(arts []a2a.Artifact) []a2a.Artifact {
+	all := true
+	for _, a := range arts {
+		if len(a.Parts) == 0 {
+			all = false
+			break
+		}
+	}
+	if all {
+		if len(arts) == 0 {
+			return nil
+		}
+		return arts
+	}
+	var out []a2a.Artifact
+	for _, a := range arts {
+		if len(a.Parts) > 0 {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // ours reports whether an event's task id is the mapped upstream task.
