@@ -89,6 +89,16 @@ func WithPrincipal(ctx context.Context, p *Principal) context.Context {
 	return context.WithValue(ctx, principalKey{}, p)
 }
 
+// PrincipalValue answers the principal's lookup for a context type that
+// carries the principal among other values in one allocation (see
+// gateway/hops): when key is the principal's, it returns p.
+func PrincipalValue(key any, p *Principal) (any, bool) {
+	if _, ok := key.(principalKey); ok {
+		return p, true
+	}
+	return nil, false
+}
+
 // PrincipalFrom returns the principal carried by ctx, or nil.
 func PrincipalFrom(ctx context.Context) *Principal {
 	p, _ := ctx.Value(principalKey{}).(*Principal)

@@ -125,10 +125,28 @@ func WithOwner(ctx context.Context, owner string) context.Context {
 // AnonymousOwner owns the tasks of unauthenticated callers.
 const AnonymousOwner = "anonymous"
 
+// OwnerValue answers the owner key's lookup for a context type that carries
+// the owner among other values in one allocation (see gateway/hops): when
+// key is the owner's, it returns the value OwnerFromContext reads (a
+// pointer: a boxed string would allocate per lookup).
+func OwnerValue(key any, owner *string) (any, bool) {
+	if _, ok := key.(ownerKey); ok {
+		return owner, true
+	}
+	return nil, false
+}
+
 // OwnerFromContext returns the owner key set by WithOwner, or AnonymousOwner.
 func OwnerFromContext(ctx context.Context) (string, error) {
-	if o, ok := ctx.Value(ownerKey{}).(string); ok && o != "" {
-		return o, nil
+	switch o := ctx.Value(ownerKey{}).(type) {
+	case string:
+		if o != "" {
+			return o, nil
+		}
+	case *string: // OwnerValue's
+		if *o != "" {
+			return *o, nil
+		}
 	}
 	return AnonymousOwner, nil
 }
