@@ -450,6 +450,7 @@ type pconn struct {
 	limit    int64     // bytes left to read before the header limit trips
 	nread    int64     // bytes read from conn for the current request
 	nwritten int64     // bytes written to conn for the current request
+	one      [1]byte   // writeRequest's probe past a body's length
 }
 
 // countingWriter writes to the connection, counting the bytes, so that
@@ -515,7 +516,7 @@ func (pc *pconn) roundTrip(ctx context.Context, req *http.Request) (resp *http.R
 		return nil, retry, fmt.Errorf("netguard: %s: %w", what, err)
 	}
 	pc.nread, pc.nwritten = 0, 0
-	if err := req.Write(pc.bw); err != nil {
+	if err := pc.writeRequest(req); err != nil {
 		return fail("write request", err)
 	}
 	if err := pc.bw.Flush(); err != nil {
