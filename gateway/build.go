@@ -309,6 +309,7 @@ func guarded(mux http.Handler, g, gm *hostguard.Guard, mcpPath string, ops map[s
 	if log == nil {
 		log = slog.Default()
 	}
+	mcpMetaPath := endpoint.MetadataPrefix + mcpPath // once, not per request
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
 		if ops[p] {
@@ -316,7 +317,7 @@ func guarded(mux http.Handler, g, gm *hostguard.Guard, mcpPath string, ops map[s
 			return
 		}
 		guard := g
-		if p == mcpPath || p == endpoint.MetadataPrefix+mcpPath {
+		if p == mcpPath || p == mcpMetaPath {
 			guard = gm
 		}
 		if err := guard.Check(r); err != nil {

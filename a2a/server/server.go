@@ -282,7 +282,9 @@ func etagMatch(header, etag string) bool {
 
 // checkVersion applies version negotiation: 1.0 and 1.0.x are served.
 func (s *Server) checkVersion(r *http.Request) error {
-	v := strings.TrimSpace(r.Header.Get("A2A-Version"))
+	// The canonical form of A2A-Version: Get canonicalises a name that
+	// is not, an allocation per request.
+	v := strings.TrimSpace(r.Header.Get("A2a-Version"))
 	if v == "" {
 		v = strings.TrimSpace(r.URL.Query().Get("A2A-Version"))
 	}
