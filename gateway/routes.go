@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 )
@@ -93,14 +94,20 @@ func (b *Bridge) serveRootCard(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// mountedRequest is Mount's copy of a request with its own URL.
+type mountedRequest struct {
+	r http.Request
+	u url.URL
+}
+
 // Mount serves h under prefix with the prefix stripped, so that h sees the
 // prefix itself as "/".
 func Mount(mux *http.ServeMux, prefix string, h http.Handler) {
 	prefix = strings.TrimRight(prefix, "/")
 	strip := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r2 := new(http.Request)
-		*r2 = *r
-		u := *r.URL
+		// The request's copy and its URL's in one allocation.
+		m := &mountedRequest{r: *r, u: *r.URL}
+		r2, u := &m.r, &m.u
 		u.Path = strings.TrimPrefix(r.URL.Path, prefix)
 		u.RawPath = strings.TrimPrefix(r.URL.RawPath, prefix)
 		if u.Path == "" {
@@ -109,7 +116,7 @@ func Mount(mux *http.ServeMux, prefix string, h http.Handler) {
 		if r.URL.RawPath != "" && u.RawPath == "" {
 			u.RawPath = "/"
 		}
-		r2.URL = &u
+		r2.URL = u
 		h.ServeHTTP(w, r2)
 	})
 	mux.Handle(prefix+"/", strip)
