@@ -62,16 +62,16 @@ func (p *Proxy) Execute(ctx context.Context, req *taskmanager.Request, u *taskma
 
 	// A shallow copy: only top-level fields change, and the request is
 	// only encoded.
-	out := *req.Message
+	// The message, the request and its configuration in one allocation.
+	up := &upstreamSend{msg: *req.Message}
+	out := &up.msg
 	out.TaskID, out.ContextID = r.ref.TaskID, r.ref.ContextID
 	out.ReferenceTaskIDs = nil // bridge ids mean nothing upstream
-	sreq := &a2a.SendMessageRequest{
-		Message:  &out,
-		Metadata: req.Metadata,
-		// History is not relayed (the bridge keeps its own); the caller's
-		// webhook is never given to the upstream.
-		Configuration: &a2a.SendMessageConfiguration{HistoryLength: &noHistory},
-	}
+	// History is not relayed (the bridge keeps its own); the caller's
+	// webhook is never given to the upstream.
+	up.cfg = a2a.SendMessageConfiguration{HistoryLength: &noHistory}
+	up.req = a2a.SendMessageRequest{Message: out, Metadata: req.Metadata, Configuration: &up.cfg}
+	sreq := &up.req
 	if req.Config != nil {
 		sreq.Configuration.AcceptedOutputModes = req.Config.AcceptedOutputModes
 	}
@@ -281,6 +281,13 @@ func (r *relay) settled(ctx context.Context, t *a2a.Task) error {
 	}
 	r.done = true
 	return nil
+}
+
+// upstreamSend is what Execute sends upstream.
+type upstreamSend struct {
+	msg a2a.Message
+	req a2a.SendMessageRequest
+	cfg a2a.SendMessageConfiguration
 }
 
 // withParts returns the artifacts that have parts: arts itself when all
