@@ -134,6 +134,7 @@ func RequestIDContext(w http.ResponseWriter, r *http.Request) context.Context {
 // none beyond the middleware's own context.
 type RequestValues struct {
 	id   string
+	hdr  [1]string // the response header's value
 	slot methodSlot
 }
 
@@ -144,8 +145,9 @@ func (v *RequestValues) Init(w http.ResponseWriter, r *http.Request) {
 	if !ValidRequestID(id) {
 		id = NewRequestID()
 	}
-	w.Header()[RequestIDHeader] = []string{id} // the name is canonical: Set without canonicalising
 	v.id = id
+	v.hdr[0] = id
+	w.Header()[RequestIDHeader] = v.hdr[:1:1] // the name is canonical: Set without canonicalising
 }
 
 // Lookup returns the value of key when it is one of v's, for the Value
