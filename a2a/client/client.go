@@ -612,7 +612,7 @@ func (c *Client) send(ctx context.Context, method, u string, body []byte, accept
 
 // readBody reads a whole response body, at most c.maxBytes of it.
 func (c *Client) readBody(op string, resp *http.Response) ([]byte, error) {
-	data, err := httpbody.ReadAll(io.LimitReader(resp.Body, c.maxBytes+1), resp.ContentLength, c.maxBytes)
+	data, err := httpbody.ReadAtMost(resp.Body, resp.ContentLength, c.maxBytes)
 	if err != nil {
 		return nil, &clientError{op: op, msg: "read response", err: err}
 	}

@@ -29,3 +29,35 @@ func ReadAll(r io.Reader, declared, limit int64) ([]byte, error) {
 		}
 	}
 }
+
+// ReadAtMost is ReadAll(io.LimitReader(r, limit+1), declared, limit): it
+// reads r to the end or to limit+1 bytes, whichever comes first (a result
+// longer than limit tells the caller the body is too large), without the
+// LimitReader's allocation, which the allocation profile of bridge serve
+// showed on every relayed call's answer.
+func ReadAtMost(r io.Reader, declared, limit int64) ([]byte, error) {
+	if declared <= 0 || declared > limit || declared > 1<<20 {
+		return io.ReadAll(io.LimitReader(r, limit+1))
+	}
+	b := make([]byte, 0, declared+1)
+	for {
+		if int64(len(b)) > limit {
+			return b, nil // limit+1 bytes: as a LimitReader's end
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // the body is longer than declared
+		}
+		room := b[len(b):cap(b)]
+		if left := limit + 1 - int64(len(b)); int64(len(room)) > left {
+			room = room[:left]
+		}
+		n, err := r.Read(room)
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+}

@@ -44,3 +44,25 @@ func BenchmarkReadAllSized(b *testing.B) {
 		}
 	}
 }
+
+// TestReadAtMost_AsLimitReader: ReadAtMost returns what ReadAll of an
+// io.LimitReader at limit+1 returns, for bodies shorter than, equal to and
+// longer than the limit, with honest, short, long and absent declared
+// lengths.
+func TestReadAtMost_AsLimitReader(t *testing.T) {
+	const limit = 100
+	for _, size := range []int{0, 1, 99, 100, 101, 102, 5000} {
+		body := strings.Repeat("y", size)
+		for _, declared := range []int64{-1, 0, 1, int64(size), int64(size) + 7, limit, limit + 1, 1 << 30} {
+			want, _ := io.ReadAll(io.LimitReader(strings.NewReader(body), limit+1))
+			got, err := ReadAtMost(iotest.HalfReader(strings.NewReader(body)), declared, limit)
+			if err != nil || string(got) != string(want) {
+				t.Errorf("size %d declared %d: got %d bytes, %v; want %d", size, declared, len(got), err, len(want))
+			}
+		}
+	}
+	boom := errors.New("boom")
+	if _, err := ReadAtMost(io.MultiReader(bytes.NewReader([]byte("ab")), iotest.ErrReader(boom)), 2, 10); !errors.Is(err, boom) {
+		t.Fatalf("read error = %v, want boom", err)
+	}
+}
