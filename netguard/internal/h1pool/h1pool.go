@@ -399,6 +399,7 @@ func (t *Transport) dialConn(ctx context.Context, key, addr string, u *url.URL) 
 		return nil, err
 	}
 	pc := &pconn{key: key, t: t, limit: math.MaxInt64}
+	pc.interruptFn = pc.interrupt
 	if u.Scheme == "https" {
 		cfg := t.tlsConfig.Clone()
 		cfg.ServerName = u.Hostname()
@@ -451,6 +452,9 @@ type pconn struct {
 	nread    int64     // bytes read from conn for the current request
 	nwritten int64     // bytes written to conn for the current request
 	one      [1]byte   // writeRequest's probe past a body's length
+	// interruptFn is pc.interrupt, made once: a method value made per
+	// request was an allocation per call.
+	interruptFn func()
 }
 
 // countingWriter writes to the connection, counting the bytes, so that
@@ -502,7 +506,7 @@ func (pc *pconn) release(reuse bool, stop func() bool) {
 func (pc *pconn) roundTrip(ctx context.Context, req *http.Request) (resp *http.Response, retry bool, err error) {
 	// Cancellation sets a past deadline: a blocked write or read returns,
 	// and the error is replaced with the context's.
-	stop := context.AfterFunc(ctx, pc.interrupt)
+	stop := context.AfterFunc(ctx, pc.interruptFn)
 	fail := func(what string, err error) (*http.Response, bool, error) {
 		stop()
 		pc.close()
