@@ -53,11 +53,25 @@ func aad(owner, taskID string) []byte {
 	return []byte(MappingKey + "\x00" + owner + "\x00" + taskID)
 }
 
+// appendAAD appends aad(owner, taskID) to b.
+func appendAAD(b []byte, owner, taskID string) []byte {
+	b = append(b, MappingKey...)
+	b = append(b, 0)
+	b = append(b, owner...)
+	b = append(b, 0)
+	return append(b, taskID...)
+}
+
 // seal returns the metadata value for ref on the bridge task (owner, taskID).
 func (s *sealer) seal(owner, taskID string, ref upstreamRef) (string, error) {
 	ns, over := s.aead.NonceSize(), s.aead.Overhead()
-	// One buffer holds the nonce, then the plaintext, sealed in place.
-	buf := make([]byte, ns, ns+len(`{"t":"","c":""}`)+len(ref.TaskID)+len(ref.ContextID)+over)
+	// One buffer holds the nonce, then the plaintext, sealed in place, and
+	// after the room for the seal the additional data (an allocation of its
+	// own per call before).
+	sealed := ns + len(`{"t":"","c":""}`) + len(ref.TaskID) + len(ref.ContextID) + over
+	buf := make([]byte, ns, sealed+len(MappingKey)+2+len(owner)+len(taskID))
+	ad := appendAAD(buf[sealed:sealed], owner, taskID)
+	buf = buf[:ns:sealed] // the seal must not reach the additional data
 	buf, err := appendRef(buf, ref)
 	if err != nil {
 		return "", fmt.Errorf("proxy: seal mapping: %w", err)
@@ -65,7 +79,7 @@ func (s *sealer) seal(owner, taskID string, ref upstreamRef) (string, error) {
 	if _, err := rand.Read(buf[:ns]); err != nil {
 		return "", fmt.Errorf("proxy: seal mapping: %w", err)
 	}
-	out := s.aead.Seal(buf[:ns], buf[:ns], buf[ns:], aad(owner, taskID))
+	out := s.aead.Seal(buf[:ns], buf[:ns], buf[ns:], ad)
 	n := base64.RawURLEncoding.EncodedLen(len(out))
 	var b strings.Builder
 	b.Grow(len(mappingPrefix) + n)
