@@ -302,11 +302,16 @@ func (c *Client) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) (
 	if req == nil || req.Message == nil {
 		return nil, clientMissing(name, "message")
 	}
-	r := *req
-	r.Tenant = c.tenant(r.Tenant)
+	r := req
+	if t := c.tenant(req.Tenant); t != req.Tenant {
+		// A copy only when the tenant changes: the caller's stays as it is.
+		cp := *req
+		cp.Tenant = t
+		r = &cp
+	}
 	resp, err := clientCall[a2a.SendMessageResponse](ctx, c, clientOp{
-		name: name, method: "SendMessage", params: &r, tenant: r.Tenant,
-		route: func() clientRoute { return clientRouteSendMessage(&r, "message:send") },
+		name: name, method: "SendMessage", params: r, tenant: r.Tenant,
+		route: func() clientRoute { return clientRouteSendMessage(r, "message:send") },
 	})
 	if err == nil && resp.Task == nil && resp.Message == nil {
 		return nil, clientBadResponse(name, "the response has neither a task nor a message")
