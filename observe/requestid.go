@@ -21,6 +21,7 @@ type ctxKey int
 const (
 	requestIDKey ctxKey = iota
 	slotKey
+	valuesKey // a RequestValues: only its own Lookup answers it
 )
 
 // ValidRequestID reports whether s may be taken from a caller as a request
@@ -136,6 +137,10 @@ type RequestValues struct {
 	id   string
 	hdr  [1]string // the response header's value
 	slot methodSlot
+	// metered is the request's meteredRequest for the first Metrics
+	// middleware it passes (meteredUsed), who owns it from then on.
+	metered     meteredRequest
+	meteredUsed bool
 }
 
 // Init takes the request id from r (or makes one) as [RequestIDContext]
@@ -158,6 +163,8 @@ func (v *RequestValues) Lookup(key any) (any, bool) {
 		return &v.id, true // a pointer: a boxed string would allocate per lookup
 	case slotKey:
 		return &v.slot, true
+	case valuesKey:
+		return v, true
 	}
 	return nil, false
 }
