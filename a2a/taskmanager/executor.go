@@ -80,18 +80,17 @@ type Updater struct {
 func (u *Updater) signalFirst() { u.once.Do(func() { close(u.first) }) }
 
 // settledTask returns a shallow copy of the task as this execution left
-// it, if that is a terminal or interrupted state; else nil.
-func (u *Updater) settledTask() *a2a.Task {
+// it, if that is a terminal or interrupted state; else false.
+func (u *Updater) settledTask() (a2a.Task, bool) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if u.rec == nil {
-		return nil
+		return a2a.Task{}, false
 	}
 	if st := u.rec.Task.Status.State; !st.Terminal() && !st.Interrupted() {
-		return nil
+		return a2a.Task{}, false
 	}
-	t := u.rec.Task
-	return &t
+	return u.rec.Task, true
 }
 
 // State is the task's state as this execution has left it so far (empty

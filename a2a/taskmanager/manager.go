@@ -615,8 +615,11 @@ func (m *Manager) sendMessage(ctx context.Context, owner string, p *a2a.SendMess
 		// settled task changes no more until its next message, which
 		// waited for this run's lease). Records are never changed in
 		// place, so a shallow copy is enough to trim.
-		if t := ex.up.settledTask(); t != nil {
-			return &a2a.SendMessageResponse{Task: trimOwned(t, hl, true)}, nil
+		if t, ok := ex.up.settledTask(); ok {
+			// The answer and its task in one allocation.
+			a := &taskAnswer{task: t}
+			a.resp.Task = trimOwned(&a.task, hl, true)
+			return &a.resp, nil
 		}
 	}
 	if p.Configuration != nil && p.Configuration.ReturnImmediately {
@@ -825,6 +828,12 @@ func historyLength(c *a2a.SendMessageConfiguration) *int32 {
 // messages (nil: all; 0: none) and artifacts dropped unless withArtifacts.
 func trimTask(t *a2a.Task, n *int32, withArtifacts bool) *a2a.Task {
 	return trimOwned(t.Clone(), n, withArtifacts)
+}
+
+// taskAnswer is a SendMessage answer with the task it points to.
+type taskAnswer struct {
+	resp a2a.SendMessageResponse
+	task a2a.Task
 }
 
 // trimOwned is trimTask for a task the caller owns outright (a copy just
