@@ -14,6 +14,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -107,6 +108,8 @@ type Transport struct {
 	maxHeaderBytes        int64
 	errHeaderTooLarge     error
 
+	lastKey atomic.Pointer[poolKey] // see poolKey
+
 	mu     sync.Mutex
 	idle   map[string][]*pconn // by scheme://host:port, least recently used first
 	nidle  int
@@ -153,11 +156,12 @@ func New(o Options) *Transport {
 
 // RoundTrip implements [http.RoundTripper].
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	key, addr, err := checkRequest(req)
+	addr, err := checkRequest(req)
 	if err != nil {
 		closeRequestBody(req)
 		return nil, err
 	}
+	key := t.poolKey(req.URL.Scheme, addr)
 	ctx := req.Context()
 	orig := req
 	for attempt := 0; ; attempt++ {
@@ -193,12 +197,28 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 }
 
+// poolKey is the pool's key of a connection to addr over scheme:
+// scheme://addr, remembered for the last pair asked, so that a stream of
+// calls to one upstream builds it once (a concatenation per call was an
+// allocation per relayed call in the allocation profile of bridge serve).
+func (t *Transport) poolKey(scheme, addr string) string {
+	if k := t.lastKey.Load(); k != nil && k.scheme == scheme && k.addr == addr {
+		return k.key
+	}
+	k := &poolKey{scheme: scheme, addr: addr, key: scheme + "://" + addr}
+	t.lastKey.Store(k)
+	return k.key
+}
+
+// poolKey is one poolKey answer.
+type poolKey struct{ scheme, addr, key string }
+
 // checkRequest refuses what the transport cannot send faithfully and
-// returns the pool key and the address to dial.
-func checkRequest(req *http.Request) (key, addr string, err error) {
+// returns the address to dial.
+func checkRequest(req *http.Request) (addr string, err error) {
 	u := req.URL
 	if u == nil {
-		return "", "", errors.New("netguard: request has no URL")
+		return "", errors.New("netguard: request has no URL")
 	}
 	var port string
 	switch u.Scheme {
@@ -207,43 +227,43 @@ func checkRequest(req *http.Request) (key, addr string, err error) {
 	case "https":
 		port = "443"
 	default:
-		return "", "", fmt.Errorf("netguard: unsupported scheme %q", u.Scheme)
+		return "", fmt.Errorf("netguard: unsupported scheme %q", u.Scheme)
 	}
 	host := u.Hostname()
 	if host == "" {
-		return "", "", errors.New("netguard: request URL has no host")
+		return "", errors.New("netguard: request URL has no host")
 	}
 	if p := u.Port(); p != "" {
 		port = p
 	}
 	if m := req.Method; m != "" && !httpguts.ValidHeaderFieldName(m) {
-		return "", "", fmt.Errorf("netguard: invalid method %q", m)
+		return "", fmt.Errorf("netguard: invalid method %q", m)
 	}
 	if req.Method == http.MethodConnect {
-		return "", "", errors.New("netguard: CONNECT is not supported by the HTTP/1.1 direct transport")
+		return "", errors.New("netguard: CONNECT is not supported by the HTTP/1.1 direct transport")
 	}
 	for k, vv := range req.Header {
 		if !httpguts.ValidHeaderFieldName(k) {
-			return "", "", fmt.Errorf("netguard: invalid header field name %q", k)
+			return "", fmt.Errorf("netguard: invalid header field name %q", k)
 		}
 		for _, v := range vv {
 			if !httpguts.ValidHeaderFieldValue(v) {
-				return "", "", fmt.Errorf("netguard: invalid header field value for %q", k)
+				return "", fmt.Errorf("netguard: invalid header field value for %q", k)
 			}
 		}
 	}
 	if httpguts.HeaderValuesContainsToken(req.Header["Expect"], "100-continue") {
-		return "", "", errContinue
+		return "", errContinue
 	}
 	if len(req.Header["Upgrade"]) > 0 || httpguts.HeaderValuesContainsToken(req.Header["Connection"], "upgrade") {
-		return "", "", errUpgrade
+		return "", errUpgrade
 	}
 	if u.Port() != "" && !strings.Contains(host, ":") {
 		addr = u.Host // already host:port, as JoinHostPort would write it
 	} else {
 		addr = net.JoinHostPort(host, port)
 	}
-	return u.Scheme + "://" + addr, addr, nil
+	return addr, nil
 }
 
 func closeRequestBody(req *http.Request) {
