@@ -266,9 +266,13 @@ func (r *relay) settled(ctx context.Context, t *a2a.Task) error {
 	// Not tracked as running: the task is created settled, so there is
 	// nothing left to cancel upstream.
 	r.ref, r.known = ref, true
-	out := &a2a.Task{
+	// The task and its history's first message in one allocation; the
+	// slice is full (len == cap), so an append never writes into it.
+	st := &settledTask{hist: [1]a2a.Message{*r.req.Message}}
+	out := &st.task
+	*out = a2a.Task{
 		Status:   t.Status,
-		History:  []a2a.Message{*r.req.Message},
+		History:  st.hist[:1:1],
 		Metadata: a2a.Metadata{MappingKey: sealed},
 	}
 	if m := t.Status.Message; m != nil {
@@ -281,6 +285,12 @@ func (r *relay) settled(ctx context.Context, t *a2a.Task) error {
 	}
 	r.done = true
 	return nil
+}
+
+// settledTask is the task settled creates with its history's first message.
+type settledTask struct {
+	task a2a.Task
+	hist [1]a2a.Message
 }
 
 // upstreamSend is what Execute sends upstream.
