@@ -24,7 +24,8 @@
 //
 // # What it costs
 //
-// About 600 lines that net/http's maintainers do not keep for us, and
+// About 900 lines that net/http's maintainers do not keep for us (the
+// request writer of write.go among them: see writeRequest for why), and
 // features it does not have: HTTP/1.1 only (TLS offers only http/1.1), no
 // gzip negotiation, no proxy, no Expect: 100-continue, no protocol
 // upgrades (both refused), and a pooled connection the server closed
