@@ -9,9 +9,10 @@ import (
 )
 
 // NewID returns the id of a new task or context: a version 7 UUID, whose
-// leading 48 bits are the Unix time in milliseconds and whose other 74 bits
-// are random; ids made in the same millisecond get a 12-bit sequence after
-// the time, so they stay in order (as google/uuid's NewV7 does).
+// leading 48 bits are the Unix time in milliseconds, then (after the
+// version) 12 bits of sub-millisecond time, moved on by one when the clock
+// has not advanced so that ids made in the same millisecond stay in order,
+// then (after the variant) 62 random bits: google/uuid's NewV7 layout.
 //
 // Ids made one after another sort one after another, so a store's index on
 // them grows at its right edge: an insert dirties the same few pages as the
@@ -19,7 +20,7 @@ import (
 // each dirtied page to its WAL and back at checkpoint; PostgreSQL's B-trees
 // likewise). The time an id reveals is its task's creation time, which the
 // task's owner, the only caller who can read the task, is shown anyway; a
-// task is found by its owner and id, never by the id alone, so the 74
+// task is found by its owner and id, never by the id alone, so the 62
 // random bits are uniqueness, not access control.
 //
 // The random bytes come from crypto/rand in blocks of idBlock ids read
