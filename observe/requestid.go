@@ -2,11 +2,12 @@ package observe
 
 import (
 	"context"
-	"crypto/rand"
 	"net/http"
 	"sync"
 
 	"github.com/google/uuid"
+
+	"github.com/a2a-mcp-bridge/bridge/internal/randpool"
 )
 
 // RequestIDHeader carries the request id in (when the caller sets a valid
@@ -45,42 +46,15 @@ func ValidRequestID(s string) bool {
 }
 
 // NewRequestID mints a request id: a random (version 4) UUID in its
-// canonical form. The random bytes come from crypto/rand in blocks of
-// idBlock ids, read under a lock: one read per 32 ids instead of one per id,
-// and one allocation per id (the string; google/uuid formats it). The
-// allocation profile of bridge serve under load showed uuid.NewString at
-// two allocations and one crypto/rand read per request; uuid.EnableRandPool
-// would do the same but for every version 4 id of the process. A request id
-// is not a secret (it is sent back in every answer); it only has to be
-// unique.
+// canonical form, one allocation (the string), its random bytes from
+// internal/randpool. A request id is not a secret (it is sent back in every
+// answer); it only has to be unique.
 func NewRequestID() string {
-	var b [16]byte
-	idPool.mu.Lock()
-	if idPool.next == len(idPool.buf) {
-		if _, err := rand.Read(idPool.buf[:]); err != nil {
-			idPool.mu.Unlock()
-			panic("observe: crypto/rand: " + err.Error()) // crypto/rand.Read does not fail on supported systems
-		}
-		idPool.next = 0
-	}
-	copy(b[:], idPool.buf[idPool.next:])
-	idPool.next += len(b)
-	idPool.mu.Unlock()
+	b := randpool.UUID()
 	b[6] = b[6]&0x0f | 0x40 // version 4
 	b[8] = b[8]&0x3f | 0x80 // RFC 4122 variant
 	return uuid.UUID(b).String()
 }
-
-// idBlock is how many request ids one crypto/rand read serves.
-const idBlock = 32
-
-// idPool holds random bytes for the next request ids; next is the offset of
-// the first unused byte (len(buf): none left).
-var idPool = struct {
-	mu   sync.Mutex
-	buf  [16 * idBlock]byte
-	next int
-}{next: 16 * idBlock}
 
 // WithRequestID returns a context carrying id (for work not started by an
 // HTTP request, e.g. a push delivery or a stdio MCP call). An invalid id is

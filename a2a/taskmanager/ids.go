@@ -1,11 +1,12 @@
 package taskmanager
 
 import (
-	"crypto/rand"
 	"sync"
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/a2a-mcp-bridge/bridge/internal/randpool"
 )
 
 // NewID returns the id of a new task or context: a version 7 UUID, whose
@@ -23,23 +24,13 @@ import (
 // task is found by its owner and id, never by the id alone, so the 62
 // random bits are uniqueness, not access control.
 //
-// The random bytes come from crypto/rand in blocks of idBlock ids read
-// under the lock that orders the times: one allocation per id (the string)
-// where uuid.NewV7 makes two (its reader makes the id's array escape) and
-// one crypto/rand read per id. The allocation profile of bridge serve under
-// load showed the two ids of each new task at four allocations.
+// The random bytes come from internal/randpool, the time from idGen under
+// its lock: one allocation per id (the string) where uuid.NewV7 makes two.
+// The allocation profile of bridge serve under load showed the two ids of
+// each new task at four allocations.
 func NewID() string {
-	var b [16]byte
+	b := randpool.UUID()
 	idGen.mu.Lock()
-	if idGen.next == len(idGen.buf) {
-		if _, err := rand.Read(idGen.buf[:]); err != nil {
-			idGen.mu.Unlock()
-			panic("taskmanager: crypto/rand: " + err.Error()) // crypto/rand.Read does not fail on supported systems
-		}
-		idGen.next = 0
-	}
-	copy(b[:], idGen.buf[idGen.next:])
-	idGen.next += len(b)
 	milli, seq := idGen.v7TimeLocked(time.Now())
 	idGen.mu.Unlock()
 	b[0] = byte(milli >> 40)
@@ -54,26 +45,19 @@ func NewID() string {
 	return uuid.UUID(b).String()
 }
 
-// idBlock is how many ids one crypto/rand read serves.
-const idBlock = 32
+// idGen orders the ids' times.
+var idGen idClock
 
-// idGen holds the random bytes for the next ids and the last time given
-// out.
-var idGen = idSource{next: 16 * idBlock}
-
-// idSource: buf's bytes from next on are unused (next == len(buf): none
-// left); last is milli<<12 + seq of the last id.
-type idSource struct {
+// idClock holds the last time given out: milli<<12 + seq of the last id.
+type idClock struct {
 	mu   sync.Mutex
-	buf  [16 * idBlock]byte
-	next int
 	last int64
 }
 
 // v7TimeLocked returns the millisecond and the 12-bit sequence of the next
 // id: the sub-millisecond time in 256 ns steps, moved past the last id's
 // when the clock has not advanced (google/uuid's getV7Time).
-func (g *idSource) v7TimeLocked(t time.Time) (milli, seq int64) {
+func (g *idClock) v7TimeLocked(t time.Time) (milli, seq int64) {
 	nano := t.UnixNano()
 	milli = nano / 1e6
 	seq = (nano - milli*1e6) >> 8
