@@ -1,7 +1,10 @@
 package expose_test
 
 import (
+	"bytes"
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -56,6 +59,40 @@ func BenchmarkBridgeToolsCall(b *testing.B) {
 				res, err := c.CallTool(ctx, req)
 				if err != nil || res.IsError {
 					b.Fatalf("%v %+v", err, res)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkFaceToolsCall is the bench's expose request (bench/run.sh
+// TOOLS_AGENT: a 2025-era tools/call without a session, Accept naming JSON
+// and event streams, with and without a progress token) served by the
+// face's ServeHTTP on the calling goroutine: its allocations are the face's,
+// mcp-go's and expose's plus the upstream call's (client and demo agent).
+func BenchmarkFaceToolsCall(b *testing.B) {
+	for _, tc := range []struct {
+		name, body string
+	}{
+		{"blocking", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hello from the benchmark"}}}`},
+		{"progress", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hello from the benchmark"},"_meta":{"progressToken":"p-1"}}}`},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			d := startDemo(b, func(c *a2a.AgentCard) { c.Capabilities.Streaming = a2a.Ptr(false) })
+			br := startBridge(b, []expose.AgentConfig{{Alias: "echo", CardURL: d.cardURL}}, nil)
+			auth := "Bearer " + br.token(b, "alice")
+			body := []byte(tc.body)
+			b.ReportAllocs()
+			for b.Loop() {
+				r := httptest.NewRequest(http.MethodPost, br.url, bytes.NewReader(body))
+				r.Header.Set("Content-Type", "application/json")
+				r.Header.Set("Accept", "application/json, text/event-stream")
+				r.Header.Set("MCP-Protocol-Version", "2025-06-18")
+				r.Header.Set("Authorization", auth)
+				w := httptest.NewRecorder()
+				br.face.ServeHTTP(w, r)
+				if w.Code != http.StatusOK || !bytes.Contains(w.Body.Bytes(), []byte(`"result"`)) || bytes.Contains(w.Body.Bytes(), []byte(`"isError":true`)) {
+					b.Fatalf("%d %s", w.Code, w.Body.Bytes())
 				}
 			}
 		})

@@ -323,6 +323,8 @@ func NewStream(w http.ResponseWriter, fl http.Flusher) *Stream {
 	return &Stream{w: w, fl: fl, h: http.Header{}}
 }
 
+var _ server.HTTPResponseWriter = (*Stream)(nil)
+
 // Header implements http.ResponseWriter.
 func (s *Stream) Header() http.Header { return s.h }
 
@@ -374,6 +376,15 @@ func (s *Stream) Flush() {
 
 // Unwrap lets http.ResponseController reach the connection.
 func (s *Stream) Unwrap() http.ResponseWriter { return s.w }
+
+// CanStream implements server.HTTPResponseWriter (mcp-go's Handle): a
+// Stream is made only over a flusher.
+func (s *Stream) CanStream() bool { return true }
+
+// SetWriteDeadline is mcp-go's own adapter's, for its resumable streams.
+func (s *Stream) SetWriteDeadline(t time.Time) error {
+	return http.NewResponseController(s.w).SetWriteDeadline(t)
+}
 
 // Send writes msg as one SSE event, upgrading the response if nothing was
 // sent yet (sampling requests and the notifications of Notify).
