@@ -223,7 +223,10 @@ type Face struct {
 	syncMu   sync.Mutex
 	toolDefs []byte // the served tool definitions, as last set
 	handlers atomic.Pointer[map[string]server.ToolHandlerFunc]
-	resURIs  []string
+	// defs are the definitions of the tools of the last Sync, by name, for
+	// the hops (toolDef).
+	defs    atomic.Pointer[map[string]*mcp.Tool]
+	resURIs []string
 	// templates are the served resource templates (syncTemplates).
 	templates atomic.Pointer[[]*mcp.URITemplate]
 	prompts   []string
@@ -412,11 +415,14 @@ func (f *Face) Sync() {
 func (f *Face) syncTools(tools []server.ServerTool) {
 	handlers := make(map[string]server.ToolHandlerFunc, len(tools))
 	defs := make([]mcp.Tool, len(tools))
+	byName := make(map[string]*mcp.Tool, len(tools))
 	for i, t := range tools {
 		handlers[t.Tool.Name] = t.Handler
 		defs[i] = t.Tool
+		byName[t.Tool.Name] = &defs[i]
 	}
 	f.handlers.Store(&handlers)
+	f.defs.Store(&byName)
 	b, err := json.Marshal(defs)
 	if err == nil && f.toolDefs != nil && bytes.Equal(b, f.toolDefs) {
 		return
@@ -427,6 +433,23 @@ func (f *Face) syncTools(tools []server.ServerTool) {
 		served[i] = server.ServerTool{Tool: t.Tool, Handler: f.dispatch(t.Tool.Name)}
 	}
 	f.mcp.SetTools(served...)
+}
+
+// toolDef is the definition of the served tool name, nil if none: the
+// last Sync's, else mcp-go's (a tool added to MCPServer directly). mcp-go's
+// GetTool copies the whole ServerTool, which the hops of a tools/call (its
+// limits and the access log's) made twice per call in the allocation
+// profile of the expose path; the definitions are not changed once synced.
+func (f *Face) toolDef(name string) *mcp.Tool {
+	if d := f.defs.Load(); d != nil {
+		if t, ok := (*d)[name]; ok {
+			return t
+		}
+	}
+	if st := f.mcp.GetTool(name); st != nil {
+		return &st.Tool
+	}
+	return nil
 }
 
 // dispatch is the handler mcp-go holds for a tool: it calls the tool's
@@ -621,15 +644,22 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		ctx = view.With(ctx, vm)
+		// The request's hop, for the access log and the limits: built once.
+		var hop request.Hop
+		var hopped bool
 		if f.cfg.OnRequest != nil && !vm.Response && vm.ID != nil {
 			var uri string
 			if vm.Method == string(mcp.MethodResourcesRead) {
 				uri = vm.Params.URI
 			}
-			f.cfg.OnRequest(ctx, f.hop(p, vm, clientIP(r)), uri)
+			hop, hopped = f.hop(p, vm, clientIP(r)), true
+			f.cfg.OnRequest(ctx, hop, uri)
 		}
 		if f.limited(vm) {
-			if res, err := f.cfg.Limiter.Allow(ctx, f.hop(p, vm, clientIP(r))); err != nil {
+			if !hopped {
+				hop = f.hop(p, vm, clientIP(r))
+			}
+			if res, err := f.cfg.Limiter.Allow(ctx, hop); err != nil {
 				f.writeLimited(w, vm, res, err)
 				return
 			}

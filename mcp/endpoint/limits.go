@@ -65,11 +65,7 @@ func (f *Face) hop(p *request.Principal, m *view.Message, ip string) request.Hop
 	hop := request.Hop{}
 	switch mcp.MCPMethod(m.Method) {
 	case mcp.MethodToolsCall:
-		var t *mcp.Tool
-		if st := f.mcp.GetTool(m.Params.Name); st != nil {
-			t = &st.Tool
-		}
-		hop = f.toolHop(p, m.Params.Name, t)
+		hop = f.toolHop(p, m.Params.Name, f.toolDef(m.Params.Name))
 	case mcp.MethodResourcesRead:
 		hop = f.resourceHop(p, m.Params.URI, m.Params.URI)
 	case mcp.MethodPromptsGet:
