@@ -709,7 +709,7 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else {
 		ctx = context.WithValue(ctx, noSamplingKey{}, true)
 	}
-	if vm != nil && r.Method == http.MethodPost && f.sess == nil {
+	if vm != nil && r.Method == http.MethodPost && f.sess == nil && handleBuffered {
 		// A POST whose body the face has read goes to mcp-go's entry point
 		// for buffered bodies (Handle), which runs the same handlePost as
 		// ServeHTTP without reading the body a second time (ServeHTTP's
@@ -736,6 +736,10 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	f.http.ServeHTTP(w, r.WithContext(ctx))
 }
+
+// handleBuffered sends the POSTs the face has read to mcp-go's Handle;
+// false only in TestHandleSameAsServeHTTP, for ServeHTTP's answers.
+var handleBuffered = true
 
 // httpWriter is w as mcp-go's Handle takes it (mcp-go's own adapter, which
 // ServeHTTP builds, is unexported).
