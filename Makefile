@@ -36,6 +36,7 @@ test-go: ## Run the Go tests with -race (PostgreSQL/Redis tests need BRIDGE_TEST
 	$(GO) vet -tags '$(TAGS)' $(PKGS)
 	$(GO) test -race -count=1 -timeout 20m -tags '$(TAGS)' $(PKGS)
 	$(GO) test -count=1 -tags '$(TAGS)' -run 'ShareACommit' ./a2a/store/ # scheduling tests, which -race would randomize
+	$(GO) test -count=1 -tags '$(TAGS)' -run 'AllocateNothing' ./internal/strictjson/ # allocation counts, which -race would change
 
 test-stdlib: interop-deps ## The Go tests and the interop tests with every performance trick off (STDLIB_TAGS: the standard-library paths)
 	$(MAKE) --no-print-directory test-go TAGS='$(STDLIB_TAGS)'

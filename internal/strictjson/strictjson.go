@@ -394,9 +394,17 @@ func (s *Schema) Member(name string) *Schema {
 type checker struct {
 	r bytes.Reader
 	d jsontext.Decoder
+	// name and fold hold a member name being looked up (nameOf, foldOf):
+	// the lookups index the maps with string(bytes), which allocates
+	// nothing, where a string per member was most of Check's allocations
+	// in the MCP face's profile (seven per tools/call).
+	name, fold []byte
 }
 
 var checkers = sync.Pool{New: func() any { return new(checker) }}
+
+// maxKeptName bounds the name buffers a pooled checker keeps.
+const maxKeptName = 1 << 10
 
 // Check reports whether b is one JSON value with one reading under s (nil:
 // the generic rules only). It returns an *Error.
@@ -412,6 +420,12 @@ func (s *Schema) Check(b []byte) error {
 	}
 	c.r.Reset(nil)
 	c.d.Reset(&c.r)
+	if cap(c.name) > maxKeptName {
+		c.name = nil
+	}
+	if cap(c.fold) > maxKeptName {
+		c.fold = nil
+	}
 	checkers.Put(c)
 	return err
 }
@@ -440,11 +454,11 @@ func (c *checker) walk(s *Schema) error {
 			}
 			var child *Schema
 			if s.fields != nil {
-				name := unquoteName(v)
-				if f, ok := s.fields[name]; ok {
+				name := c.nameOf(v)
+				if f, ok := s.fields[string(name)]; ok {
 					child = f
-				} else if f, ok := s.folds[Fold(name)]; ok {
-					return &Error{Kind: KindCaseFold, Pointer: pointerOf(d), Name: name, Field: f, Offset: d.InputOffset()}
+				} else if f, ok := s.folds[string(c.foldOf(name))]; ok {
+					return &Error{Kind: KindCaseFold, Pointer: pointerOf(d), Name: string(name), Field: f, Offset: d.InputOffset()}
 				} else {
 					child = s.elem // a map read as a struct elsewhere
 				}
@@ -479,16 +493,38 @@ func (c *checker) walk(s *Schema) error {
 	return nil
 }
 
-// unquoteName returns the name a quoted, valid JSON string spells.
-func unquoteName(v jsontext.Value) string {
+// nameOf is the member name the quoted, valid JSON string v spells (nil
+// if it cannot be unquoted), valid until the next nameOf: v's own bytes
+// when it has no escape, else unquoted into c.name.
+func (c *checker) nameOf(v jsontext.Value) []byte {
 	if len(v) >= 2 && bytes.IndexByte(v, '\\') < 0 {
-		return string(v[1 : len(v)-1])
+		return v[1 : len(v)-1]
 	}
-	b, err := jsontext.AppendUnquote(nil, v)
+	b, err := jsontext.AppendUnquote(c.name[:0], v)
 	if err != nil {
-		return ""
+		return nil
 	}
-	return string(b)
+	c.name = b
+	return b
+}
+
+// foldOf is []byte(Fold(string(name))), built in c.fold for an ASCII
+// name, valid until the next foldOf.
+func (c *checker) foldOf(name []byte) []byte {
+	for _, b := range name {
+		if b >= utf8.RuneSelf {
+			return []byte(Fold(string(name)))
+		}
+	}
+	f := c.fold[:0]
+	for _, b := range name {
+		if 'a' <= b && b <= 'z' {
+			b -= 'a' - 'A'
+		}
+		f = append(f, b)
+	}
+	c.fold = f
+	return f
 }
 
 // pointerOf is the JSON pointer of the object being read, without the
