@@ -681,7 +681,7 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			ps := relay.NewStream(w, fl)
 			defer ps.Finish()
 			w = ps
-			ps.Sampler = relay.Sampler{Relay: f.samples, Stream: ps, Owner: p.Key(), Session: r.Header.Get(server.HeaderKeySessionID)}
+			ps.Sampler = relay.Sampler{Relay: f.samples, Stream: ps, Principal: p, Session: r.Header.Get(server.HeaderKeySessionID)}
 			sampler, direct = &ps.Sampler, ps
 			stateless = ps.Sampler.Session == "" && acceptsEventStream(r)
 		}

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint/view"
+	"github.com/a2a-mcp-bridge/bridge/request"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -198,9 +199,12 @@ func (r *Relay) Deliver(owner, session, id string, rep view.Reply) bool {
 // Sampler is the sampling hook of one POST: it writes the request onto
 // that POST's response stream and waits for the host's answer.
 type Sampler struct {
-	Relay          *Relay
-	Stream         *Stream
-	Owner, Session string
+	Relay  *Relay
+	Stream *Stream
+	// Principal is the caller's: a request is bound to its Key, made when a
+	// request is sent (a tools/call that sends none makes none).
+	Principal *request.Principal
+	Session   string
 }
 
 var _ server.SamplingHandler = (*Sampler)(nil)
@@ -251,7 +255,7 @@ func (s *Sampler) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.
 // principal and session, and waits for the host's answer, the call's end or
 // the relay's timeout (then cancelling it, as the spec asks).
 func (s *Sampler) ask(ctx context.Context, method mcp.MCPMethod, prefix string, params any) (json.RawMessage, error) {
-	id, p, err := s.Relay.add(s.Owner, s.Session, prefix)
+	id, p, err := s.Relay.add(s.Principal.Key(), s.Session, prefix)
 	if err != nil {
 		return nil, err
 	}

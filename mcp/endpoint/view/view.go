@@ -239,14 +239,18 @@ func Parse(body []byte) (*Message, *Error) {
 	if err := schemaFor("").Check(trimmed); err != nil {
 		return nil, strictViewError(err)
 	}
-	var env envelopeIn
-	if err := json.Unmarshal(trimmed, &env); err != nil {
+	// The envelope and the message in one allocation (the envelope escapes
+	// to json.Unmarshal either way).
+	pm := new(parsed)
+	env := &pm.env
+	if err := json.Unmarshal(trimmed, env); err != nil {
 		return nil, &Error{mcp.INVALID_REQUEST, "malformed JSON-RPC envelope"}
 	}
 	if env.JSONRPC != mcp.JSONRPC_VERSION {
 		return nil, &Error{mcp.INVALID_REQUEST, `"jsonrpc" must be "2.0"`}
 	}
-	m := &Message{raw: env.Params}
+	m := &pm.m
+	m.raw = env.Params
 	if len(env.ID) > 0 && string(env.ID) != "null" {
 		m.ID = env.ID
 	}
@@ -272,6 +276,12 @@ func Parse(body []byte) (*Message, *Error) {
 		}
 	}
 	return m, nil
+}
+
+// parsed is what Parse allocates for one message.
+type parsed struct {
+	m   Message
+	env envelopeIn
 }
 
 // readsParams reports the methods whose params the face decides on.
