@@ -66,11 +66,15 @@ type Updater struct {
 	req *Request
 	ex  *execution
 
-	mu       sync.Mutex
-	rec      *TaskRecord // nil until the task exists
+	mu      sync.Mutex
+	rec     *TaskRecord // nil until the task exists
+	replied bool
+	final   bool // this execution reached a terminal or interrupted state
+
+	// created, firstErr and firstMsg are written under mu, once, before
+	// first is closed, and never after: waitFirst reads them without mu
+	// once first is closed.
 	created  *TaskRecord // the task as this execution created it
-	replied  bool
-	final    bool // this execution reached a terminal or interrupted state
 	first    chan struct{}
 	firstErr error
 	firstMsg *a2a.Message

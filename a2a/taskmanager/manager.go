@@ -539,9 +539,13 @@ func (m *Manager) waitFirst(ctx context.Context, ex *execution) (*a2a.Message, *
 	case <-ctx.Done():
 		return nil, nil, ctx.Err()
 	}
+	// What is read below is written once, before first is closed, and
+	// never again (firstErr and firstMsg before signalFirst, created with
+	// the task), so the close orders it and no lock is taken: the
+	// executor holds up.mu for the whole of each store write, and waiting
+	// for it here held the first event back until the events emitted right
+	// after the creation were written too (on SQLite, one commit each).
 	up := ex.up
-	up.mu.Lock()
-	defer up.mu.Unlock()
 	if up.firstErr != nil {
 		return nil, nil, up.firstErr
 	}
