@@ -730,6 +730,8 @@ type Stream struct {
 	id     int64
 	legacy Legacy
 	src    EventSource // a Transport's stream (body and sse unused)
+	// peeked is the next event, decoded by Ready (nil: none).
+	peeked *a2a.StreamResponse
 	err    error
 	closed atomic.Bool
 	once   sync.Once
@@ -743,6 +745,10 @@ type Stream struct {
 func (s *Stream) Next() (*a2a.StreamResponse, error) {
 	if s.err != nil {
 		return nil, s.err
+	}
+	if ev := s.peeked; ev != nil {
+		s.peeked = nil
+		return ev, nil
 	}
 	if s.src != nil {
 		ev, err := s.src.Next()
@@ -769,17 +775,7 @@ func (s *Stream) Next() (*a2a.StreamResponse, error) {
 			}
 			return nil, s.fail(&clientError{op: s.op, msg: "read event stream", err: err})
 		}
-		var ev *a2a.StreamResponse
-		switch {
-		case s.legacy != nil && s.rest:
-			ev, err = legacyRESTEvent(s.legacy, s.op, data)
-		case s.legacy != nil:
-			ev, err = legacyRPCEvent(s.legacy, s.op, s.id, data)
-		case s.rest:
-			ev, err = clientRESTEvent(s.op, data)
-		default:
-			ev, err = clientRPCEvent(s.op, s.id, data)
-		}
+		ev, err := s.decode(data)
 		if err != nil {
 			return nil, s.fail(err)
 		}
@@ -787,6 +783,56 @@ func (s *Stream) Next() (*a2a.StreamResponse, error) {
 			continue
 		}
 		return ev, nil
+	}
+}
+
+// decode reads one event's data; nil and no error for a kind this version
+// does not know (logged).
+func (s *Stream) decode(data []byte) (*a2a.StreamResponse, error) {
+	switch {
+	case s.legacy != nil && s.rest:
+		return legacyRESTEvent(s.legacy, s.op, data)
+	case s.legacy != nil:
+		return legacyRPCEvent(s.legacy, s.op, s.id, data)
+	case s.rest:
+		return clientRESTEvent(s.op, data)
+	default:
+		return clientRPCEvent(s.op, s.id, data)
+	}
+}
+
+// Ready reports whether Next would return at once: the next event, or the
+// stream's end or error, has already been read from the connection. It
+// never waits. False is always a safe answer: it says only that Next may
+// wait (a Transport's stream always answers false).
+func (s *Stream) Ready() bool {
+	if s.err != nil || s.peeked != nil {
+		return true
+	}
+	if s.src != nil || s.sse == nil {
+		return false
+	}
+	for {
+		start, skip := s.sse.mark()
+		data, ok, err := s.sse.tryNext()
+		if !ok {
+			return false
+		}
+		if err != nil {
+			// Next reads the same bytes again and fails as it would have.
+			s.sse.reset(start, skip)
+			return true
+		}
+		ev, derr := s.decode(data)
+		if derr != nil {
+			s.sse.reset(start, skip)
+			return true
+		}
+		if ev == nil {
+			continue // skipped by Next too
+		}
+		s.peeked = ev
+		return true
 	}
 }
 

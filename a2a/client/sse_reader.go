@@ -35,7 +35,35 @@ type sseReader struct {
 	data       []byte
 	hasData    bool
 	max        int
+	noRead     bool // tryNext: the buffer only, no read
 }
+
+// errWouldBlock is readLine's answer under noRead when it would read.
+var errWouldBlock = errors.New("client: no complete event buffered")
+
+// tryNext is next on what is already buffered: ok is false, and the
+// reader is as it was, when the buffer holds no complete event (next would
+// read). With ok, it returns what next returns.
+func (s *sseReader) tryNext() (data []byte, ok bool, err error) {
+	if s.start >= s.end && s.rerr == nil {
+		return nil, false, nil
+	}
+	start, skipLF := s.start, s.skipLF
+	s.noRead = true
+	data, err = s.next()
+	s.noRead = false
+	if err == errWouldBlock {
+		// Nothing was read, so the buffer still holds what was parsed.
+		s.start, s.skipLF = start, skipLF
+		return nil, false, nil
+	}
+	return data, true, err
+}
+
+// mark and reset let a caller parse a buffered event again from where it
+// started (after tryNext, before any read).
+func (s *sseReader) mark() (int, bool)          { return s.start, s.skipLF }
+func (s *sseReader) reset(start int, skip bool) { s.start, s.skipLF = start, skip }
 
 // newSSEReader reads events from r; an event whose data exceeds maxEvent
 // bytes ends the stream with an error matching [ErrResponseTooLarge].
@@ -144,6 +172,9 @@ func (s *sseReader) readLine() ([]byte, error) {
 				return nil, io.ErrUnexpectedEOF
 			}
 			return nil, s.rerr
+		}
+		if s.noRead {
+			return nil, errWouldBlock
 		}
 		if s.buf == nil {
 			s.buf = make([]byte, sseReadBufferSize)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/a2a-mcp-bridge/bridge/a2a"
 )
 
 // sseCollect reads every event of r and the final error.
@@ -193,5 +195,68 @@ func BenchmarkSSEReader(b *testing.B) {
 		if n != 64 {
 			b.Fatalf("events = %d", n)
 		}
+	}
+}
+
+// TestStreamReady: Ready is true only when Next would return without
+// reading (a complete known event buffered, or the end), never consumes an
+// event Next then misses, and skips what Next skips.
+func TestStreamReady(t *testing.T) {
+	id := []byte("1")
+	ev := func(p string) string { return sseEvents(a2a.BindingJSONRPC, id, p) }
+	// Read 1: the task and the status, whole; read 2: an unknown kind, a
+	// keep-alive comment and half of the artifact; read 3: the rest of it
+	// and the final status; then the end.
+	art := ev(evArt)
+	first := ev(evTask) + ev(evStatus)
+	second := ev(evFuture) + ": keep-alive\n\n" + art[:20]
+	third := art[20:] + ev(evDone)
+	body := &sseChunks{parts: [][]byte{[]byte(first), []byte(second), []byte(third)}}
+	s := &Stream{op: "test", id: 1, body: io.NopCloser(body), sse: newSSEReader(body, 1<<20)}
+	next := func(want string) {
+		t.Helper()
+		e, err := s.Next()
+		if err != nil {
+			t.Fatalf("Next: %v", err)
+		}
+		if got := e.Kind(); got != want {
+			t.Fatalf("Next: %s, want %s", got, want)
+		}
+	}
+	ready := func(want bool) {
+		t.Helper()
+		if got := s.Ready(); got != want {
+			t.Fatalf("Ready: %v, want %v", got, want)
+		}
+	}
+	ready(false) // nothing read yet
+	next("task")
+	ready(true) // the status is buffered
+	ready(true) // asking again changes nothing
+	next("statusUpdate")
+	ready(false) // the buffer is empty
+	// Next reads the second part: the unknown event and the comment are
+	// skipped, the artifact is incomplete, so it reads the third.
+	next("artifactUpdate")
+	ready(true)
+	next("statusUpdate")
+	ready(false) // the end is not read yet
+	if _, err := s.Next(); err != io.EOF {
+		t.Fatalf("Next at the end: %v, want io.EOF", err)
+	}
+	ready(true) // after an error, Next answers at once
+
+	// A buffered keep-alive alone, an unknown kind, or the first half of an
+	// event is not ready.
+	for _, c := range []struct{ head, rest, want string }{
+		{": keep-alive\n\n", "", "statusUpdate"},
+		{ev(evFuture), "", "statusUpdate"},
+		{art[:20], art[20:], "artifactUpdate"},
+	} {
+		body := &sseChunks{parts: [][]byte{[]byte(ev(evTask) + c.head), []byte(c.rest + ev(evDone))}}
+		s = &Stream{op: "test", id: 1, body: io.NopCloser(body), sse: newSSEReader(body, 1<<20)}
+		next("task")
+		ready(false)
+		next(c.want)
 	}
 }

@@ -133,6 +133,11 @@ type relay struct {
 	continued bool // the message continues an existing task
 	events    int  // upstream events handled
 	done      bool // a terminal or interrupted state (or a reply) was relayed
+
+	// batching has emit hold events in pending, for relayStream to write
+	// together (see relayStream).
+	batching bool
+	pending  []a2a.StreamResponse
 }
 
 // stream relays a streaming send.
@@ -151,16 +156,75 @@ func (r *relay) relayStream(ctx context.Context, s *client.Stream, err error) er
 	for !r.done {
 		ev, err := s.Next()
 		if err == io.EOF {
-			return r.broken(ctx, a2a.ErrInvalidAgentResponse.With("the upstream stream ended before the task stopped"))
+			err = a2a.ErrInvalidAgentResponse.With("the upstream stream ended before the task stopped")
 		}
 		if err != nil {
+			if ferr := r.flush(ctx); ferr != nil {
+				return r.emitted(ferr)
+			}
 			return r.broken(ctx, err)
 		}
-		if err := r.handle(ctx, ev, false); err != nil {
+		// Events the upstream sent back to back (already read when this
+		// one is relayed) are written together, in one store write (and on
+		// SQLite one commit), instead of one each; every subscriber still
+		// sees each of them in order. Nothing waits for company: once the
+		// connection holds no further complete event, what is held is
+		// written before the next read.
+		r.batching = r.known
+		err = r.handle(ctx, ev, false)
+		r.batching = false
+		if err == nil && (r.done || !s.Ready()) {
+			err = r.flush(ctx)
+		}
+		if err != nil {
+			r.pending = nil
 			return r.emitted(err)
 		}
 	}
 	return nil
+}
+
+// emit relays one event with the bridge's ids: at once, or held for
+// relayStream's next write while batching. An event that the task manager
+// could refuse (see foldable) is never held with others: the held ones are
+// written first and it goes alone, so that it fails alone, as before.
+func (r *relay) emit(ctx context.Context, ev a2a.StreamResponse) error {
+	if !r.batching {
+		return r.u.Emit(ctx, ev)
+	}
+	if !foldable(&ev) {
+		if err := r.flush(ctx); err != nil {
+			return err
+		}
+		return r.u.Emit(ctx, ev)
+	}
+	r.pending = append(r.pending, ev)
+	return nil
+}
+
+// flush writes the held events in one store write.
+func (r *relay) flush(ctx context.Context) error {
+	if len(r.pending) == 0 {
+		return nil
+	}
+	// The events are handed over (see Updater.EmitAll), the slice too.
+	evs := r.pending
+	r.pending = nil
+	return r.u.EmitAll(ctx, evs...)
+}
+
+// foldable reports whether the task manager takes ev as it is (the checks
+// of its applyEvent on a relayed event): a known state other than
+// SUBMITTED and unspecified, an artifact with parts.
+func foldable(ev *a2a.StreamResponse) bool {
+	switch {
+	case ev.StatusUpdate != nil:
+		st := ev.StatusUpdate.Status.State
+		return st.Known() && st != a2a.TaskStateUnspecified && st != a2a.TaskStateSubmitted
+	case ev.ArtifactUpdate != nil:
+		return len(ev.ArtifactUpdate.Artifact.Parts) > 0
+	}
+	return false
 }
 
 func (r *relay) blocking(ctx context.Context, sreq *a2a.SendMessageRequest) error {
@@ -364,7 +428,7 @@ func (r *relay) handle(ctx context.Context, ev *a2a.StreamResponse, final bool) 
 				if len(a.Parts) == 0 {
 					continue
 				}
-				if err := r.u.Emit(ctx, a2a.StreamResponse{ArtifactUpdate: &a2a.TaskArtifactUpdateEvent{Artifact: a, LastChunk: true}}); err != nil {
+				if err := r.emit(ctx, a2a.StreamResponse{ArtifactUpdate: &a2a.TaskArtifactUpdateEvent{Artifact: a, LastChunk: true}}); err != nil {
 					return err
 				}
 			}
@@ -389,7 +453,7 @@ func (r *relay) handle(ctx context.Context, ev *a2a.StreamResponse, final bool) 
 			r.p.log.Warn("proxy: skipped an upstream event of another task", "task", r.req.TaskID)
 			return nil
 		}
-		return r.u.Emit(ctx, a2a.StreamResponse{ArtifactUpdate: &a2a.TaskArtifactUpdateEvent{
+		return r.emit(ctx, a2a.StreamResponse{ArtifactUpdate: &a2a.TaskArtifactUpdateEvent{
 			TaskID: r.req.TaskID, ContextID: r.req.ContextID,
 			Artifact: au.Artifact, Append: au.Append, LastChunk: au.LastChunk, Metadata: au.Metadata,
 		}})
@@ -407,7 +471,7 @@ func (r *relay) status(ctx context.Context, s a2a.TaskStatus, meta a2a.Metadata)
 	if s.Message != nil {
 		s.Message = r.message(s.Message)
 	}
-	err := r.u.Emit(ctx, a2a.StreamResponse{StatusUpdate: &a2a.TaskStatusUpdateEvent{
+	err := r.emit(ctx, a2a.StreamResponse{StatusUpdate: &a2a.TaskStatusUpdateEvent{
 		TaskID: r.req.TaskID, ContextID: r.req.ContextID, Status: s, Metadata: meta,
 	}})
 	if err == nil && (s.State.Terminal() || s.State.Interrupted()) {
