@@ -758,7 +758,7 @@ func (s *SQLite) FailPush(ctx context.Context, owner, taskID, configID string, n
 func (s *SQLite) Prune(ctx context.Context, finishedBefore time.Time) (int, error) {
 	states := terminalStates()
 	marks := strings.TrimSuffix(strings.Repeat("?, ", len(states)), ", ")
-	sel := `select id from a2a_tasks where state in (` + marks + `) and status_ts < ? limit ` + fmt.Sprint(sqlitePruneChunk)
+	sel := `select id from a2a_tasks where state in (` + marks + `) and status_ts < ? limit ` + fmt.Sprint(pruneBatch)
 	args := make([]any, 0, len(states)+1)
 	for _, st := range states {
 		args = append(args, st)
@@ -771,19 +771,11 @@ func (s *SQLite) Prune(ctx context.Context, finishedBefore time.Time) (int, erro
 		if err != nil {
 			return total, err
 		}
-		if n < sqlitePruneChunk {
+		if n < pruneBatch {
 			return total, nil
 		}
 	}
 }
-
-// sqlitePruneChunk bounds the tasks one write of Prune deletes. Every other
-// write waits while it runs on the one writer: a trace of `bridge serve` at
-// 600 blocking calls a second, retention 10 s swept every second, had the
-// writer held 12.5 ms by each write of 500 (the p99 of all its batches was
-// 7 ms); at 100 a write holds it a fifth of that, and the writes queued
-// behind one go before the next.
-const sqlitePruneChunk = 100
 
 func (s *SQLite) pruneBatch(ctx context.Context, sel string, args []any) (int, error) {
 	var n int64

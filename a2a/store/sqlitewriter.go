@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
-	"time"
 )
 
 // sqliteWriter is the SQLite store's one writer: a goroutine that owns the
@@ -105,26 +104,22 @@ func (w *sqliteWriter) close() {
 func (w *sqliteWriter) loop() {
 	defer close(w.exited)
 	batch := make([]*writeOp, 0, maxBatch)
-	// When the previous batch ended and how long it took.
-	var ended time.Time
-	var took time.Duration
 	for {
-		busy := true
 		select {
 		case op := <-w.ops:
 			batch = append(batch[:0], op)
-		default:
-			busy = false
-			select {
-			case op := <-w.ops:
-				batch = append(batch[:0], op)
-			case <-w.quit:
-				return
-			}
+		case <-w.quit:
+			return
 		}
-		if busy || time.Since(ended) < took {
-			yieldToWriters()
-		}
+		// Let the goroutines that are ready to run do so first: under load
+		// many callers are runnable at once, a step short of sending their
+		// write, and on a busy core (one P) they would each get a commit of
+		// their own. Yielding once lets them queue theirs behind this one;
+		// with nothing else runnable it returns at once, so a lone write
+		// is not delayed. (Measured with `bridge serve` on one core: batches
+		// of 2.4-6 writes became 12-14 at the same load, and the SQLite
+		// front's throughput rose by 0-36% over three rounds.)
+		runtime.Gosched()
 		// Take every write already waiting: they share the commit.
 	more:
 		for len(batch) < maxBatch {
@@ -135,30 +130,10 @@ func (w *sqliteWriter) loop() {
 				break more
 			}
 		}
-		start := time.Now()
 		w.run(batch)
-		ended = time.Now()
-		took = ended.Sub(start)
 		clear(batch)
 	}
 }
-
-// yieldToWriters lets the goroutines that are ready to run do so before a
-// writer closes a batch, when the writer is busy: a write was already
-// waiting when it finished the previous batch. Under load many callers are
-// runnable at once, a step short of sending their write, and on a busy
-// core (one P) they would each get a commit of their own; yielding once
-// lets them queue theirs behind this one. (Measured with `bridge serve` on
-// one core: batches of 2.4-6 writes became 12-14 at the same load, and the
-// SQLite front's throughput rose by 0-36% over three rounds.) The writer is
-// busy when a write was already waiting as it finished the previous batch,
-// or when the write came sooner after that batch than the batch took (on
-// one P the callers cannot run while a commit syncs, so under load the
-// first of them wakes the writer at once). Otherwise it does not yield: at
-// a moderate rate a write comes alone, and a yield would put it behind
-// every goroutine runnable on the core (requests being decoded, log lines)
-// for nothing.
-func yieldToWriters() { runtime.Gosched() }
 
 // run commits a batch, or, if a write in it failed, each write on its own.
 func (w *sqliteWriter) run(batch []*writeOp) {

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
-	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 )
 
 func openTestSQLite(t *testing.T) *SQLite {
@@ -247,32 +246,5 @@ func TestSQLiteCheckpointerCopiesTheWALBesideTheWriter(t *testing.T) {
 	}
 	if _, err := s.GetTask(ctx, "alice", "t7"); err != nil {
 		t.Error(err)
-	}
-}
-
-// TestSQLitePrunesInChunks: Prune deletes every old finished task and
-// reports them all when there are more than one write of it takes.
-func TestSQLitePrunesInChunks(t *testing.T) {
-	s := openTestSQLite(t)
-	ctx := context.Background()
-	old := time.Now().Add(-time.Hour)
-	const n = 2*sqlitePruneChunk + 17
-	for i := range n {
-		tk := &a2a.Task{ID: fmt.Sprintf("t%04d", i), ContextID: "c", Status: a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: &old}}
-		if err := s.CreateTask(ctx, "alice", tk); err != nil {
-			t.Fatal(err)
-		}
-	}
-	keep := &a2a.Task{ID: "keep", ContextID: "c", Status: a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: &old}}
-	if err := s.CreateTask(ctx, "alice", keep); err != nil {
-		t.Fatal(err)
-	}
-	got, err := s.Prune(ctx, time.Now())
-	if err != nil || got != n {
-		t.Fatalf("Prune: %d, %v; want %d", got, err, n)
-	}
-	page, err := s.ListTasks(ctx, "alice", taskmanager.TaskQuery{})
-	if err != nil || len(page.Tasks) != 1 || page.Tasks[0].ID != "keep" {
-		t.Fatalf("left after Prune: %+v, %v; want the working task alone", page, err)
 	}
 }
