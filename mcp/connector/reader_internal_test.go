@@ -255,6 +255,9 @@ func runReaderCase(t *testing.T, a answer, viaTransport bool) outcome {
 	if s.reader == nil || !c.direct(s, "t") {
 		t.Fatal("the call would not go direct")
 	}
+	if v := s.rt.version.Load(); v == nil || !mcp.IsModernProtocol(*v) {
+		t.Fatal("the session's protocol version was not recorded: the reader would not be used")
+	}
 	mu.Lock()
 	logs = nil // the connection's own lines
 	mu.Unlock()
