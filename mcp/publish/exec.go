@@ -217,11 +217,11 @@ func (a *Agent) start(req *taskmanager.Request, t *tool, args json.RawMessage) *
 	a.runsMu.Lock()
 	a.runs[r.taskID] = r
 	a.runsMu.Unlock()
-	a.workers.run(func() {
+	go func() {
 		defer close(r.finished)
 		r.raw, r.err = a.up.CallTool(ctx, t.Name, args, r.onProgress, r.elicit)
 		r.timer.Stop()
-	})
+	}()
 	return r
 }
 

@@ -101,8 +101,6 @@ type Agent struct {
 
 	runsMu sync.Mutex
 	runs   map[string]*run // by task id
-
-	workers *workers // run the upstream calls (workers.go)
 }
 
 var _ taskmanager.Executor = (*Agent)(nil)
@@ -127,7 +125,7 @@ func New(cfg Config, up Upstream) (*Agent, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	a := &Agent{cfg: cfg, up: up, log: cfg.Logger, runs: map[string]*run{}, workers: newWorkers()}
+	a := &Agent{cfg: cfg, up: up, log: cfg.Logger, runs: map[string]*run{}}
 	a.tools = newToolSet(nil, a.log)
 	// Registered first: a server that connects while the list is read
 	// below is not missed.
