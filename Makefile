@@ -13,7 +13,7 @@ STATIC_LDFLAGS := -s -w $(LDFLAGS)
 # switch every performance trick back to the standard library
 # (docs/performance.md); test-stdlib runs the tests with them.
 TAGS ?=
-STDLIB_TAGS := bridge_nofastjson bridge_nosserelease bridge_noh1pool
+STDLIB_TAGS := bridge_nofastjson bridge_nosserelease bridge_noh1pool bridge_nomcpreader
 
 .PHONY: help build static test test-go test-stdlib lint fuzz proto bench bench-micro demo interop interop-deps
 

@@ -216,7 +216,7 @@ func (c *Conn) callDirect(ctx context.Context, s *session, name string, args, me
 		if err != nil {
 			return nil, nil, fmt.Errorf("encode tools/call params: %w", err)
 		}
-		resp, err := s.rt.SendRequest(ctx, transport.JSONRPCRequest{
+		resp, err := c.send(ctx, s, transport.JSONRPCRequest{
 			JSONRPC: mcp.JSONRPC_VERSION,
 			ID:      mcp.NewRequestId(int64(directIDBase + c.idSeq.Add(1))),
 			Method:  string(mcp.MethodToolsCall),

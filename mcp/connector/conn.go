@@ -74,6 +74,9 @@ type session struct {
 	// meta is the session's part of a direct call's _meta (sessionMeta);
 	// nil: calls go through the client.
 	meta []byte
+	// reader sends a direct call and reads its response itself
+	// (reader.go); nil: through the transport.
+	reader *callReader
 }
 
 // errConnLost is the cause of a session killed without a more precise one.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -29,6 +30,16 @@ type rawTransport struct {
 	// sse is set for the legacy HTTP+SSE transport, whose responses come on
 	// a shared stream: no era can cancel by closing a request's stream.
 	sse bool
+
+	// What the connector's own reader of a tools/call response
+	// (reader.go) takes from the client and the transport: the handlers
+	// the client gives the transport, the protocol version it sets, and
+	// the end of the transport (Close).
+	onNotify  atomic.Pointer[func(mcp.JSONRPCNotification)]
+	onRequest atomic.Pointer[transport.RequestHandler]
+	version   atomic.Pointer[string]
+	closed    context.Context
+	close     context.CancelFunc
 }
 
 func newRawTransport(t transport.Interface, c *Conn, s *session) *rawTransport {
@@ -37,7 +48,20 @@ func newRawTransport(t transport.Interface, c *Conn, s *session) *rawTransport {
 		rt.http = h
 	}
 	_, rt.sse = t.(*transport.SSE)
+	rt.closed, rt.close = context.WithCancel(context.Background())
 	return rt
+}
+
+// SetNotificationHandler implements transport.Interface.
+func (t *rawTransport) SetNotificationHandler(h func(mcp.JSONRPCNotification)) {
+	t.onNotify.Store(&h)
+	t.Interface.SetNotificationHandler(h)
+}
+
+// Close implements transport.Interface.
+func (t *rawTransport) Close() error {
+	t.close()
+	return t.Interface.Close()
 }
 
 // wrapped returns the transport to give the client: an HTTP transport keeps
@@ -53,6 +77,14 @@ func (t *rawTransport) wrapped() transport.Interface {
 // SendRequest implements transport.Interface.
 func (t *rawTransport) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
 	resp, err := t.Interface.SendRequest(ctx, req)
+	t.after(ctx, req, resp, err)
+	return resp, err
+}
+
+// after is what SendRequest does with a request's outcome: the raw result
+// and JSON-RPC error into the context's slots, and the death of the
+// session on the errors that tell it.
+func (t *rawTransport) after(ctx context.Context, req transport.JSONRPCRequest, resp *transport.JSONRPCResponse, err error) {
 	if slot, ok := ctx.Value(captureKey{}).(*[]byte); ok && err == nil && resp != nil && resp.Error == nil {
 		*slot = append((*slot)[:0], resp.Result...)
 	}
@@ -75,7 +107,6 @@ func (t *rawTransport) SendRequest(ctx context.Context, req transport.JSONRPCReq
 			t.s.killWith(errStreamEnded)
 		}
 	}
-	return resp, err
 }
 
 // streamEnded reports whether err is mcp-go's report of a response stream
@@ -117,6 +148,7 @@ func (t *rawTransport) cancelHTTP(ctx context.Context, req transport.JSONRPCRequ
 
 // SetRequestHandler forwards server-to-client requests (elicitation).
 func (t *rawTransport) SetRequestHandler(h transport.RequestHandler) {
+	t.onRequest.Store(&h)
 	if b, ok := t.Interface.(transport.BidirectionalInterface); ok {
 		b.SetRequestHandler(h)
 	}
@@ -125,7 +157,10 @@ func (t *rawTransport) SetRequestHandler(h transport.RequestHandler) {
 type httpRawTransport struct{ *rawTransport }
 
 // SetProtocolVersion implements transport.HTTPConnection.
-func (t httpRawTransport) SetProtocolVersion(v string) { t.http.SetProtocolVersion(v) }
+func (t httpRawTransport) SetProtocolVersion(v string) {
+	t.version.Store(&v)
+	t.http.SetProtocolVersion(v)
+}
 
 func checkHTTP(h *HTTPConfig) error {
 	if h.URL == "" {
@@ -246,7 +281,8 @@ func watchedClient(h *HTTPConfig, s *session) *http.Client {
 
 func (c *Conn) dialStreamable(ctx context.Context, s *session) (transport.Interface, *process, error) {
 	h := c.cfg.HTTP
-	opts := []transport.StreamableHTTPCOption{transport.WithHTTPBasicClient(watchedClient(h, s)), transport.WithHTTPLogger(c.log)}
+	hc := watchedClient(h, s)
+	opts := []transport.StreamableHTTPCOption{transport.WithHTTPBasicClient(hc), transport.WithHTTPLogger(c.log)}
 	if len(h.Headers) > 0 {
 		opts = append(opts, transport.WithHTTPHeaders(h.Headers))
 	}
@@ -254,6 +290,7 @@ func (c *Conn) dialStreamable(ctx context.Context, s *session) (transport.Interf
 	if err != nil {
 		return nil, nil, err
 	}
+	s.reader = newCallReader(h, hc)
 	return t, nil, nil
 }
 
