@@ -55,8 +55,9 @@ func TestRebindingAtLeastMCPGo(t *testing.T) {
 	}
 }
 
-// TestLoopbackListener holds loopbackListener's reading of a TCP address to
-// the one of its String form.
+// TestLoopbackListener holds netguard.IsLoopbackAddr's reading of a TCP
+// address, which the rebinding check uses for the listener's, to the one of
+// its String form.
 func TestLoopbackListener(t *testing.T) {
 	for _, a := range []*net.TCPAddr{
 		{IP: net.IPv4(127, 0, 0, 1), Port: 80}, {IP: net.ParseIP("127.9.8.7"), Port: 1}, {IP: net.IPv6loopback, Port: 443},
@@ -66,11 +67,11 @@ func TestLoopbackListener(t *testing.T) {
 	} {
 		host, _, err := net.SplitHostPort(a.String())
 		want := err == nil && netguard.IsLoopbackHost(host)
-		if got := loopbackListener(a); got != want {
+		if got := netguard.IsLoopbackAddr(a); got != want {
 			t.Errorf("%#v (%s): %v, its String form says %v", a, a, got, want)
 		}
 	}
-	if loopbackListener(&net.UnixAddr{Name: "/tmp/s", Net: "unix"}) {
+	if netguard.IsLoopbackAddr(&net.UnixAddr{Name: "/tmp/s", Net: "unix"}) {
 		t.Error("a unix socket is not a loopback listener")
 	}
 }

@@ -24,7 +24,6 @@ import (
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/mcp/endpoint/view"
-	"github.com/a2a-mcp-bridge/bridge/request"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -203,8 +202,14 @@ type Sampler struct {
 	Stream *Stream
 	// Principal is the caller's: a request is bound to its Key, made when a
 	// request is sent (a tools/call that sends none makes none).
-	Principal *request.Principal
+	Principal Owner
 	Session   string
+}
+
+// Owner is who a relayed request belongs to: a caller's principal
+// (request.Principal).
+type Owner interface {
+	Key() string
 }
 
 var _ server.SamplingHandler = (*Sampler)(nil)
