@@ -737,9 +737,14 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.http.ServeHTTP(w, r.WithContext(ctx))
 }
 
-// handleBuffered sends the POSTs the face has read to mcp-go's Handle;
-// false only in TestHandleSameAsServeHTTP, for ServeHTTP's answers.
-var handleBuffered = true
+// handleBuffered sends the POSTs the face has read to mcp-go's Handle
+// instead of ServeHTTP. Off: in three make bench runs of the translate
+// scenario, Handle saved 9 allocations per expose call but came with 8-13%
+// less closed-loop throughput and about twice wrk's p99 (29.8 against 20.0
+// ms with only this switch different), not explained yet.
+// TestHandleSameAsServeHTTP holds both entry points to the same answers, so
+// that it can be turned on again once the cause is found.
+var handleBuffered = false
 
 // httpWriter is w as mcp-go's Handle takes it (mcp-go's own adapter, which
 // ServeHTTP builds, is unexported).

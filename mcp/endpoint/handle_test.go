@@ -114,8 +114,8 @@ func TestHandleSameAsServeHTTP(t *testing.T) {
 		{"foreign origin", call("echo", `{}`, ""), hdr{"Accept": both, "Origin": "https://evil.example"}},
 	}
 	serve := func(buffered bool, body string, h hdr) *httptest.ResponseRecorder {
+		defer func(was bool) { handleBuffered = was }(handleBuffered)
 		handleBuffered = buffered
-		defer func() { handleBuffered = true }()
 		r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:1/mcp", strings.NewReader(body))
 		r.Header.Set("Content-Type", "application/json")
 		r.Header.Set("Authorization", "Bearer good")
