@@ -183,19 +183,19 @@ $(rate_table tr-mcp-direct-stream tr-publish-memory-stream tr-publish-sqlite-str
 
 \`bridge serve\`'s front agent over the gRPC binding (\`server.grpc\` on the main listener, h2c, tenant \`bench\`,
 one client connection multiplexing the calls) beside the same front over JSON-RPC, at one fixed rate
-($(cat "$RAW/grpc_rate" 2>/dev/null || echo "?") req/s, open loop); "added" is gRPC minus JSON-RPC. The bridge calls the
-agent over JSON-RPC either way. Blocking \`SendMessage\`:
+($(cat "$RAW/grpc_rate" 2>/dev/null || echo "?") req/s, open loop); "added" is gRPC minus JSON-RPC, and for a \`-base\` row (a baseline
+ran beside) the baseline's JSON-RPC front minus this one's. The bridge calls the agent over JSON-RPC either way. Blocking \`SendMessage\`:
 
-$(rate_table g-serve-memory g-grpc-memory)
+$(rate_table g-serve-memory g-serve-memory-base g-grpc-memory)
 
-$(rate_table g-serve-sqlite g-grpc-sqlite)
+$(rate_table g-serve-sqlite g-serve-sqlite-base g-grpc-sqlite)
 
 \`SendStreamingMessage\` (latency to the event that completes the task; "first event" is the first SSE event or gRPC
 message):
 
-$(rate_table g-serve-memory-stream g-grpc-memory-stream)
+$(rate_table g-serve-memory-stream g-serve-memory-base-stream g-grpc-memory-stream)
 
-$(rate_table g-serve-sqlite-stream g-grpc-sqlite-stream)
+$(rate_table g-serve-sqlite-stream g-serve-sqlite-base-stream g-grpc-sqlite-stream)
 
 ## Time to first SSE event (SendStreamingMessage, sequential, kept-alive connection)
 

@@ -428,11 +428,17 @@ scenario_grpc() {
 	local rate=${GRPC_RATE:-${FRONT_RATE:-200}} s
 	echo "$rate" >"$OUT/raw/grpc_rate"
 	log "grpc: the front over gRPC beside JSON-RPC, open loop at $rate req/s, ${RATE_SECONDS}s each (+2s warm-up)"
+	# With a baseline, its JSON-RPC front runs beside this tree's, blocking
+	# and streaming (the -base rows).
+	local base=
+	[ -n "${BASE_BRIDGE:-}" ] && base=1
 	for s in memory sqlite; do
 		load_run "grpc-$s" "" -mode check >/dev/null
 		rate_run "g-serve-$s" "serve-$s" "" "$rate"
+		[ -z "$base" ] || rate_run "g-serve-$s-base" "serve-$s-base" "" "$rate"
 		rate_run "g-grpc-$s" "grpc-$s" "" "$rate"
 		rate_run "g-serve-$s-stream" "serve-$s" stream "$rate"
+		[ -z "$base" ] || rate_run "g-serve-$s-base-stream" "serve-$s-base" stream "$rate"
 		rate_run "g-grpc-$s-stream" "grpc-$s" stream "$rate"
 	done
 }

@@ -173,7 +173,15 @@ func (r *relay) relayStream(ctx context.Context, s *client.Stream, err error) er
 		r.batching = r.known
 		err = r.handle(ctx, ev, false)
 		r.batching = false
-		if err == nil && (r.done || !s.Ready()) {
+		switch {
+		case err != nil:
+			// What is held came before the event that failed: it is
+			// written first, as one by one, and if one of it is refused,
+			// that is the error.
+			if ferr := r.flush(ctx); ferr != nil {
+				err = ferr
+			}
+		case r.done || !s.Ready():
 			err = r.flush(ctx)
 		}
 		if err != nil {
@@ -185,24 +193,19 @@ func (r *relay) relayStream(ctx context.Context, s *client.Stream, err error) er
 }
 
 // emit relays one event with the bridge's ids: at once, or held for
-// relayStream's next write while batching. An event that the task manager
-// could refuse (see foldable) is never held with others: the held ones are
-// written first and it goes alone, so that it fails alone, as before.
+// relayStream's next write while batching.
 func (r *relay) emit(ctx context.Context, ev a2a.StreamResponse) error {
 	if !r.batching {
-		return r.u.Emit(ctx, ev)
-	}
-	if !foldable(&ev) {
-		if err := r.flush(ctx); err != nil {
-			return err
-		}
 		return r.u.Emit(ctx, ev)
 	}
 	r.pending = append(r.pending, ev)
 	return nil
 }
 
-// flush writes the held events in one store write.
+// flush writes the held events in one store write. An event the task
+// manager refuses fails as it would have alone: the events before it are
+// written all the same, the error is its own (Emit's), and the events
+// after it are dropped, as the relay stops at an error.
 func (r *relay) flush(ctx context.Context) error {
 	if len(r.pending) == 0 {
 		return nil
@@ -210,21 +213,12 @@ func (r *relay) flush(ctx context.Context) error {
 	// The events are handed over (see Updater.EmitAll), the slice too.
 	evs := r.pending
 	r.pending = nil
-	return r.u.EmitAll(ctx, evs...)
-}
-
-// foldable reports whether the task manager takes ev as it is (the checks
-// of its applyEvent on a relayed event): a known state other than
-// SUBMITTED and unspecified, an artifact with parts.
-func foldable(ev *a2a.StreamResponse) bool {
-	switch {
-	case ev.StatusUpdate != nil:
-		st := ev.StatusUpdate.Status.State
-		return st.Known() && st != a2a.TaskStateUnspecified && st != a2a.TaskStateSubmitted
-	case ev.ArtifactUpdate != nil:
-		return len(ev.ArtifactUpdate.Artifact.Parts) > 0
+	err := r.u.EmitAll(ctx, evs...)
+	var ee *taskmanager.EventError
+	if err != nil && errors.As(err, &ee) {
+		return ee.Err
 	}
-	return false
+	return err
 }
 
 func (r *relay) blocking(ctx context.Context, sreq *a2a.SendMessageRequest) error {

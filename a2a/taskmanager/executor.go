@@ -212,55 +212,113 @@ func (u *Updater) InputRequired(ctx context.Context, text string) error {
 // event for each call. (Status, Artifact and the other helpers build
 // their own.)
 func (u *Updater) Emit(ctx context.Context, ev a2a.StreamResponse) error {
-	return u.EmitAll(ctx, ev)
+	err := u.EmitAll(ctx, ev)
+	var ee *EventError
+	if err != nil && errors.As(err, &ee) {
+		return ee.Err
+	}
+	return err
 }
+
+// EventError is the error of EmitAll when one of its events was not
+// stored. The events before Index were stored (in one write) and
+// published; the event at Index was refused, or its write failed, for Err;
+// the events after it were not tried. That is what emitting the events
+// one by one with Emit, up to the first error, leaves.
+type EventError struct {
+	Index int
+	Err   error
+}
+
+func (e *EventError) Error() string {
+	return fmt.Sprintf("taskmanager: event %d of a batch: %v", e.Index, e.Err)
+}
+
+func (e *EventError) Unwrap() error { return e.Err }
 
 // EmitAll validates, persists and publishes several events in one store
 // write: subscribers see each of them, in order, as if emitted one by one,
 // but the store commits them together (an executor that learns an artifact
-// and the final state from one answer pays one commit). No event may
-// follow one that ends the task. A task event (ev.Task) must come alone.
-// Events are taken over as by Emit; an artifact without an id gets one.
+// and the final state from one answer pays one commit). Events are taken
+// over as by Emit; an artifact without an id gets one.
+//
+// EmitAll is Emit of each event in turn, up to the first that fails, but
+// for the number of writes: the events before it are stored and published
+// all the same, and the error is an *EventError naming the event that
+// failed (an event after one that ends the task fails with
+// ErrTaskClosed). The events after it are not tried. The store is written
+// once for the events that fold into the task (twice when they create it
+// on a store that cannot create a task with its events, or when the first
+// is a task snapshot that creates it).
 func (u *Updater) EmitAll(ctx context.Context, evs ...a2a.StreamResponse) error {
 	// Persisting must finish even if the executor's ctx was cancelled: a
 	// CANCELED state is usually written right after cancellation.
 	ctx = context.WithoutCancel(ctx)
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	if u.replied {
-		return errors.New("taskmanager: the executor already replied with a direct message")
-	}
 	if len(evs) == 0 {
 		return errors.New("taskmanager: empty event")
 	}
+	if u.replied {
+		return &EventError{Index: 0, Err: errors.New("taskmanager: the executor already replied with a direct message")}
+	}
+	// n events are well formed; the one at n, if any, is refused for bad
+	// once they are stored.
+	n, bad := len(evs), error(nil)
 	for i := range evs {
-		ev := &evs[i]
-		switch {
-		case ev.Message != nil:
-			return errors.New("taskmanager: a message event is only allowed as a direct reply; use Reply or a status message")
-		case ev.Task == nil && ev.StatusUpdate == nil && ev.ArtifactUpdate == nil:
-			return errors.New("taskmanager: empty event")
-		case ev.Task != nil && len(evs) > 1:
-			return errors.New("taskmanager: a task event must be emitted alone")
-		case ev.ArtifactUpdate != nil && ev.ArtifactUpdate.Artifact.ArtifactID == "":
-			ev.ArtifactUpdate.Artifact.ArtifactID = uuid.NewString()
+		if bad = wellFormed(&evs[i]); bad != nil {
+			n = i
+			break
 		}
 	}
+	if n > 0 {
+		if stored, err := u.emitLocked(ctx, evs[:n]); err != nil {
+			return &EventError{Index: stored, Err: err}
+		}
+	}
+	if bad != nil {
+		return &EventError{Index: n, Err: bad}
+	}
+	return nil
+}
+
+// wellFormed checks what Emit refuses of an event whatever the task: a
+// message, an empty event. It gives an artifact without an id one.
+func wellFormed(ev *a2a.StreamResponse) error {
+	switch {
+	case ev.Message != nil:
+		return errors.New("taskmanager: a message event is only allowed as a direct reply; use Reply or a status message")
+	case ev.Task == nil && ev.StatusUpdate == nil && ev.ArtifactUpdate == nil:
+		return errors.New("taskmanager: empty event")
+	case ev.ArtifactUpdate != nil && ev.ArtifactUpdate.Artifact.ArtifactID == "":
+		ev.ArtifactUpdate.Artifact.ArtifactID = uuid.NewString()
+	}
+	return nil
+}
+
+// emitLocked stores and publishes well-formed events up to the first the
+// task refuses, and returns how many it stored and, when that is not all,
+// why the next was not.
+func (u *Updater) emitLocked(ctx context.Context, evs []a2a.StreamResponse) (stored int, _ error) {
 	if u.rec == nil && evs[0].Task == nil {
-		if done, err := u.createWithEventsLocked(ctx, evs); done {
-			return err
+		if done, n, err := u.createWithEventsLocked(ctx, evs); done {
+			return n, err
 		}
 	}
 	if u.rec == nil {
 		if err := u.createLocked(ctx, evs[0].Task); err != nil {
-			return err
+			return 0, err
 		}
 		if evs[0].Task != nil {
+			// The snapshot is the task as created: the event is stored.
 			if st := u.rec.Task.Status.State; st.Terminal() || st.Interrupted() {
 				u.final = true
 			}
 			u.signalFirst()
-			return nil
+			stored, evs = 1, evs[1:]
+			if len(evs) == 0 {
+				return stored, nil
+			}
 		}
 	}
 	// The write that ends the task gives this execution's run lease back
@@ -269,21 +327,20 @@ func (u *Updater) EmitAll(ctx context.Context, evs ...a2a.StreamResponse) error 
 	if u.ex != nil && u.ex.leased.Load() {
 		holder = u.ex.holder
 	}
-	rec, released, err := u.m.apply(ctx, u.req.Owner, u.rec, holder, evs...)
-	if rec != nil {
-		u.rec = rec
+	a, err := u.m.apply(ctx, u.req.Owner, u.rec, holder, evs...)
+	if a.rec != nil {
+		u.rec = a.rec
 	}
-	if released {
+	if a.released {
 		u.ex.leased.Store(false)
 	}
-	if err != nil {
-		return err
-	}
-	if st := rec.Task.Status.State; st.Terminal() || st.Interrupted() {
+	if a.settled {
 		u.final = true
 	}
-	u.signalFirst()
-	return nil
+	if a.n > 0 {
+		u.signalFirst()
+	}
+	return stored + a.n, err
 }
 
 // createWithEventsLocked creates a new task with its first events folded
@@ -292,36 +349,34 @@ func (u *Updater) EmitAll(ctx context.Context, evs ...a2a.StreamResponse) error 
 // streams start from (version 1, no events), and the store holds what
 // apply would have written onto it (version 2, events at seqs 1 to n). The
 // lease follows execution.leased: none when the events end the task, else
-// this execution's. done is false when the task must take the two writes
-// of createLocked and apply instead: the message continues a task, the
-// store cannot, the request registers a webhook (its delivery cursor
-// starts at the task's last seq when registered, so it must be registered
-// before the events), or the events do not fold (apply then refuses them
-// as it always did).
-func (u *Updater) createWithEventsLocked(ctx context.Context, evs []a2a.StreamResponse) (done bool, _ error) {
+// this execution's. The events fold up to the first the task refuses:
+// those before it are created with the task, and stored reports how many,
+// err why the next was refused. done is false when the task must take the
+// two writes of createLocked and apply instead: the message continues a
+// task, the store cannot, the request registers a webhook (its delivery
+// cursor starts at the task's last seq when registered, so it must be
+// registered before the events), or the first event does not fold (apply
+// then refuses it, on the task created SUBMITTED, as it always did).
+func (u *Updater) createWithEventsLocked(ctx context.Context, evs []a2a.StreamResponse) (done bool, stored int, _ error) {
 	ec, ok := u.m.store.(EventfulTaskCreator)
 	if !ok || u.req.Task != nil || u.ex == nil || (u.req.Config != nil && u.req.Config.TaskPushNotificationConfig != nil) {
-		return false, nil
+		return false, 0, nil
 	}
 	now := u.m.now()
 	t := u.newTask(now)
 	next := *t // a shallow copy, as apply makes (see applyEvent)
-	for i := range evs {
-		if i > 0 && next.Status.State.Terminal() {
-			return false, nil
-		}
-		if err := applyEvent(&next, &evs[i], now); err != nil {
-			return false, nil
-		}
+	n, settled, refused := fold(&next, evs, now)
+	if n == 0 {
+		return false, 0, nil
 	}
 	holder := ""
 	if !next.Status.State.Terminal() {
 		holder = u.ex.holder
 	}
 	sent := time.Now()
-	rec, err := ec.CreateTaskWithEvents(ctx, u.req.Owner, &next, evs, holder, u.m.leaseTTL)
+	rec, err := ec.CreateTaskWithEvents(ctx, u.req.Owner, &next, evs[:n], holder, u.m.leaseTTL)
 	if err != nil {
-		return true, fmt.Errorf("taskmanager: create task: %w", err)
+		return true, 0, fmt.Errorf("taskmanager: create task: %w", err)
 	}
 	if holder != "" {
 		u.ex.leaseSent.Store(u.m.monotonic(sent))
@@ -329,14 +384,14 @@ func (u *Updater) createWithEventsLocked(ctx context.Context, evs []a2a.StreamRe
 	}
 	u.created = &TaskRecord{Task: *t, Version: 1}
 	u.rec = rec
-	for i := range evs {
+	for i := range evs[:n] {
 		u.m.published(ctx, u.req.Owner, rec, evs[i])
 	}
-	if st := rec.Task.Status.State; st.Terminal() || st.Interrupted() {
+	if settled {
 		u.final = true
 	}
 	u.signalFirst()
-	return true, nil
+	return true, n, refused
 }
 
 // newTask is the task of a new message as created: SUBMITTED at now,
@@ -416,50 +471,80 @@ func (m *Manager) storeInlinePush(ctx context.Context, req *Request) error {
 	return nil
 }
 
+// applied is what apply stored.
+type applied struct {
+	// rec is the task after the stored events (as given when none was
+	// stored; nil when it could not be read back after a conflict).
+	rec *TaskRecord
+	// n counts the events stored, the first n of those given.
+	n int
+	// settled reports that the task was terminal or interrupted after one
+	// of the stored events.
+	settled bool
+	// released reports that the write released holder's run lease.
+	released bool
+}
+
 // apply writes evs onto the task, in one store write, with optimistic
-// concurrency, retrying on conflicts, and refuses anything after a terminal
-// state. When holder is set and the events end the task, the write also
-// releases holder's run lease (released reports it did).
-func (m *Manager) apply(ctx context.Context, owner string, rec *TaskRecord, holder string, evs ...a2a.StreamResponse) (_ *TaskRecord, released bool, _ error) {
+// concurrency, retrying on conflicts. The events fold into the task one by
+// one up to the first the task refuses (anything after a terminal state
+// is refused with ErrTaskClosed): those before it are written and
+// published, and the error says why it was refused; the events after it
+// are not tried. When holder is set and the stored events end the task,
+// the write also releases holder's run lease.
+func (m *Manager) apply(ctx context.Context, owner string, rec *TaskRecord, holder string, evs ...a2a.StreamResponse) (applied, error) {
 	// evs are the executor's, handed over (see Emit): applyEvent fills them
 	// in place and the store may keep them.
 	now := m.now()
 	for attempt := 0; ; attempt++ {
-		if rec.Task.Status.State.Terminal() {
-			return rec, false, ErrTaskClosed
-		}
 		// A shallow copy: applyEvent replaces what it changes and never
 		// writes into a slice it shares with rec, which others may read.
 		next := rec.Task
-		for i := range evs {
-			if i > 0 && next.Status.State.Terminal() {
-				return rec, false, ErrTaskClosed
-			}
-			if err := applyEvent(&next, &evs[i], now); err != nil {
-				return rec, false, err
-			}
+		n, settled, refused := fold(&next, evs, now)
+		if n == 0 {
+			return applied{rec: rec}, refused
 		}
 		var nrec *TaskRecord
 		var err error
-		releasing := holder != "" && next.Status.State.Terminal()
-		if releasing {
-			nrec, released, err = updateReleasing(ctx, m.store, owner, &next, rec.Version, evs, holder)
+		released := false
+		if holder != "" && next.Status.State.Terminal() {
+			nrec, released, err = updateReleasing(ctx, m.store, owner, &next, rec.Version, evs[:n], holder)
 		} else {
-			nrec, err = m.store.UpdateTask(ctx, owner, &next, rec.Version, evs)
+			nrec, err = m.store.UpdateTask(ctx, owner, &next, rec.Version, evs[:n])
 		}
 		if err == nil {
-			for i := range evs {
+			for i := range evs[:n] {
 				m.published(ctx, owner, nrec, evs[i])
 			}
-			return nrec, released, nil
+			return applied{rec: nrec, n: n, settled: settled, released: released}, refused
 		}
 		if !errors.Is(err, ErrConflict) || attempt > 16 {
-			return rec, false, fmt.Errorf("taskmanager: store event: %w", err)
+			return applied{rec: rec}, fmt.Errorf("taskmanager: store event: %w", err)
 		}
 		if rec, err = m.store.GetTask(ctx, owner, rec.Task.ID); err != nil {
-			return nil, false, err
+			return applied{}, err
 		}
 	}
+}
+
+// fold applies evs to t in memory, in order, up to the first the task
+// refuses: an event after a terminal state (ErrTaskClosed), or one
+// applyEvent refuses. It returns how many it applied, the refusal (nil when
+// all were applied), and whether the task was terminal or interrupted
+// after one of them. A refused event leaves t as it was.
+func fold(t *a2a.Task, evs []a2a.StreamResponse, now time.Time) (n int, settled bool, _ error) {
+	for i := range evs {
+		if t.Status.State.Terminal() {
+			return i, settled, ErrTaskClosed
+		}
+		if err := applyEvent(t, &evs[i], now); err != nil {
+			return i, settled, err
+		}
+		if st := t.Status.State; st.Terminal() || st.Interrupted() {
+			settled = true
+		}
+	}
+	return len(evs), settled, nil
 }
 
 // updateReleasing is UpdateTask with holder's run lease released in the

@@ -375,11 +375,13 @@ func testEmitAllIsOneWrite(t *testing.T, st *writeLog, s taskmanager.Store, one 
 	}
 }
 
-// TestEmitAllRefusesEventsAfterTheEnd: nothing may follow the event that
-// ends the task, and nothing of such a batch is stored.
-func TestEmitAllRefusesEventsAfterTheEnd(t *testing.T) {
+// TestEmitAllStoresTheEndBeforeAnEventAfterIt: an event after the one that
+// ends the task is refused (ErrTaskClosed, naming it), as it would be
+// emitted alone after it, and the events before it are stored all the
+// same, in one write that gives the run lease back.
+func TestEmitAllStoresTheEndBeforeAnEventAfterIt(t *testing.T) {
 	st := &writeLog{Memory: store.NewMemory()}
-	var emitErr error
+	var emitErr, failErr error
 	mgr, err := taskmanager.New(taskmanager.Config{Store: st, Executor: funcExecutor(func(ctx context.Context, req *taskmanager.Request, u *taskmanager.Updater) error {
 		if err := u.Working(ctx, "on it"); err != nil {
 			return err
@@ -387,7 +389,8 @@ func TestEmitAllRefusesEventsAfterTheEnd(t *testing.T) {
 		emitErr = u.EmitAll(ctx,
 			a2a.StreamResponse{StatusUpdate: &a2a.TaskStatusUpdateEvent{Status: a2a.TaskStatus{State: a2a.TaskStateCompleted}}},
 			a2a.StreamResponse{ArtifactUpdate: &a2a.TaskArtifactUpdateEvent{Artifact: a2a.Artifact{Name: "late", Parts: []a2a.Part{a2a.TextPart(taskmanager.LeaseLostMessage)}}}})
-		return u.Fail(ctx, "done")
+		failErr = u.Fail(ctx, "done")
+		return nil
 	})})
 	if err != nil {
 		t.Fatal(err)
@@ -396,11 +399,18 @@ func TestEmitAllRefusesEventsAfterTheEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !errors.Is(emitErr, taskmanager.ErrTaskClosed) {
-		t.Errorf("EmitAll with an event after the end = %v, want ErrTaskClosed", emitErr)
+	var ee *taskmanager.EventError
+	if !errors.As(emitErr, &ee) || ee.Index != 1 || !errors.Is(emitErr, taskmanager.ErrTaskClosed) {
+		t.Errorf("EmitAll with an event after the end = %v, want ErrTaskClosed for event 1", emitErr)
 	}
-	if resp.Task.Status.State != a2a.TaskStateFailed || len(resp.Task.Artifacts) != 0 {
-		t.Errorf("task = %s with %d artifacts; the refused batch was stored", resp.Task.Status.State, len(resp.Task.Artifacts))
+	if !errors.Is(failErr, taskmanager.ErrTaskClosed) {
+		t.Errorf("Fail after the end = %v, want ErrTaskClosed", failErr)
+	}
+	if resp.Task.Status.State != a2a.TaskStateCompleted || len(resp.Task.Artifacts) != 0 {
+		t.Errorf("task = %s with %d artifacts, want COMPLETED with none: the end before the refused event is stored, nothing after it", resp.Task.Status.State, len(resp.Task.Artifacts))
+	}
+	if got, want := st.ops(), []string{"CreateTaskWithEvents", "UpdateTaskReleasing"}; !slices.Equal(got, want) {
+		t.Errorf("writes = %v, want %v", got, want)
 	}
 }
 

@@ -527,7 +527,7 @@ func (m *Manager) forceCancel(owner, taskID, text string) {
 	}
 	msg := &a2a.Message{MessageID: uuid.NewString(), ContextID: rec.Task.ContextID, TaskID: taskID, Role: a2a.RoleAgent, Parts: []a2a.Part{a2a.TextPart(text)}}
 	ev := a2a.StreamResponse{StatusUpdate: &a2a.TaskStatusUpdateEvent{Status: a2a.TaskStatus{State: a2a.TaskStateCanceled, Message: msg}}}
-	if _, _, err := m.apply(ctx, owner, rec, "", ev); err != nil && !errors.Is(err, ErrTaskClosed) {
+	if _, err := m.apply(ctx, owner, rec, "", ev); err != nil && !errors.Is(err, ErrTaskClosed) {
 		m.log.Error("a2a: could not mark task canceled", "task", taskID, "err", err)
 	}
 }

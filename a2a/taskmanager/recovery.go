@@ -176,7 +176,7 @@ func (m *Manager) failOrphan(ctx context.Context, r TaskRef) (bool, error) {
 	}
 	msg := &a2a.Message{MessageID: uuid.NewString(), ContextID: rec.Task.ContextID, TaskID: r.ID, Role: a2a.RoleAgent, Parts: []a2a.Part{a2a.TextPart(OrphanMessage)}}
 	ev := a2a.StreamResponse{StatusUpdate: &a2a.TaskStatusUpdateEvent{Status: a2a.TaskStatus{State: a2a.TaskStateFailed, Message: msg}}}
-	if _, _, err := m.apply(ctx, r.Owner, rec, "", ev); err != nil {
+	if _, err := m.apply(ctx, r.Owner, rec, "", ev); err != nil {
 		if errors.Is(err, ErrTaskClosed) {
 			return false, nil
 		}
