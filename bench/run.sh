@@ -318,6 +318,15 @@ mallocs() {
 
 # ---------------------------------------------------------------- closed loop
 
+# reset_agent: the agent drops every finished task and collects garbage
+# (benchsut's /debug/reset), so that every closed-loop run finds it in the
+# same state whatever ran before: the tasks a direct run leaves in retention
+# (about 100k) made the run after it pay about 40% more agent CPU per call
+# and twice wrk's p99, which read as a cost of whichever bridge came next.
+reset_agent() {
+	curl -fsS -X POST -o /dev/null "http://127.0.0.1:$UP_DBG/debug/reset" || log "could not reset the agent"
+}
+
 # closed_loop <config…>: ROUNDS interleaved rounds of wrk -c$CONNS, each
 # config once per round in the order given; per run: req/s, errors,
 # latency, and for bridges the allocations it made per request.
@@ -339,6 +348,7 @@ closed_loop() {
 	for r in $(seq "$ROUNDS"); do
 		for c in "${configs[@]}"; do
 			local f=$OUT/raw/wrk-$c-$r.txt m0="" m1="" t0 t1
+			reset_agent
 			[ -n "${METRICS[$c]:-}" ] && m0=$(mallocs "$c")
 			t0=$(cputicks "$c")
 			"${ON_LOAD[@]}" wrk -t1 -c"$CONNS" -d"${DURATION}s" --latency -s "$TMP/$c.lua" "${URL[$c]}" >"$f"

@@ -100,6 +100,8 @@ type Upstream struct {
 	Handler http.Handler
 	// Manager runs the agent's tasks; Wait on it after the listener closed.
 	Manager *taskmanager.Manager
+	// Store is the manager's store (the harness empties it between runs).
+	Store *store.Memory
 }
 
 // NewUpstream builds the upstream agent for baseURL (where its card says it
@@ -108,7 +110,8 @@ func NewUpstream(baseURL string, log *slog.Logger) (*Upstream, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	mgr, err := taskmanager.New(taskmanager.Config{Store: store.NewMemory(), Executor: Agent{}, Logger: log})
+	st := store.NewMemory()
+	mgr, err := taskmanager.New(taskmanager.Config{Store: st, Executor: Agent{}, Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("bench: upstream manager: %w", err)
 	}
@@ -116,7 +119,7 @@ func NewUpstream(baseURL string, log *slog.Logger) (*Upstream, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bench: upstream server: %w", err)
 	}
-	return &Upstream{Handler: srv, Manager: mgr}, nil
+	return &Upstream{Handler: srv, Manager: mgr, Store: st}, nil
 }
 
 // Bench identity of the bridge's callers.

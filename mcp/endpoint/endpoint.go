@@ -738,13 +738,20 @@ func (f *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // handleBuffered sends the POSTs the face has read to mcp-go's Handle
-// instead of ServeHTTP. Off: in three make bench runs of the translate
-// scenario, Handle saved 9 allocations per expose call but came with 8-13%
-// less closed-loop throughput and about twice wrk's p99 (29.8 against 20.0
-// ms with only this switch different), not explained yet.
-// TestHandleSameAsServeHTTP holds both entry points to the same answers, so
-// that it can be turned on again once the cause is found.
-var handleBuffered = false
+// instead of ServeHTTP: 280 allocations per expose call against 288 in
+// make bench's translate scenario. Both answer alike on the wire (bridge
+// serve under curl and strace: the same status and headers, Content-Length,
+// one write per answer, the connection kept), and TestHandleSameAsServeHTTP
+// holds them to the same status, header, body and flushing. It was once
+// switched off for 8-13% less closed-loop throughput and twice wrk's p99;
+// that was the bench's order: the expose row ran right after the direct
+// run, whose retained tasks cost the agent 90-113 µs of CPU per call
+// against 63-93, whichever binary was in that slot (with the slots
+// swapped, Handle came out 11% faster with half the p99). With the agent
+// reset before every run (bench/run.sh), three runs gave Handle 0.93, 0.99
+// and 1.08 of ServeHTTP's req/s, wrk p99 37.1/27.6, 32.5/35.6 and
+// 77.1/113.9 ms: no difference above the machine's noise.
+var handleBuffered = true
 
 // httpWriter is w as mcp-go's Handle takes it (mcp-go's own adapter, which
 // ServeHTTP builds, is unexported).

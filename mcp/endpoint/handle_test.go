@@ -51,7 +51,7 @@ func (tokenAuth) Authenticate(r *http.Request) (*request.Principal, error) {
 
 // TestHandleSameAsServeHTTP holds the face's answers with a read POST sent
 // to mcp-go's Handle to those of mcp-go's ServeHTTP, byte for byte (status,
-// header, body), on a table of requests: tool results, progress, errors,
+// header, body, and whether the answer was flushed early), on a table of requests: tool results, progress, errors,
 // panics, cancels, unknown tools and methods, notifications, responses,
 // malformed and refused bodies, protocol versions, content types and
 // failed authentication.
@@ -136,7 +136,13 @@ func TestHandleSameAsServeHTTP(t *testing.T) {
 			if old.Code != got.Code || !reflect.DeepEqual(old.Header(), got.Header()) || old.Body.String() != got.Body.String() {
 				t.Errorf("ServeHTTP: %d %v %q\nHandle:    %d %v %q", old.Code, old.Header(), old.Body, got.Code, got.Header(), got.Body)
 			}
-			t.Logf("%d %s %.160q", got.Code, got.Header().Get("Content-Type"), got.Body)
+			// A flush before the handler returns makes net/http send the
+			// answer chunked instead of with a Content-Length, in more
+			// than one write: the same bytes, another response on the wire.
+			if old.Flushed != got.Flushed {
+				t.Errorf("flushed: ServeHTTP %v, Handle %v", old.Flushed, got.Flushed)
+			}
+			t.Logf("%d %s flushed=%v %.160q", got.Code, got.Header().Get("Content-Type"), got.Flushed, got.Body)
 		})
 	}
 }
