@@ -96,6 +96,22 @@ var sqliteMigrations = []string{
 		last_error text not null default '',
 		unique (task_id, id)
 	);`,
+	// The listing indexes in ascending order: SQLite reads them backwards
+	// for ListTasks' "order by status_ts desc, id desc" (no sort, see
+	// TestSQLiteListingReadsAnIndexInOrder), and a new task's entry, the
+	// latest of its owner (and context), now goes to the right of the
+	// owner's range instead of its left. At the left edge a full leaf was
+	// split with both its neighbours rewritten, at the right edge with one,
+	// and the split leaves fuller pages (measured over 400 one-write calls
+	// of one owner after 2,000 others: the owner index wrote 1.26 WAL
+	// frames per commit instead of 1.87, a commit 9.1 frames instead of 9.7,
+	// and the file was 939 pages instead of 968). Upgrading rebuilds both
+	// indexes once, in the migration's transaction (3.3 s for 500,000
+	// tasks).
+	`drop index a2a_tasks_owner_order;
+	create index a2a_tasks_owner_order on a2a_tasks (owner, status_ts, id);
+	drop index a2a_tasks_owner_context_order;
+	create index a2a_tasks_owner_context_order on a2a_tasks (owner, context_id, status_ts, id);`,
 }
 
 // SQLiteSync says when a commit of the SQLite store is on disk.
