@@ -328,7 +328,8 @@ reset_agent() {
 }
 
 # closed_loop <config…>: ROUNDS interleaved rounds of wrk -c$CONNS, each
-# config once per round in the order given; per run: req/s, errors,
+# config once per round (round 1 in the order given, later rounds
+# shuffled); per run: req/s, errors,
 # latency, and for bridges the allocations it made per request.
 closed_loop() {
 	local configs=("$@") c r
@@ -345,8 +346,21 @@ closed_loop() {
 	done
 	for c in "${configs[@]}"; do "${ON_LOAD[@]}" wrk -t1 -c"$CONNS" -d1s -s "$TMP/$c.lua" "${URL[$c]}" >/dev/null; done
 	: >"$OUT/raw/closed.tsv"
+	local order=()
 	for r in $(seq "$ROUNDS"); do
-		for c in "${configs[@]}"; do
+		# Round 1 runs the configs in the order given; each later round in
+		# an order shuffled by the round's number (the same in every
+		# bench run), so that no config follows the same neighbour in
+		# every round: what a run leaves behind (a loaded core, garbage in
+		# the agent) falls on different configs, and the median of the
+		# within-round ratios does not carry it.
+		if [ "$r" = 1 ]; then
+			order=("${configs[@]}")
+		else
+			mapfile -t order < <(printf '%s\n' "${configs[@]}" | awk -v seed="$r" 'BEGIN {srand(seed)} {print rand() "\t" $0}' | sort -g | cut -f2)
+		fi
+		log "round $r order: ${order[*]}"
+		for c in "${order[@]}"; do
 			local f=$OUT/raw/wrk-$c-$r.txt m0="" m1="" t0 t1
 			reset_agent
 			[ -n "${METRICS[$c]:-}" ] && m0=$(mallocs "$c")
