@@ -256,6 +256,12 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (_ *Bridge, er
 			mux.HandleFunc(a2agrpc.PathPrefix, b.serveGRPC)
 		}
 		mux.Handle("/a2a/", b.routes)
+		// The same routes for /a2a/{name} itself, where A2A calls go: that
+		// path matches "/a2a/" only as a prefix, and ServeMux then builds
+		// and matches "/a2a/{name}/" in case it should redirect there (two
+		// allocations a call); an exact match spares it. (It never
+		// redirects here: only "/a2a/" is registered under /a2a/.)
+		mux.Handle("/a2a/{agent}", b.routes)
 		mux.HandleFunc("GET /.well-known/agent-card.json", b.serveRootCard)
 		if err := b.buildA2A(ctx, opts); err != nil {
 			return nil, err

@@ -12,8 +12,13 @@ import (
 )
 
 // callContext carries the bridge's caller (from the request's context) to
-// the outbound credential hook.
-func callContext(ctx context.Context, req *taskmanager.Request) context.Context {
+// the outbound credential hook; without a credential the hook never reads
+// it, and ctx is returned as it is (the lookup through the task's detached
+// context and the value's context were two allocations a relayed call).
+func (p *Proxy) callContext(ctx context.Context, req *taskmanager.Request) context.Context {
+	if p.cred == nil {
+		return ctx
+	}
 	src := req.Context
 	if src == nil {
 		src = ctx
@@ -43,7 +48,7 @@ func (p *Proxy) lookup(taskID string) (upstreamRef, bool) {
 // Execute implements taskmanager.Executor: it relays one message to the upstream
 // and its outcome back, event by event.
 func (p *Proxy) Execute(ctx context.Context, req *taskmanager.Request, u *taskmanager.Updater) error {
-	ctx = callContext(ctx, req)
+	ctx = p.callContext(ctx, req)
 	if p.sendLimit > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, p.sendLimit)
@@ -104,7 +109,7 @@ func (p *Proxy) Cancel(ctx context.Context, req *taskmanager.Request, u *taskman
 	}
 	text := "canceled by the client"
 	if ok {
-		cctx, cancel := context.WithTimeout(callContext(ctx, req), p.timeout)
+		cctx, cancel := context.WithTimeout(p.callContext(ctx, req), p.timeout)
 		_, err := p.state.Load().client.CancelTask(cctx, &a2a.CancelTaskRequest{ID: ref.TaskID})
 		cancel()
 		if err != nil {

@@ -213,8 +213,13 @@ func (u *Updater) InputRequired(ctx context.Context, text string) error {
 // their own.)
 func (u *Updater) Emit(ctx context.Context, ev a2a.StreamResponse) error {
 	err := u.EmitAll(ctx, ev)
+	if err == nil {
+		return nil
+	}
+	// ee is declared here, not above: errors.As moves it to the heap, one
+	// allocation on every call when it was declared before the nil check.
 	var ee *EventError
-	if err != nil && errors.As(err, &ee) {
+	if errors.As(err, &ee) {
 		return ee.Err
 	}
 	return err
