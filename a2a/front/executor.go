@@ -219,8 +219,13 @@ func (r *relay) flush(ctx context.Context) error {
 	evs := r.pending
 	r.pending = nil
 	err := r.u.EmitAll(ctx, evs...)
+	if err == nil {
+		return nil
+	}
+	// Declared after the nil check, as in Updater.Emit: errors.As moves ee
+	// to the heap.
 	var ee *taskmanager.EventError
-	if err != nil && errors.As(err, &ee) {
+	if errors.As(err, &ee) {
 		return ee.Err
 	}
 	return err

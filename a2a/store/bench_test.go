@@ -10,6 +10,7 @@ import (
 
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/store/storetest"
 	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 )
 
@@ -50,7 +51,7 @@ func postgresURLOrEmpty(b *testing.B) string {
 		b.Log("BRIDGE_TEST_POSTGRES_URL is not set; PostgreSQL benchmarks skipped")
 		return ""
 	}
-	return postgresSchema(b)
+	return storetest.PostgresSchema(b)
 }
 
 func benchEvent() a2a.StreamResponse {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/store/storetest"
 )
 
 func TestOpenChoosesByURL(t *testing.T) {
@@ -58,7 +59,7 @@ func TestOpenChoosesByURL(t *testing.T) {
 }
 
 func TestOpenPostgresURL(t *testing.T) {
-	u := postgresSchema(t)
+	u := storetest.PostgresSchema(t)
 	s, closeFn, err := store.Open(context.Background(), u)
 	if err != nil {
 		t.Fatal(err)

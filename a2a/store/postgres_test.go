@@ -3,10 +3,6 @@ package store_test
 import (
 	"context"
 	"fmt"
-	"net/url"
-	"os"
-	"regexp"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -18,50 +14,6 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a/store/storetest"
 	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 )
-
-// postgresSchema creates a fresh schema named after the test and returns a
-// URL whose connections use it; the schema is dropped at cleanup. Tests
-// and packages running at once never share tables.
-func postgresSchema(t testing.TB) string {
-	t.Helper()
-	base := os.Getenv("BRIDGE_TEST_POSTGRES_URL")
-	if base == "" {
-		t.Skip("BRIDGE_TEST_POSTGRES_URL is not set; set it to run the PostgreSQL store tests, e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable")
-	}
-	name := strings.ToLower(regexp.MustCompile(`[^A-Za-z0-9]+`).ReplaceAllString(t.Name(), "_"))
-	if len(name) > 40 {
-		name = name[len(name)-40:]
-	}
-	schema := fmt.Sprintf("st_%s_%d", strings.Trim(name, "_"), time.Now().UnixNano()%1e9)
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatalf("connect to BRIDGE_TEST_POSTGRES_URL: %v", err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "create schema "+pgx.Identifier{schema}.Sanitize()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		conn, err := pgx.Connect(ctx, base)
-		if err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-			return
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, "drop schema "+pgx.Identifier{schema}.Sanitize()+" cascade"); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-		}
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
 
 func openPostgres(t testing.TB, u string) *store.Postgres {
 	t.Helper()
@@ -77,12 +29,12 @@ func openPostgres(t testing.TB, u string) *store.Postgres {
 
 func TestPostgresConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) taskmanager.Store {
-		return openPostgres(t, postgresSchema(t))
+		return openPostgres(t, storetest.PostgresSchema(t))
 	})
 }
 
 func TestPostgresMigratesOnceFromReplicasOpeningAtOnce(t *testing.T) {
-	u := postgresSchema(t)
+	u := storetest.PostgresSchema(t)
 	const replicas = 4
 	stores := make([]*store.Postgres, replicas)
 	errs := make([]error, replicas)
@@ -130,7 +82,7 @@ func TestPostgresMigratesOnceFromReplicasOpeningAtOnce(t *testing.T) {
 // TestPostgresWatchWakesOtherReplica pins LISTEN/NOTIFY: a write through
 // one pool wakes a watcher of another (the local shortcut cannot).
 func TestPostgresWatchWakesOtherReplica(t *testing.T) {
-	u := postgresSchema(t)
+	u := storetest.PostgresSchema(t)
 	a, b := openPostgres(t, u), openPostgres(t, u)
 	ctx := context.Background()
 	task := &a2a.Task{ID: "t1", ContextID: "c", Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted}}
@@ -168,7 +120,7 @@ func TestPostgresWatchWakesOtherReplica(t *testing.T) {
 // TestPostgresCountTasksSeesEveryReplica: two replicas on one database
 // count the same tasks, whichever created them.
 func TestPostgresCountTasksSeesEveryReplica(t *testing.T) {
-	u := postgresSchema(t)
+	u := storetest.PostgresSchema(t)
 	a, b := openPostgres(t, u), openPostgres(t, u)
 	ctx := context.Background()
 	for i, s := range []*store.Postgres{a, b, b} {

@@ -17,6 +17,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a/client"
 	"github.com/a2a-mcp-bridge/bridge/a2a/server"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/store/storetest"
 	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
 	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
@@ -204,7 +205,7 @@ func stateOf(evJSON string) a2a.TaskState {
 // twoReplicas opens two stores (two pools, two listeners) on one fresh
 // schema: two replicas without sticky sessions.
 func twoReplicas(t *testing.T) (taskmanager.Store, taskmanager.Store) {
-	u := postgresSchema(t)
+	u := storetest.PostgresSchema(t)
 	return openPostgres(t, u), openPostgres(t, u)
 }
 

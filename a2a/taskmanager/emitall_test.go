@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -14,10 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/store/storetest"
 	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 )
 
@@ -52,39 +49,9 @@ func diffStores(t *testing.T) []struct {
 // openPostgres opens a PostgreSQL store on a schema of its own, dropped at
 // cleanup; it skips without BRIDGE_TEST_POSTGRES_URL.
 func openPostgres(t *testing.T) taskmanager.Store {
-	base := os.Getenv("BRIDGE_TEST_POSTGRES_URL")
-	if base == "" {
-		t.Skip("BRIDGE_TEST_POSTGRES_URL is not set; set it to run the PostgreSQL cases, e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable")
-	}
-	ctx := context.Background()
-	schema := fmt.Sprintf("tm_emitall_%d", time.Now().UnixNano()%1e12)
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatalf("connect to BRIDGE_TEST_POSTGRES_URL: %v", err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "create schema "+pgx.Identifier{schema}.Sanitize()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		conn, err := pgx.Connect(ctx, base)
-		if err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-			return
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, "drop schema "+pgx.Identifier{schema}.Sanitize()+" cascade"); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-		}
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	s, err := store.OpenPostgres(ctx, u.String())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := store.OpenPostgres(ctx, storetest.PostgresSchema(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,16 +7,14 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/a2a-mcp-bridge/bridge/a2a"
 	a2aclient "github.com/a2a-mcp-bridge/bridge/a2a/client"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
+	"github.com/a2a-mcp-bridge/bridge/a2a/store/storetest"
 	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/auth"
 	"github.com/a2a-mcp-bridge/bridge/bench"
@@ -70,39 +68,11 @@ func TestAcknowledgedEventsSurviveSIGKILL(t *testing.T) {
 		})
 	})
 	t.Run("postgres", func(t *testing.T) {
-		u := postgresTestSchema(t)
+		u := storetest.PostgresSchema(t)
 		killAfterAnswers(t, bin, u, func(ctx context.Context) (taskmanager.Store, error) {
 			return store.OpenPostgres(ctx, u)
 		})
 	})
-}
-
-// postgresTestSchema creates a schema of the test's own on the server of
-// BRIDGE_TEST_POSTGRES_URL and returns the URL that uses it.
-func postgresTestSchema(t *testing.T) string {
-	t.Helper()
-	pgURL := os.Getenv("BRIDGE_TEST_POSTGRES_URL")
-	if pgURL == "" {
-		t.Skip("BRIDGE_TEST_POSTGRES_URL is not set: this test needs PostgreSQL")
-	}
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, pgURL)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	schema := fmt.Sprintf("durability_%d", time.Now().UnixNano())
-	if _, err := conn.Exec(ctx, "create schema "+schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_, _ = conn.Exec(context.Background(), "drop schema "+schema+" cascade")
-		_ = conn.Close(context.Background())
-	})
-	sep := "?"
-	if strings.Contains(pgURL, "?") {
-		sep = "&"
-	}
-	return pgURL + sep + "search_path=" + schema
 }
 
 // streamed is what one streaming caller was given: the task and the events
@@ -319,7 +289,7 @@ func TestAcknowledgedPublishCallsSurviveSIGKILL(t *testing.T) {
 		})
 	})
 	t.Run("postgres", func(t *testing.T) {
-		u := postgresTestSchema(t)
+		u := storetest.PostgresSchema(t)
 		killAfterPublishAnswers(t, bin, u, func(ctx context.Context) (taskmanager.Store, error) {
 			return store.OpenPostgres(ctx, u)
 		})

@@ -5,7 +5,6 @@ package fault
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -21,7 +20,6 @@ import (
 	"time"
 
 	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
-	"github.com/jackc/pgx/v5"
 )
 
 // The helpers of the lifecycle faults (lifecycle_test.go): event streams
@@ -199,44 +197,6 @@ func startTask(t *testing.T, base string, params map[string]any) string {
 		t.Fatalf("fault: SendMessage answered no task: %s", res)
 	}
 	return r.Task.ID
-}
-
-// sharedPostgresSchema makes a schema of its own on the shared PostgreSQL
-// ($BRIDGE_TEST_POSTGRES_URL; the test skips without it) and returns a
-// store URL that uses it; the schema is dropped at cleanup.
-func sharedPostgresSchema(t *testing.T) string {
-	t.Helper()
-	base := os.Getenv("BRIDGE_TEST_POSTGRES_URL")
-	if base == "" {
-		t.Skip("fault: BRIDGE_TEST_POSTGRES_URL is not set")
-	}
-	schema := fmt.Sprintf("fault_%d", time.Now().UnixNano())
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatalf("fault: connect to the shared PostgreSQL: %v", err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "create schema "+schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if c, err := pgx.Connect(ctx, base); err == nil {
-			_, _ = c.Exec(ctx, "drop schema "+schema+" cascade")
-			_ = c.Close(ctx)
-		}
-	})
-	return withQuery(base, "search_path="+schema)
-}
-
-func withQuery(u, q string) string {
-	if strings.Contains(u, "?") {
-		return u + "&" + q
-	}
-	return u + "?" + q
 }
 
 // privatePostgres is a PostgreSQL server of the test's own, in a

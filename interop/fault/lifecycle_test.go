@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-mcp-bridge/bridge/a2a/store/storetest"
 	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
 )
 
@@ -50,7 +51,7 @@ const lifecycle = "tasks: {lease_ttl: 2s}\n"
 // within the lease TTL + 5 s, the subscriber gets the FAILED event and its
 // stream ends, and the history written before the kill is intact.
 func TestFault_ReplicaKilledMidTaskOnPostgres(t *testing.T) {
-	storeURL := sharedPostgresSchema(t)
+	storeURL := storetest.PostgresSchema(t)
 	agentAddr := bridgetest.FreeAddr(t)
 	startA2AJS(t, agentAddr)
 	cfg := fmt.Sprintf("store: %q\n", storeURL) + apiKeyAuth + allowAll + lifecycle +
