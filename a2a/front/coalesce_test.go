@@ -1,7 +1,6 @@
 package front_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -11,7 +10,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -23,6 +21,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
 	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
 	"github.com/a2a-mcp-bridge/bridge/examples/demoagent"
+	"github.com/a2a-mcp-bridge/bridge/internal/syncbuf"
 )
 
 // writeCounter is a memory store that counts the task updates (writes of
@@ -102,7 +101,7 @@ func relayBursts(t *testing.T, bursts ...[]string) ([]string, *writeCounter, str
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	st := &writeCounter{Memory: store.NewMemory()}
 	mgr, err := taskmanager.New(taskmanager.Config{Store: st, Executor: px, PollInterval: 20 * time.Millisecond,
 		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
@@ -148,24 +147,6 @@ func relayBursts(t *testing.T, bursts ...[]string) ([]string, *writeCounter, str
 	}
 	mgr.Wait()
 	return got, st, logs.String()
-}
-
-// syncBuffer is a bytes.Buffer for a logger written from several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // Upstream stream events of the task u1, for relayBursts.
