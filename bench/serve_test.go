@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -19,6 +18,8 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/config"
 	"github.com/a2a-mcp-bridge/bridge/gateway"
 	"github.com/a2a-mcp-bridge/bridge/gateway/listener"
+	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
+	"github.com/a2a-mcp-bridge/bridge/internal/syncbuf"
 	"github.com/a2a-mcp-bridge/bridge/observe"
 )
 
@@ -100,42 +101,13 @@ func BenchmarkServeSendMessage(b *testing.B) {
 		b.Fatalf("warm-up: %d %s", code, body)
 	}
 	b.ReportAllocs()
-	cpu0 := processCPU(b)
+	cpu0 := bridgetest.ProcessCPU()
 	for b.Loop() {
 		if code, body := post(b, c, e.url, e.token, sendBody); code != http.StatusOK || !strings.Contains(body, "TASK_STATE_COMPLETED") {
 			b.Fatalf("%d %s", code, body)
 		}
 	}
-	b.ReportMetric(float64((processCPU(b)-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
-}
-
-// processCPU is the CPU time (user and system) of the whole process so
-// far: client, bridge and agent, GC included. Less noisy than ns/op, which
-// is mostly loopback latency of one call at a time.
-func processCPU(tb testing.TB) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		tb.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// lockedBuffer is a log writer the test reads while the bridge writes.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	bridgetest.ReportCPUPerOp(b, cpu0)
 }
 
 // TestServeFrontCallLogsAndCountsAsBefore pins what one blocking
@@ -144,7 +116,7 @@ func (b *lockedBuffer) String() string {
 // aside), and the series it adds to; a change to the front path that
 // drops or alters an audit field, a log line or a count fails here.
 func TestServeFrontCallLogsAndCountsAsBefore(t *testing.T) {
-	var logs lockedBuffer
+	var logs syncbuf.Buffer
 	e := newServeEnv(t, &logs)
 	if code, body := post(t, http.DefaultClient, e.url, e.token, sendBody); code != http.StatusOK {
 		t.Fatalf("%d %s", code, body)

@@ -4,13 +4,13 @@ import (
 	"context"
 	"strconv"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/ulule/limiter/v3"
 	"github.com/ulule/limiter/v3/drivers/store/memory"
 
+	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
 	"github.com/a2a-mcp-bridge/bridge/request"
 )
 
@@ -28,35 +28,18 @@ func benchHops() []request.Hop {
 	return hops
 }
 
-// cpuTime is the process's user+system CPU time. On a shared, loaded
-// machine wall-clock ns/op also counts time spent waiting for a core;
-// cpu-ns/op (CPU time of the whole process, GC included, per op) does not.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func reportCPU(b *testing.B, start time.Duration) {
-	if b.N > 0 {
-		b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
-	}
-}
-
 func runAllow(b *testing.B, l *Limiter) {
 	hops := benchHops()
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.ResetTimer()
-	start := cpuTime()
+	start := bridgetest.ProcessCPU()
 	for i := 0; i < b.N; i++ {
 		if _, err := l.Allow(ctx, hops[i&1023]); err != nil {
 			b.Fatal(err)
 		}
 	}
-	reportCPU(b, start)
+	bridgetest.ReportCPUPerOp(b, start)
 }
 
 func runAllowParallel(b *testing.B, l *Limiter) {
@@ -64,8 +47,8 @@ func runAllowParallel(b *testing.B, l *Limiter) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.ResetTimer()
-	start := cpuTime()
-	defer reportCPU(b, start)
+	start := bridgetest.ProcessCPU()
+	defer bridgetest.ReportCPUPerOp(b, start)
 	var worker atomic.Int64
 	b.RunParallel(func(pb *testing.PB) {
 		i := int(worker.Add(1)) * 509 // workers start on different keys
@@ -137,11 +120,11 @@ func BenchmarkIPLimiter(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	start := cpuTime()
+	start := bridgetest.ProcessCPU()
 	for i := 0; i < b.N; i++ {
 		if !l.Allow(ips[i&1023]) {
 			b.Fatal("refused")
 		}
 	}
-	reportCPU(b, start)
+	bridgetest.ReportCPUPerOp(b, start)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/a2a-mcp-bridge/bridge/a2a/store"
 	"github.com/a2a-mcp-bridge/bridge/a2a/store/storetest"
 	"github.com/a2a-mcp-bridge/bridge/a2a/taskmanager"
+	"github.com/a2a-mcp-bridge/bridge/internal/bridgetest"
 )
 
 // benchStores opens each store kind for a benchmark: a writer and a reader
@@ -185,7 +185,7 @@ func BenchmarkConcurrentCalls(b *testing.B) {
 				}
 				b.SetParallelism(32)
 				b.ReportAllocs()
-				cpu0 := processCPU()
+				cpu0 := bridgetest.ProcessCPU()
 				b.RunParallel(func(pb *testing.PB) {
 					ctx := context.Background()
 					for pb.Next() {
@@ -202,22 +202,10 @@ func BenchmarkConcurrentCalls(b *testing.B) {
 						}
 					}
 				})
-				b.ReportMetric(float64((processCPU()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+				bridgetest.ReportCPUPerOp(b, cpu0)
 			})
 		}
 	}
-}
-
-// processCPU is the CPU time (user and system) the process used so far:
-// with the callers mostly waiting for a commit's sync, ns/op is latency
-// over 32 and cpu-ns/op what a call costs the machine. It counts every
-// goroutine of the process, the pruner's too.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // benchCall makes the store writes of one call, as the task manager does.

@@ -5,7 +5,8 @@
 // (Node, StartNodeServer, RunNodeTest), the MCP test servers
 // (StartMCPTestServer, StartEverything), the bridge in-process
 // (StartDemoInProcess, on gateway/gatewaytest) and the waits (Eventually,
-// Wait) that replace sleeps.
+// Wait) that replace sleeps, and the CPU clock of benchmarks (ProcessCPU,
+// ReportCPUPerOp: cpu-ns/op).
 //
 // It is test support: only _test files import it (internal/archtest).
 // A package that builds binaries with it removes them at exit with
